@@ -1,0 +1,113 @@
+#include "common/options.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace gemm {
+
+namespace {
+
+constexpr int64_t MAX_DIM = int64_t(1) << 20;  // far beyond any GPU's memory at these dtypes
+
+// Strict integer parse: the whole string must be a decimal number within [lo, hi].
+bool parse_int(const char* s, int64_t lo, int64_t hi, int64_t& out) {
+  if (s == nullptr || *s == '\0') return false;
+  errno     = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(s, &end, 10);
+  if (errno != 0 || *end != '\0' || v < lo || v > hi) return false;
+  out = v;
+  return true;
+}
+
+}  // namespace
+
+std::string usage(const char* prog) {
+  std::string u = "usage: ";
+  u += prog;
+  u += R"( [options]
+  --m M, --n N, --k K   problem size: C[M,N] = A[M,K] * B[N,K]^T, all bf16, fp32 accumulation (default 4096)
+  --variant NAME        one variant of this stage (e.g. v1a), "all" (default), or "cublas" (reference only)
+  --iters N             timed iterations per kernel, median and min reported (default 50; 0 = verify only)
+  --warmup N            untimed launches before timing (default 10)
+  --seed S              seed of the random inputs (default: a fresh one, printed so a run can be replayed)
+  --no-check            skip verification against cuBLAS (timing only)
+  --csv                 also print the results as CSV
+  --help                this text
+Exit codes: 0 all variants PASS; 1 a variant FAILED or a CUDA/cuBLAS error; 2 bad option or shape;
+            77 no GPU, or a GPU this stage has no kernel for (sm_100a: B200/GB200; sm_90a: H100/H200).
+)";
+  return u;
+}
+
+std::string parse_options(int argc, const char* const* argv, Options& opt) {
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    auto value = [&](const char*) -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    int64_t v = 0;
+    if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) {
+      opt.help = true;
+    } else if (!std::strcmp(a, "--m") || !std::strcmp(a, "--n") || !std::strcmp(a, "--k")) {
+      const char* s = value(a);
+      if (!parse_int(s, 1, MAX_DIM, v))
+        return std::string(a) + " needs an integer in [1, " + std::to_string(MAX_DIM) + "], got '" +
+               (s ? s : "") + "'";
+      (a[2] == 'm' ? opt.m : a[2] == 'n' ? opt.n : opt.k) = v;
+    } else if (!std::strcmp(a, "--iters")) {
+      const char* s = value(a);
+      if (!parse_int(s, 0, 100000, v))
+        return std::string("--iters needs an integer in [0, 100000], got '") + (s ? s : "") + "'";
+      opt.iters = int(v);
+    } else if (!std::strcmp(a, "--warmup")) {
+      const char* s = value(a);
+      if (!parse_int(s, 0, 10000, v))
+        return std::string("--warmup needs an integer in [0, 10000], got '") + (s ? s : "") + "'";
+      opt.warmup = int(v);
+    } else if (!std::strcmp(a, "--seed")) {
+      const char* s = value(a);
+      if (!parse_int(s, 1, INT64_MAX, v))
+        return std::string("--seed needs a positive integer, got '") + (s ? s : "") + "'";
+      opt.seed       = uint64_t(v);
+      opt.seed_given = true;
+    } else if (!std::strcmp(a, "--variant")) {
+      const char* s = value(a);
+      if (s == nullptr || *s == '\0') return "--variant needs a name (e.g. v1a), 'all' or 'cublas'";
+      opt.variant = s;
+    } else if (!std::strcmp(a, "--no-check")) {
+      opt.check = false;
+    } else if (!std::strcmp(a, "--csv")) {
+      opt.csv = true;
+    } else {
+      return std::string("unknown option '") + a + "' (see --help)";
+    }
+  }
+  if (!opt.check && opt.iters == 0) return "--no-check with --iters 0 would do nothing";
+  return "";
+}
+
+int64_t nearest_multiple(int64_t value, int64_t multiple) {
+  const int64_t down = value / multiple * multiple;
+  const int64_t up   = down + multiple;
+  if (down < multiple) return multiple;
+  return (value - down <= up - value) ? down : up;
+}
+
+std::string check_shape(const ShapeRule& rule, const char* variant, int64_t m, int64_t n, int64_t k) {
+  struct Dim {
+    const char* name;
+    int64_t value, multiple;
+    const char* tile;
+  } dims[] = {{"M", m, rule.m_multiple, "BLOCK_M"}, {"N", n, rule.n_multiple, "BLOCK_N"},
+              {"K", k, rule.k_multiple, "BLOCK_K"}};
+  for (const Dim& d : dims) {
+    if (d.value % d.multiple != 0) {
+      return std::string(d.name) + "=" + std::to_string(d.value) + " is not a multiple of " + d.tile + "=" +
+             std::to_string(d.multiple) + " (" + variant + " " + rule.why + "; try " + d.name + "=" +
+             std::to_string(nearest_multiple(d.value, d.multiple)) + ")";
+    }
+  }
+  return "";
+}
+
+}  // namespace gemm

@@ -1,0 +1,37 @@
+// options.h: command-line options shared by every stage executable, and the tile-shape rules of a variant.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gemm {
+
+struct Options {
+  int64_t m = 4096, n = 4096, k = 4096;
+  std::string variant = "all";  // a variant name ("v1a"), "all", or "cublas" (time only the reference)
+  int iters  = 50;               // timed iterations per kernel; 0 = verify only
+  int warmup = 10;               // untimed launches before timing
+  uint64_t seed = 0;             // 0 = draw a fresh seed (always printed)
+  bool seed_given = false;
+  bool check = true;             // --no-check skips verification (timing only)
+  bool csv = false;              // print a CSV table at the end
+  bool help = false;
+};
+
+// Parses argv. Returns an empty string on success, else a message naming the bad option and what it accepts.
+std::string parse_options(int argc, const char* const* argv, Options& opt);
+std::string usage(const char* prog);
+
+// What a variant needs of the problem shape: multiples of its tiles.
+struct ShapeRule {
+  int64_t m_multiple, n_multiple, k_multiple;
+  const char* why;  // e.g. "v1 needs whole tiles: no edge handling yet"
+};
+
+// Empty string if M, N, K satisfy the rule; else one line naming the constraint and the nearest valid value.
+std::string check_shape(const ShapeRule& rule, const char* variant, int64_t m, int64_t n, int64_t k);
+// The multiple of `multiple` nearest to `value` (never below `multiple`).
+int64_t nearest_multiple(int64_t value, int64_t multiple);
+
+}  // namespace gemm

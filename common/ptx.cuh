@@ -1,0 +1,123 @@
+// ptx.cuh: the PTX both architectures share: mbarriers, TMA loads, elect.sync, fences.
+//
+// One __device__ __forceinline__ wrapper per instruction, named after its mnemonic, with a "memory" clobber
+// where it orders memory. CCCL's cuda::ptx has typed equivalents (named in the comments); this series writes
+// the PTX out so the reader sees it. PTX ISA sections: "Parallel Synchronization and Communication
+// Instructions: mbarrier", "Data Movement: cp.async.bulk.tensor", "elect.sync", "membar/fence".
+#pragma once
+
+#include <cstdint>
+
+#include <cuda.h>  // CUtensorMap
+
+namespace gemm::ptx {
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// ---- mbarrier (cuda::ptx::mbarrier_init / mbarrier_arrive_expect_tx / mbarrier_try_wait_parity) ----
+
+// An 8-byte shared-memory object that counts pending arrivals and pending transaction bytes; its phase
+// completes when both reach zero, and it re-arms itself for the next phase.
+__device__ __forceinline__ void mbarrier_init(uint64_t* bar, uint32_t arrival_count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(arrival_count) : "memory");
+}
+
+// Makes the initialised barriers visible to the async proxy (TMA, tensor cores) and to the cluster.
+__device__ __forceinline__ void fence_mbarrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+// Arrive once and announce `bytes` transaction bytes that the TMA copies of this phase will complete.
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+               "r"(bytes)
+               : "memory");
+}
+
+__device__ __forceinline__ void mbarrier_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+
+// One probe: true once the phase with parity `parity` has completed. Acquire: what the completing
+// operations wrote is visible to this thread afterwards.
+__device__ __forceinline__ bool mbarrier_try_wait_parity(uint64_t* bar, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2;\n\t"
+      "selp.u32 %0, 1, 0, p;\n\t}"
+      : "=r"(done)
+      : "r"(smem_addr(bar)), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+
+// Spin until the phase of parity `parity` completes. With -DGEMM_DEBUG_HANG=ON the wait is bounded and a
+// stuck barrier traps with its name and parity instead of hanging the GPU.
+__device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity, const char* name = "mbarrier") {
+#if defined(GEMM_DEBUG_HANG)
+  for (uint64_t spins = 0; !mbarrier_try_wait_parity(bar, parity); ++spins) {
+    if (spins == (uint64_t(1) << 26)) {
+      printf("GEMM_DEBUG_HANG: block (%d,%d) thread %d stuck on %s waiting for parity %u\n", blockIdx.x,
+             blockIdx.y, threadIdx.x, name, parity);
+      __trap();
+    }
+  }
+#else
+  (void)name;
+  while (!mbarrier_try_wait_parity(bar, parity)) {
+  }
+#endif
+}
+
+// ---- TMA: cp.async.bulk.tensor (cuda::ptx::cp_async_bulk_tensor) ----
+// One thread copies a box of the tensor map into shared memory; completion is signalled to `bar` as
+// transaction bytes. Coordinates are in elements, innermost dimension first.
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar, int c0, int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::
+          "r"(smem_addr(dst)),
+      "l"(map), "r"(c0), "r"(c1), "r"(smem_addr(bar))
+      : "memory");
+}
+
+__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar, int c0, int c1,
+                                            int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, "
+      "%4}], [%5];" ::"r"(smem_addr(dst)),
+      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(smem_addr(bar))
+      : "memory");
+}
+
+// ---- elect.sync (cuda::ptx::elect_sync) ----
+// One lane of the converged warp is elected; the others skip the single-thread work (TMA, MMA issue).
+__device__ __forceinline__ bool elect_one_sync() {
+  uint32_t elected;
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "elect.sync _|p, 0xffffffff;\n\t"
+      "selp.u32 %0, 1, 0, p;\n\t}"
+      : "=r"(elected)
+      :
+      : "memory");
+  return elected != 0;
+}
+
+// ---- fences ----
+// Orders this thread's generic-proxy shared-memory writes before later async-proxy reads (TMA store, MMA).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+}  // namespace gemm::ptx
+
+namespace gemm {
+// The first 1024-B aligned address at or after p (see SMEM_ALIGN in harness.h).
+__device__ __forceinline__ uint8_t* align_smem_1024(uint8_t* p) {
+  const uint32_t a = ptx::smem_addr(p);
+  return p + ((1024u - (a & 1023u)) & 1023u);
+}
+}  // namespace gemm

@@ -1,0 +1,89 @@
+// tcgen05.cuh: the 5th-generation tensor-core instructions of sm_100a (PTX ISA "Tensorcore 5th Generation
+// Family Instructions"), one wrapper per instruction. Compiled only where the target has them, so the
+// Hopper files can include this header without error.
+//
+// All tcgen05 instructions of one kernel must use the same .cta_group; these wrappers are the cta_group::1
+// forms (stages v1-v4 and v6). v5 (2-SM) brings the cta_group::2 forms.
+#pragma once
+
+#include <cstdint>
+
+#include "common/ptx.cuh"
+
+namespace gemm::tc5 {
+
+#if defined(__CUDA_ARCH_FEAT_SM100_ALL) || defined(__CUDA_ARCH_FEAT_SM101_ALL) || defined(__CUDA_ARCH_FEAT_SM103_ALL)
+#define GEMM_HAS_TCGEN05 1
+#endif
+
+#if defined(GEMM_HAS_TCGEN05)
+
+// ---- Tensor memory allocation: each by one whole warp (.sync.aligned) ----
+// Allocates `columns` (a power of two, 32..512) TMEM columns of all 128 lanes; the TMEM address is written
+// to `slot` in shared memory. (cuda::ptx::tcgen05_alloc)
+__device__ __forceinline__ void tmem_alloc(uint32_t* slot, uint32_t columns) {
+  asm volatile("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], %1;" ::"r"(ptx::smem_addr(slot)),
+               "r"(columns)
+               : "memory");
+}
+
+// Gives up this CTA's right to allocate more TMEM, so that CTAs co-resident on the SM waiting in
+// tmem_alloc are not blocked behind it. (cuda::ptx::tcgen05_relinquish_alloc_permit)
+__device__ __forceinline__ void tmem_relinquish_alloc_permit() {
+  asm volatile("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;" ::: "memory");
+}
+
+// Frees TMEM; must be done by the allocating warp before the kernel exits: a kernel that exits holding TMEM
+// leaves it allocated for later CTAs on that SM. (cuda::ptx::tcgen05_dealloc)
+__device__ __forceinline__ void tmem_dealloc(uint32_t taddr, uint32_t columns) {
+  asm volatile("tcgen05.dealloc.cta_group::1.sync.aligned.b32 %0, %1;" ::"r"(taddr), "r"(columns) : "memory");
+}
+
+// ---- The MMA (cuda::ptx::tcgen05_mma) ----
+// D[tmem] (+)= A[smem desc] * B[smem desc]^T, issued by ONE thread, asynchronous. `accumulate` is the
+// enable-input-d predicate: 0 overwrites D (first K step of a tile), 1 accumulates.
+__device__ __forceinline__ void mma_f16_ss(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
+                                           uint32_t accumulate) {
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "setp.ne.b32 p, %4, 0;\n\t"
+      "tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, p;\n\t}" ::"r"(d_tmem),
+      "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(accumulate)
+      : "memory");
+}
+
+// Makes `bar` track completion of every earlier async tcgen05 op of this thread: its arrival happens when
+// they are done (reading smem and writing TMEM). __syncthreads() does NOT wait for MMAs; this does.
+// (cuda::ptx::tcgen05_commit)
+__device__ __forceinline__ void commit(uint64_t* bar) {
+  asm volatile("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];" ::"r"(
+                   ptx::smem_addr(bar))
+               : "memory");
+}
+
+// ---- TMEM -> registers (cuda::ptx::tcgen05_ld_32x32b) ----
+// 32x32b.x8: thread t of the warp receives lane (taddr.lane + t), columns taddr.col .. +7, one 32-bit word
+// each. A warp may only access its own quarter of the lanes: 32 * (warp_id % 4) .. +31.
+__device__ __forceinline__ void ld_32x32b_x8(uint32_t taddr, float (&v)[8]) {
+  asm volatile("tcgen05.ld.sync.aligned.32x32b.x8.b32 {%0, %1, %2, %3, %4, %5, %6, %7}, [%8];"
+               : "=f"(v[0]), "=f"(v[1]), "=f"(v[2]), "=f"(v[3]), "=f"(v[4]), "=f"(v[5]), "=f"(v[6]), "=f"(v[7])
+               : "r"(taddr)
+               : "memory");
+}
+
+// Waits until this thread's tcgen05.ld results are in registers.
+__device__ __forceinline__ void wait_ld() { asm volatile("tcgen05.wait::ld.sync.aligned;" ::: "memory"); }
+
+// ---- Ordering of tcgen05 ops across thread synchronisation (PTX ISA "tcgen05 Memory Consistency Model") ----
+// before_thread_sync: order this thread's earlier tcgen05 ops before a following barrier/arrive.
+// after_thread_sync:  order this thread's later tcgen05 ops after a preceding barrier/wait.
+__device__ __forceinline__ void fence_before_thread_sync() {
+  asm volatile("tcgen05.fence::before_thread_sync;" ::: "memory");
+}
+__device__ __forceinline__ void fence_after_thread_sync() {
+  asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory");
+}
+
+#endif  // GEMM_HAS_TCGEN05
+
+}  // namespace gemm::tc5

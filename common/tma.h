@@ -1,0 +1,46 @@
+// tma.h: tensor maps for cp.async.bulk.tensor, with the TMA rules checked on the host before encoding.
+//
+// The encoder (cuTensorMapEncodeTiled, a driver API function) is fetched through
+// cudaGetDriverEntryPointByVersion, so nothing links libcuda and the binaries load on machines without a driver.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <cuda.h>  // CUtensorMap (types only)
+
+#include "common/descriptors.cuh"
+
+namespace gemm {
+
+// A tiled tensor map, innermost dimension first (as cuTensorMapEncodeTiled takes it). rank 2..4.
+struct TmaDesc {
+  int rank = 2;
+  uint64_t dims[4]    = {};  // global extent of each dimension, in elements
+  uint64_t strides[3] = {};  // byte stride of dimensions 1..rank-1 (dimension 0 is contiguous)
+  uint32_t box[4]     = {};  // box extent of each dimension, in elements
+  uint32_t elem_bytes = 2;
+  Swizzle swizzle     = Swizzle::None;
+};
+
+// Empty string if the descriptor obeys the TMA rules (cuTensorMapEncodeTiled in the CUDA Driver API
+// reference): global address 16-B aligned; dims in [1, 2^32]; strides multiples of 16 B below 2^40; box dims
+// in [1, 256]; the inner box row a multiple of 16 B and, with a swizzle, no wider than the swizzle span.
+// Else a message naming the broken rule.
+std::string validate_tma(const TmaDesc& d, const void* global_address);
+
+// Validates, then encodes. On failure prints what was wrong (rule, or the driver's error) and exits(1).
+CUtensorMap make_tensor_map(const TmaDesc& d, const void* global_address, const char* what);
+
+// The two layouts of the series for a K-major bf16/fp8 operand [rows_total x k_total] with a
+// [box_rows x box_k] tile:
+//  - 2D: dims {k_total, rows_total}, box {box_k, box_rows} (box_k elements = one 16 B slice, or one swizzle
+//    span); a kernel issues block_k / box_k of them per tile.
+//  - 3D: dims {slice, rows_total, k_total/slice}, strides {row bytes, slice bytes}, box {slice, box_rows,
+//    block_k/slice}: one TMA lands block_k/slice contiguous [box_rows x slice] slices.
+TmaDesc kmajor_tma_2d(uint64_t rows_total, uint64_t k_total, uint32_t box_rows, uint32_t box_k,
+                      uint32_t elem_bytes, Swizzle swizzle);
+TmaDesc kmajor_tma_3d(uint64_t rows_total, uint64_t k_total, uint32_t box_rows, uint32_t block_k,
+                      uint32_t slice_elems, uint32_t elem_bytes, Swizzle swizzle);
+
+}  // namespace gemm

@@ -1,0 +1,38 @@
+# SASS tests: read each stage binary's sm_100a and sm_90a code with cuobjdump and check that the intended
+# instructions are there and local memory is not. cuobjdump comes with the toolkit on GPU machines; on the
+# CPU machines the PyPI wheel nvidia-cuda-cuobjdump provides it (tests/run.sh installs it).
+find_program(GEMM_CUOBJDUMP cuobjdump HINTS ${CUDAToolkit_BIN_DIR})
+if(NOT GEMM_CUOBJDUMP)
+  find_package(Python3 COMPONENTS Interpreter)
+  if(Python3_FOUND)
+    execute_process(
+      COMMAND ${Python3_EXECUTABLE} -c
+              "print(([''] + sorted(p for s in __import__('site').getsitepackages() + [__import__('site').getusersitepackages()] for p in __import__('glob').glob(s + '/nvidia/cu*/bin/cuobjdump')))[-1])"
+      OUTPUT_VARIABLE GEMM_CUOBJDUMP_WHEEL OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    if(GEMM_CUOBJDUMP_WHEEL)
+      set(GEMM_CUOBJDUMP ${GEMM_CUOBJDUMP_WHEEL} CACHE FILEPATH "cuobjdump" FORCE)
+    endif()
+  endif()
+endif()
+
+# add_sass_test(<stage> <arch> <required SASS mnemonics...>)
+function(add_sass_test stage arch)
+  set(name sass/${stage}/${arch})
+  if(NOT GEMM_CUOBJDUMP)
+    # Not a skip: CI installs cuobjdump, so a missing one is a broken set-up.
+    add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -E echo
+             "cuobjdump not found: pip install nvidia-cuda-cuobjdump (tests/run.sh does this)")
+    set_tests_properties(${name} PROPERTIES WILL_FAIL ON PASS_REGULAR_EXPRESSION "^$")
+    return()
+  endif()
+  add_test(NAME ${name}
+           COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} -DBINARY=$<TARGET_FILE:matmul_${stage}>
+                   -DARCH=${arch} "-DREQUIRED=${ARGN}" -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.cmake)
+endfunction()
+
+# tcgen05.mma kind::f16 -> UTCHMMA, tcgen05.ld -> LDTM, TMA load -> UTMALDG, tcgen05.commit -> UTCBAR,
+# tcgen05.alloc -> UTCATOMSWS (FACTS.md, read with cuobjdump 13.0). wgmma bf16 -> HGMMA.
+foreach(stage ${GEMM_STAGES})
+  add_sass_test(${stage} sm_100a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS)
+  add_sass_test(${stage} sm_90a HGMMA UTMALDG)
+endforeach()

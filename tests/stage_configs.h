@@ -1,0 +1,129 @@
+// stage_configs.h: every shared-memory operand tile the kernels of this series build, one row per
+// (stage variant, architecture, operand, tile address). tests/test_layout_model.cpp writes each tile through the
+// TMA model with the row's boxes and reads it back through the kernels' own descriptors with the MMA model.
+//
+// A new stage adds rows here (and nothing else, unless it brings a new TMA shape or operand layout):
+//  - warp-specialised / persistent stages: new ring depths or tile addresses, the same tiles;
+//  - 2-SM stages: each CTA's half tile (rows = its share of BLOCK_M / BLOCK_N, mma_rows unchanged per CTA);
+//  - mxfp8: elem_bytes = 1, block_k = 128 (one 128-byte span), plus the scale tiles.
+#pragma once
+
+#include <cstdint>
+
+#include "common/descriptors.cuh"
+
+namespace stage_configs {
+
+enum class Arch { SM90, SM100 };
+enum class Operand { A, B };
+// BOXES_2D: block_k / box[0] two-dimensional boxes {box[0], rows}, box j at tile_addr + j * box_smem_step,
+//           from global K offset k0 + j * box[0] (tensor map globalDim {K, rows_total}).
+// BOX_3D:   one box {box[0], rows, block_k / box[0]} over the view globalDim {box[0], rows_total, K / box[0]}
+//           with globalStrides {K * elem_bytes, box[0] * elem_bytes}: K slices become the slowest dimension.
+enum class TmaShape { BOXES_2D, BOX_3D };
+
+struct StageConfig {
+  const char* stage;       // stage and variant: "v1a", "v3 stage 2", ...
+  Arch arch;
+  Operand operand;
+  int rows;                // BLOCK_M (A) or BLOCK_N (B): rows of the tile in shared memory
+  int block_k;             // K extent of the tile, elements
+  int elem_bytes;          // 2: bf16
+  int mma_rows;            // rows one MMA instruction reads; sub-tiles start at multiples of it (sm90 A: m64)
+  TmaShape tma;
+  uint32_t box[3];         // TMA box, elements, innermost first (box[2]: BOX_3D only)
+  uint32_t box_smem_step;  // BOXES_2D: shared-memory bytes between consecutive boxes; 0 for BOX_3D
+  gemm::Swizzle swizzle;   // of the tensor map and of the descriptors
+  uint32_t tile_addr;      // shared-memory byte address of the tile
+};
+
+// ---- the tiles of the stages ----
+constexpr int BLOCK_K       = 64;   // bf16: 128 bytes of K, one 128B-swizzle span
+constexpr int SM100_BLOCK_M = 128;  // tcgen05.mma cta_group::1 M = 128
+constexpr int SM100_BLOCK_N = 128;
+constexpr int SM90_BLOCK_M  = 128;  // two consumer warpgroups, wgmma m64 each
+constexpr int SM90_BLOCK_N  = 256;  // wgmma n256
+constexpr int SM100_MMA_M   = 128;
+constexpr int SM90_MMA_M    = 64;
+constexpr int NUM_STAGES_SM100 = 4;  // v3: 4 x 32 KB ring
+constexpr int NUM_STAGES_SM90  = 4;  // v3: 4 x 48 KB ring
+// Tiles start after 1 KB of barriers and the TMEM address slot: a non-zero base makes address bits above the
+// swizzle atom matter, which the models must then get right.
+constexpr uint32_t SMEM_TILES_BASE = 1024;
+
+constexpr uint32_t tile_bytes(int rows, int block_k, int elem_bytes) {
+  return uint32_t(rows) * uint32_t(block_k) * uint32_t(elem_bytes);
+}
+constexpr uint32_t A_BYTES_SM100 = tile_bytes(SM100_BLOCK_M, BLOCK_K, 2);
+constexpr uint32_t B_BYTES_SM100 = tile_bytes(SM100_BLOCK_N, BLOCK_K, 2);
+constexpr uint32_t A_BYTES_SM90  = tile_bytes(SM90_BLOCK_M, BLOCK_K, 2);
+constexpr uint32_t B_BYTES_SM90  = tile_bytes(SM90_BLOCK_N, BLOCK_K, 2);
+
+// Shared-memory address of operand `op` in ring stage `s`: [A_0 B_0][A_1 B_1]... from SMEM_TILES_BASE.
+constexpr uint32_t ring_addr(Arch arch, int s, Operand op) {
+  const uint32_t a = arch == Arch::SM100 ? A_BYTES_SM100 : A_BYTES_SM90;
+  const uint32_t b = arch == Arch::SM100 ? B_BYTES_SM100 : B_BYTES_SM90;
+  return SMEM_TILES_BASE + uint32_t(s) * (a + b) + (op == Operand::B ? a : 0);
+}
+
+// A row, with the boxes the launchers encode for `tma` and `swizzle`: the box inner extent is one 16-byte core
+// matrix column (no swizzle) or one swizzle span.
+constexpr StageConfig tile(const char* stage, Arch arch, Operand op, int rows, int mma_rows, TmaShape tma,
+                           gemm::Swizzle swizzle, uint32_t tile_addr, int block_k = BLOCK_K, int elem_bytes = 2) {
+  const uint32_t span  = gemm::swizzle_span_bytes(swizzle);
+  const uint32_t inner = span / uint32_t(elem_bytes);
+  const uint32_t third = tma == TmaShape::BOX_3D ? uint32_t(block_k) / inner : 1u;
+  const uint32_t step  = tma == TmaShape::BOXES_2D ? uint32_t(rows) * span : 0u;
+  return {stage, arch, op, rows, block_k, elem_bytes, mma_rows, tma, {inner, uint32_t(rows), third}, step, swizzle,
+          tile_addr};
+}
+
+using A = Arch;  // short names for the table below only
+using O = Operand;
+using T = TmaShape;
+using S = gemm::Swizzle;
+
+// clang-format off
+constexpr StageConfig STAGE_CONFIGS[] = {
+  // v1: no swizzle, the core-matrix layout (8 rows x 16 B contiguous); v1a many 2D boxes, v1b one 3D box.
+  //    stage   arch      op   rows           mma rows     TMA          swizzle  tile address
+  tile("v1a", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::None, ring_addr(A::SM100, 0, O::A)),
+  tile("v1a", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOXES_2D, S::None, ring_addr(A::SM100, 0, O::B)),
+  tile("v1b", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::None, ring_addr(A::SM100, 0, O::A)),
+  tile("v1b", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::None, ring_addr(A::SM100, 0, O::B)),
+  tile("v1a", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::None, ring_addr(A::SM90,  0, O::A)),
+  tile("v1a", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOXES_2D, S::None, ring_addr(A::SM90,  0, O::B)),
+  tile("v1b", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::None, ring_addr(A::SM90,  0, O::A)),
+  tile("v1b", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D,   S::None, ring_addr(A::SM90,  0, O::B)),
+  // v2: 128B swizzle, BLOCK_K = one 128-byte span; v2a a 2D box, v2b a 3D box (one K slice at BLOCK_K 64).
+  tile("v2a", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, ring_addr(A::SM100, 0, O::A)),
+  tile("v2a", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOXES_2D, S::B128, ring_addr(A::SM100, 0, O::B)),
+  tile("v2b", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, ring_addr(A::SM100, 0, O::A)),
+  tile("v2b", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::B128, ring_addr(A::SM100, 0, O::B)),
+  tile("v2a", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, ring_addr(A::SM90,  0, O::A)),
+  tile("v2a", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOXES_2D, S::B128, ring_addr(A::SM90,  0, O::B)),
+  tile("v2b", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, ring_addr(A::SM90,  0, O::A)),
+  tile("v2b", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D,   S::B128, ring_addr(A::SM90,  0, O::B)),
+  // v3: the v2b tiles in every slot of the NUM_STAGES ring.
+  tile("v3 stage 0", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D, S::B128, ring_addr(A::SM100, 0, O::A)),
+  tile("v3 stage 0", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D, S::B128, ring_addr(A::SM100, 0, O::B)),
+  tile("v3 stage 1", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D, S::B128, ring_addr(A::SM100, 1, O::A)),
+  tile("v3 stage 1", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D, S::B128, ring_addr(A::SM100, 1, O::B)),
+  tile("v3 stage 2", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D, S::B128, ring_addr(A::SM100, 2, O::A)),
+  tile("v3 stage 2", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D, S::B128, ring_addr(A::SM100, 2, O::B)),
+  tile("v3 stage 3", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D, S::B128, ring_addr(A::SM100, 3, O::A)),
+  tile("v3 stage 3", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D, S::B128, ring_addr(A::SM100, 3, O::B)),
+  tile("v3 stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D, S::B128, ring_addr(A::SM90,  0, O::A)),
+  tile("v3 stage 0", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D, S::B128, ring_addr(A::SM90,  0, O::B)),
+  tile("v3 stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D, S::B128, ring_addr(A::SM90,  1, O::A)),
+  tile("v3 stage 1", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D, S::B128, ring_addr(A::SM90,  1, O::B)),
+  tile("v3 stage 2", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D, S::B128, ring_addr(A::SM90,  2, O::A)),
+  tile("v3 stage 2", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D, S::B128, ring_addr(A::SM90,  2, O::B)),
+  tile("v3 stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D, S::B128, ring_addr(A::SM90,  3, O::A)),
+  tile("v3 stage 3", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D, S::B128, ring_addr(A::SM90,  3, O::B)),
+};
+// clang-format on
+
+static_assert(NUM_STAGES_SM100 == 4 && NUM_STAGES_SM90 == 4, "v3 rows list stages 0..3: update them together");
+
+}  // namespace stage_configs

@@ -1,0 +1,96 @@
+// Option parsing and shape validation: every bad value is refused with a message that names it.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "common/options.h"
+
+using gemm::Options;
+using gemm::parse_options;
+
+namespace {
+std::string parse(std::vector<const char*> args, Options& opt) {
+  args.insert(args.begin(), "matmul_v1");
+  return parse_options(int(args.size()), args.data(), opt);
+}
+}  // namespace
+
+TEST_CASE("defaults are 4096^3, all variants, checked") {
+  Options opt;
+  REQUIRE(parse({}, opt).empty());
+  CHECK(opt.m == 4096);
+  CHECK(opt.n == 4096);
+  CHECK(opt.k == 4096);
+  CHECK(opt.variant == "all");
+  CHECK(opt.check);
+  CHECK_FALSE(opt.seed_given);
+}
+
+TEST_CASE("every option is parsed") {
+  Options opt;
+  REQUIRE(parse({"--m", "256", "--n", "512", "--k", "1024", "--variant", "v1b", "--iters", "7", "--warmup",
+                 "3", "--seed", "42", "--no-check", "--csv"},
+                opt)
+              .empty());
+  CHECK(opt.m == 256);
+  CHECK(opt.n == 512);
+  CHECK(opt.k == 1024);
+  CHECK(opt.variant == "v1b");
+  CHECK(opt.iters == 7);
+  CHECK(opt.warmup == 3);
+  CHECK(opt.seed == 42);
+  CHECK(opt.seed_given);
+  CHECK_FALSE(opt.check);
+  CHECK(opt.csv);
+}
+
+TEST_CASE("invalid values are refused with a message naming the option") {
+  const std::vector<std::vector<const char*>> bad = {
+      {"--m", "0"},        {"--m", "-128"},     {"--n", "12x"},   {"--k", ""},       {"--k"},
+      {"--m", "1e3"},      {"--n", "99999999"}, {"--iters", "-1"}, {"--warmup", "a"}, {"--seed", "0"},
+      {"--variant"},       {"--bogus"},         {"--no-check", "--iters", "0"}};
+  for (const auto& args : bad) {
+    Options opt;
+    const std::string msg = parse(args, opt);
+    INFO("args: " << args[0]);
+    REQUIRE_FALSE(msg.empty());
+    if (std::string(args[0]) != "--no-check") CHECK(msg.find(args[0]) != std::string::npos);
+  }
+}
+
+TEST_CASE("--help is recognised and the usage lists every option") {
+  Options opt;
+  REQUIRE(parse({"--help"}, opt).empty());
+  CHECK(opt.help);
+  const std::string u = gemm::usage("matmul_v1");
+  for (const char* o : {"--m", "--n", "--k", "--variant", "--iters", "--warmup", "--seed", "--no-check", "--csv"})
+    CHECK(u.find(o) != std::string::npos);
+}
+
+TEST_CASE("shapes that are not whole tiles are refused, naming the constraint and a nearby valid value") {
+  const gemm::ShapeRule rule{128, 256, 64, "needs whole tiles"};
+  CHECK(gemm::check_shape(rule, "v1a", 4096, 4096, 4096).empty());
+  CHECK(gemm::check_shape(rule, "v1a", 128, 256, 64).empty());
+
+  const std::string k_msg = gemm::check_shape(rule, "v1a", 4096, 4096, 1000);
+  CHECK(k_msg.find("K=1000") != std::string::npos);
+  CHECK(k_msg.find("BLOCK_K=64") != std::string::npos);
+  CHECK(k_msg.find("try K=1024") != std::string::npos);
+
+  const std::string n_msg = gemm::check_shape(rule, "v1a", 4096, 300, 4096);
+  CHECK(n_msg.find("N=300") != std::string::npos);
+  CHECK(n_msg.find("try N=256") != std::string::npos);
+
+  const std::string m_msg = gemm::check_shape(rule, "v1b", 100, 4096, 4096);
+  CHECK(m_msg.find("M=100") != std::string::npos);
+  CHECK(m_msg.find("try M=128") != std::string::npos);  // never below one tile
+  CHECK(m_msg.find("v1b") != std::string::npos);
+}
+
+TEST_CASE("nearest_multiple rounds to the closest whole tile, at least one") {
+  CHECK(gemm::nearest_multiple(1000, 64) == 1024);
+  CHECK(gemm::nearest_multiple(1050, 64) == 1024);
+  CHECK(gemm::nearest_multiple(1, 128) == 128);
+  CHECK(gemm::nearest_multiple(4096, 256) == 4096);
+  CHECK(gemm::nearest_multiple(4225, 256) == 4352);
+}

@@ -1,0 +1,206 @@
+// matmul_v1.cu: stage 1 on Blackwell (sm_100a), the basic tcgen05 kernel.
+//
+// C[M,N] = A[M,K] * B[N,K]^T, bf16 in and out, fp32 accumulation, both operands K-major.
+//
+// What this stage teaches (seed 000, "Basic tcgen05 kernel"):
+//  1. TMA: one thread copies a tile of A and of B from global to shared memory (cp.async.bulk.tensor) and an
+//     mbarrier counts the bytes as they land.
+//  2. The no-swizzle "core-matrix" layout the tensor core reads: each 8-row x 16-byte core matrix must be 128
+//     contiguous bytes, so a [rows x 64] bf16 tile is stored as 8 slices of [rows x 16 B]. Two ways to get it:
+//       v1a: 8 2D TMA boxes per operand, each 8 elements (16 B) wide;
+//       v1b: one 3D TMA box {8, rows, 8} whose third dimension steps 16 B along K.
+//  3. Tensor memory (TMEM): the fp32 accumulator lives there, 128 lanes x BLOCK_N columns, allocated by one
+//     warp (tcgen05.alloc), freed by the same warp (tcgen05.dealloc) after giving up the alloc permit.
+//  4. tcgen05.mma kind::f16 issued by ONE thread from two shared-memory descriptors (LBO/SBO of the
+//     core-matrix layout) and a 32-bit instruction descriptor; tcgen05.commit arrives on an mbarrier when
+//     the MMAs are done.
+//  5. Epilogue: 4 warps, each reads its 32 TMEM lanes (= 32 output rows) with tcgen05.ld.32x32b.x8, converts
+//     to bf16 and stores 16 B per thread.
+// Everything is serial: load, wait, multiply, wait. Later stages overlap these steps.
+//
+// PTX ISA sections: "cp.async.bulk.tensor", "mbarrier", "Tensorcore 5th Generation Family Instructions"
+// (tcgen05.alloc/dealloc/relinquish_alloc_permit, tcgen05.mma, tcgen05.commit, tcgen05.ld, tcgen05.fence),
+// "Shared Memory Descriptor", "Instruction descriptor", "Matrix fragments for tcgen05.ld .32x32b".
+//
+// Status: compiled for sm_100a and model-checked (tests/test_layout_model.cpp, SASS tests); not run on
+// Blackwell hardware by this project. Published B200 anchor (seed 000): v1a 255, v1b 253 TFLOPS at 4096^3.
+#include <cuda_bf16.h>
+
+#include "common/check.h"
+#include "common/descriptors.cuh"
+#include "common/harness.h"
+#include "common/ptx.cuh"
+#include "common/tcgen05.cuh"
+#include "common/tma.h"
+
+namespace gemm {
+namespace {
+
+// ---- configuration ----
+constexpr int BLOCK_M     = 128;      // = MMA M: one tcgen05.mma covers all 128 TMEM lanes
+constexpr int BLOCK_N     = 128;      // = MMA N (M=128 allows N = 16..256 in steps of 16)
+constexpr int BLOCK_K     = 64;       // K of one tile load: 128 bytes of bf16
+constexpr int MMA_K       = 16;       // fixed for kind::f16: 32 bytes of K per MMA
+constexpr int SLICE_K     = 8;        // one 16-byte slice of K: the width of a core matrix
+constexpr int NUM_THREADS = 128;      // 4 warps: the epilogue needs one warp per 32-lane TMEM quarter
+constexpr int TMEM_COLS   = BLOCK_N;  // one fp32 TMEM column per output column
+
+constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 2, Swizzle::None};
+constexpr KMajorTile B_TILE{BLOCK_N, BLOCK_K, 2, Swizzle::None};
+constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
+constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
+constexpr uint32_t SMEM_BYTES   = A_TILE_BYTES + B_TILE_BYTES + SMEM_ALIGN;
+// kind::f16, BF16 x BF16 -> F32, both K-major, M = 128, N = BLOCK_N.
+constexpr uint32_t IDESC = make_idesc_f16(F16Kind::BF16, F16Kind::BF16, AccKind::F32, BLOCK_M, BLOCK_N);
+
+static_assert(BLOCK_M == 128, "v1 uses the M=128 cta_group::1 MMA: one accumulator row per TMEM lane");
+static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "MMA N must be 16..256 in steps of 16");
+static_assert(BLOCK_K % MMA_K == 0, "a tile holds whole MMA K steps");
+static_assert(TMEM_COLS >= 32 && (TMEM_COLS & (TMEM_COLS - 1)) == 0, "TMEM allocations are powers of 2 >= 32");
+static_assert(NUM_THREADS == 4 * 32, "one epilogue warp per TMEM lane quarter");
+static_assert(SMEM_BYTES <= 227 * 1024, "shared memory per block is at most 227 KB");
+
+// ---- the kernel ----
+template <bool TMA_3D>
+__global__ void __launch_bounds__(NUM_THREADS)
+    matmul_v1_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+                     __nv_bfloat16* c, int m, int n, int k) {
+#if defined(GEMM_HAS_TCGEN05)
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* a_smem = align_smem_1024(smem_raw);
+  uint8_t* b_smem = a_smem + A_TILE_BYTES;
+  __shared__ uint64_t tma_full_bar;  // the TMA bytes of the current K tile have landed
+  __shared__ uint64_t mma_done_bar;  // the MMAs that read the current K tile are done
+  __shared__ uint32_t tmem_slot;     // tcgen05.alloc writes the TMEM base address here
+
+  const int warp_id = threadIdx.x / 32;
+  const int lane    = threadIdx.x % 32;
+  const int m0      = blockIdx.y * BLOCK_M;
+  const int n0      = blockIdx.x * BLOCK_N;
+  (void)m;
+
+  // ---- setup: barriers by one thread, TMEM by one whole warp ----
+  if (warp_id == 0 && ptx::elect_one_sync()) {
+    ptx::mbarrier_init(&tma_full_bar, 1);  // one arrival: the thread that issues the TMA
+    ptx::mbarrier_init(&mma_done_bar, 1);  // one arrival: tcgen05.commit
+    ptx::fence_mbarrier_init();
+  } else if (warp_id == 1) {
+    tc5::tmem_alloc(&tmem_slot, TMEM_COLS);
+    tc5::tmem_relinquish_alloc_permit();
+  }
+  tc5::fence_before_thread_sync();
+  __syncthreads();
+  tc5::fence_after_thread_sync();
+  const uint32_t tmem_acc = tmem_slot;
+
+  // ---- main loop: load a K tile, multiply it, wait, repeat ----
+  const int num_k_tiles = k / BLOCK_K;
+  uint32_t tma_phase = 0, mma_phase = 0;
+  for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
+    // load: one thread announces the bytes, then issues the copies
+    if (warp_id == 0 && ptx::elect_one_sync()) {
+      ptx::mbarrier_arrive_expect_tx(&tma_full_bar, A_TILE_BYTES + B_TILE_BYTES);
+      const int k0 = k_tile * BLOCK_K;
+      if constexpr (TMA_3D) {
+        // one box {8, rows, BLOCK_K/8}: lands as BLOCK_K/8 contiguous [rows x 16 B] slices
+        ptx::tma_load_3d(a_smem, &a_map, &tma_full_bar, 0, m0, k0 / SLICE_K);
+        ptx::tma_load_3d(b_smem, &b_map, &tma_full_bar, 0, n0, k0 / SLICE_K);
+      } else {
+        // BLOCK_K/8 boxes {8, rows}, slice s of K to smem offset s * rows * 16
+#pragma unroll
+        for (int s = 0; s < BLOCK_K / SLICE_K; ++s) {
+          ptx::tma_load_2d(a_smem + s * BLOCK_M * 16, &a_map, &tma_full_bar, k0 + s * SLICE_K, m0);
+          ptx::tma_load_2d(b_smem + s * BLOCK_N * 16, &b_map, &tma_full_bar, k0 + s * SLICE_K, n0);
+        }
+      }
+    }
+    ptx::mbarrier_wait(&tma_full_bar, tma_phase, "tma_full_bar");
+    tma_phase ^= 1;
+    tc5::fence_after_thread_sync();
+
+    // compute: one thread issues BLOCK_K/16 MMAs; the first of the whole K loop overwrites the accumulator
+    if (warp_id == 0 && ptx::elect_one_sync()) {
+      const uint32_t a_addr = ptx::smem_addr(a_smem), b_addr = ptx::smem_addr(b_smem);
+#pragma unroll
+      for (int k_step = 0; k_step < BLOCK_K / MMA_K; ++k_step) {
+        const uint64_t a_desc = kmajor_desc_sm100(A_TILE, a_addr, k_step);
+        const uint64_t b_desc = kmajor_desc_sm100(B_TILE, b_addr, k_step);
+        tc5::mma_f16_ss(tmem_acc, a_desc, b_desc, IDESC, (k_tile > 0 || k_step > 0) ? 1u : 0u);
+      }
+      tc5::commit(&mma_done_bar);  // arrives when the MMAs above have finished reading smem and writing TMEM
+    }
+    // Nobody may overwrite the tile (next TMA) or read TMEM (epilogue) before the MMAs are done.
+    ptx::mbarrier_wait(&mma_done_bar, mma_phase, "mma_done_bar");
+    mma_phase ^= 1;
+  }
+  tc5::fence_after_thread_sync();
+
+  // ---- epilogue: warp w owns TMEM lanes 32w..32w+31 = output rows; thread t holds row 32w + t ----
+  const int row = m0 + warp_id * 32 + lane;
+#pragma unroll 4
+  for (int col = 0; col < BLOCK_N; col += 8) {
+    float v[8];
+    tc5::ld_32x32b_x8(tmem_addr(tmem_acc, warp_id * 32, col), v);
+    tc5::wait_ld();
+    __nv_bfloat162 packed[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) packed[i] = __floats2bfloat162_rn(v[2 * i], v[2 * i + 1]);
+    *reinterpret_cast<uint4*>(c + size_t(row) * n + n0 + col) = *reinterpret_cast<const uint4*>(packed);
+  }
+
+  // ---- teardown: every TMEM read is done before the allocating warp frees it ----
+  tc5::fence_before_thread_sync();
+  __syncthreads();
+  if (warp_id == 1) {
+    tc5::fence_after_thread_sync();
+    tc5::tmem_dealloc(tmem_acc, TMEM_COLS);
+  }
+#endif  // GEMM_HAS_TCGEN05
+}
+
+// ---- host launcher ----
+template <bool TMA_3D>
+Launch prepare_v1(const GemmArgs& g) {
+  // B's tensor map is N rows high: B is [N, K] (seed 000's first version got this wrong).
+  const TmaDesc a_desc = TMA_3D ? kmajor_tma_3d(g.m, g.k, BLOCK_M, BLOCK_K, SLICE_K, 2, Swizzle::None)
+                                : kmajor_tma_2d(g.m, g.k, BLOCK_M, SLICE_K, 2, Swizzle::None);
+  const TmaDesc b_desc = TMA_3D ? kmajor_tma_3d(g.n, g.k, BLOCK_N, BLOCK_K, SLICE_K, 2, Swizzle::None)
+                                : kmajor_tma_2d(g.n, g.k, BLOCK_N, SLICE_K, 2, Swizzle::None);
+  const CUtensorMap a_map = make_tensor_map(a_desc, g.a, "A");
+  const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
+  auto* kernel            = matmul_v1_kernel<TMA_3D>;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+  const dim3 grid(unsigned(g.n / BLOCK_N), unsigned(g.m / BLOCK_M));
+  auto* c = static_cast<__nv_bfloat16*>(g.c);
+  const int m = int(g.m), n = int(g.n), k = int(g.k);
+  return [=](cudaStream_t stream) {
+    // Launched as a cluster of one CTA: a public report says tcgen05 kernels can trap without a cluster
+    // launch, and an explicit cluster dimension costs nothing.
+    cudaLaunchAttribute cluster;
+    cluster.id               = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = 1;
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg   = {};
+    cfg.gridDim              = grid;
+    cfg.blockDim             = dim3(NUM_THREADS);
+    cfg.dynamicSmemBytes     = SMEM_BYTES;
+    cfg.stream               = stream;
+    cfg.attrs                = &cluster;
+    cfg.numAttrs             = 1;
+    CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a_map, b_map, c, m, n, k));
+  };
+}
+
+}  // namespace
+
+std::vector<Variant> sm100_variants() {
+  const ShapeRule whole_tiles{BLOCK_M, BLOCK_N, BLOCK_K, "needs whole 128x128x64 tiles"};
+  const char* kernel = "sm_100a tcgen05 kernel (v1_basic/matmul_v1.cu)";
+  return {
+      {"v1a", "tcgen05 + TMA, 2D boxes 8 wide, no swizzle", kernel, whole_tiles, prepare_v1<false>},
+      {"v1b", "tcgen05 + TMA, one 3D box, no swizzle", kernel, whole_tiles, prepare_v1<true>},
+  };
+}
+
+}  // namespace gemm
