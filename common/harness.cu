@@ -62,7 +62,7 @@ std::string detect_gpu(GpuInfo& info, Arch& arch) {
 std::string describe_gpu(const GpuInfo& g) {
   char buf[512];
   std::snprintf(buf, sizeof buf,
-                "GPU: %s | sm_%d%d | %d SMs | max SM clock %d MHz | L2 %zu MB | driver %d.%d | CUDA runtime "
+                "GPU: %s | sm_%d%d | %d SMs | max SM clock %d MHz | L2 %zu MB | driver API %d.%d | CUDA runtime "
                 "%d.%d | cuBLASLt %zu",
                 g.name.c_str(), g.cc_major, g.cc_minor, g.sm_count, g.max_sm_clock_mhz, g.l2_bytes >> 20,
                 g.driver_version / 1000, (g.driver_version % 1000) / 10, g.runtime_version / 1000,
@@ -81,6 +81,7 @@ struct Nvml {
   int (*by_pci)(const char*, Device*)                      = nullptr;
   int (*clock)(Device, int, unsigned*)                     = nullptr;
   int (*power_limit)(Device, unsigned*)                    = nullptr;
+  int (*driver_version)(char*, unsigned)                   = nullptr;
   Device dev                                               = nullptr;
   bool ok                                                  = false;
 
@@ -96,6 +97,7 @@ struct Nvml {
     n.by_pci      = reinterpret_cast<int (*)(const char*, Device*)>(dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
     n.clock       = reinterpret_cast<int (*)(Device, int, unsigned*)>(dlsym(lib, "nvmlDeviceGetClockInfo"));
     n.power_limit = reinterpret_cast<int (*)(Device, unsigned*)>(dlsym(lib, "nvmlDeviceGetEnforcedPowerLimit"));
+    n.driver_version = reinterpret_cast<int (*)(char*, unsigned)>(dlsym(lib, "nvmlSystemGetDriverVersion"));
     if (!n.init || !n.by_pci || !n.clock || n.init() != 0) return n;
     int dev = 0;
     char pci[64];
@@ -106,6 +108,10 @@ struct Nvml {
   int sm_clock_mhz() {
     unsigned mhz = 0;
     return ok && clock(dev, /*NVML_CLOCK_SM*/ 1, &mhz) == 0 ? int(mhz) : 0;
+  }
+  std::string driver() {
+    char v[96] = {};
+    return ok && driver_version && driver_version(v, sizeof v) == 0 ? std::string(v) : std::string("?");
   }
   int power_limit_w() {
     unsigned mw = 0;
@@ -321,7 +327,8 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
   }
 
   Nvml& nvml = Nvml::get();
-  std::printf("%s | power limit %d W\n", describe_gpu(gpu).c_str(), nvml.power_limit_w());
+  std::printf("%s | driver %s | power limit %d W\n", describe_gpu(gpu).c_str(), nvml.driver().c_str(),
+              nvml.power_limit_w());
   std::printf("%s: C[%lld,%lld] = A[%lld,%lld] * B[%lld,%lld]^T, bf16 in and out, fp32 accumulate | seed %llu "
               "(replay with --seed %llu)\n",
               prog.c_str(), (long long)opt.m, (long long)opt.n, (long long)opt.m, (long long)opt.k,
