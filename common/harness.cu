@@ -44,7 +44,7 @@ std::string detect_gpu(GpuInfo& info, Arch& arch) {
 
   const std::string found = info.name + " (compute capability " + std::to_string(info.cc_major) + "." +
                             std::to_string(info.cc_minor) + ")";
-  if (info.cc_major == 10 && info.cc_minor == 0) {
+  if (info.cc_major == 10 && (info.cc_minor == 0 || info.cc_minor == 3)) {
     arch = Arch::Sm100;
     return "";
   }
@@ -52,11 +52,9 @@ std::string detect_gpu(GpuInfo& info, Arch& arch) {
     arch = Arch::Sm90;
     return "";
   }
-  if (info.cc_major == 10)
-    return "found " + found + ": this build carries sm_100a code (tcgen05), which runs only on compute "
-           "capability 10.0 (B200/GB200). Supported: 10.0 (sm_100a) and 9.0 (sm_90a, H100/H200).";
   return "found " + found + ", which this series has no kernel for. Supported: compute capability 10.0 "
-         "(sm_100a: B200/GB200; not RTX 50, which is sm_120) and 9.0 (sm_90a: H100/H200).";
+         "(sm_100a: B200/GB200), 10.3 (sm_103a: B300/GB300) and 9.0 (sm_90a: H100/H200); not RTX 50 / RTX PRO "
+         "Blackwell (sm_120), which has no tcgen05.";
 }
 
 std::string describe_gpu(const GpuInfo& g) {

@@ -34,5 +34,6 @@ endfunction()
 # tcgen05.alloc -> UTCATOMSWS (FACTS.md, read with cuobjdump 13.0). wgmma bf16 -> HGMMA.
 foreach(stage ${GEMM_STAGES})
   add_sass_test(${stage} sm_100a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS)
+  add_sass_test(${stage} sm_103a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS)
   add_sass_test(${stage} sm_90a HGMMA UTMALDG)
 endforeach()
