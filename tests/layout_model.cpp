@@ -6,33 +6,44 @@ namespace layout_model {
 namespace {
 
 // Bits [lo, hi] of v.
-uint64_t bits(uint64_t v, int lo, int hi) { return (v >> lo) & ((uint64_t(1) << (hi - lo + 1)) - 1); }
+uint64_t bits(uint64_t v, int lo, int hi) {
+  return (v >> lo) & ((uint64_t(1) << (hi - lo + 1)) - 1);
+}
 
 uint32_t swizzle_bits(SwizzleMode mode) {
   switch (mode) {
-    case SwizzleMode::B32: return 1;
-    case SwizzleMode::B64: return 2;
-    case SwizzleMode::B128: return 3;
-    default: return 0;
+    case SwizzleMode::B32:
+      return 1;
+    case SwizzleMode::B64:
+      return 2;
+    case SwizzleMode::B128:
+      return 3;
+    default:
+      return 0;
   }
 }
 
-bool is_pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
+bool is_pow2(int x) {
+  return x > 0 && (x & (x - 1)) == 0;
+}
 
 }  // namespace
 
-uint32_t swizzle_span(SwizzleMode mode) { return 16u << swizzle_bits(mode); }
+uint32_t swizzle_span(SwizzleMode mode) {
+  return 16u << swizzle_bits(mode);
+}
 
 uint32_t swizzle_address(uint32_t addr, SwizzleMode mode) {
-  // [tensor-map] Swizzle<b,4,3>: the 16-byte chunk index (bits 4..) XOR the 128-byte row index (bits 7..), b bits
+  // [tensor-map] Swizzle<b,4,3>: the 16-byte chunk index (bits 4..) XOR the 128-byte row index (bits 7..), b
+  //              bits
   // wide. A function of the address, so the pattern restarts every 8 * span bytes of shared memory.
   const uint32_t mask = (1u << swizzle_bits(mode)) - 1;
   return addr ^ (((addr >> 7) & mask) << 4);
 }
 
-// ------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------------
 // TMA
-// ------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------------
 std::string tma_box_bytes(const TensorMap& map, const std::array<int64_t, 3>& coords, uint32_t smem_dst,
                           std::vector<TmaByte>& out) {
   out.clear();
@@ -54,7 +65,8 @@ std::string tma_box_bytes(const TensorMap& map, const std::array<int64_t, 3>& co
     if (inner_bytes < span) return "box inner extent narrower than the swizzle span: not modelled";
     // At a pattern boundary, XOR on the address and XOR on the offset inside the box agree, so the model does
     // not depend on which of the two the hardware implements. The kernels align swizzled tiles to 1024 B.
-    if (smem_dst % (8 * span) != 0) return "swizzled destination not at a pattern boundary (8 x span): not modelled";
+    if (smem_dst % (8 * span) != 0)
+      return "swizzled destination not at a pattern boundary (8 x span): not modelled";
   }
   if (smem_dst % 128 != 0) return "[tma] shared-memory destination must be 128-byte aligned";
 
@@ -64,12 +76,12 @@ std::string tma_box_bytes(const TensorMap& map, const std::array<int64_t, 3>& co
     for (uint32_t i1 = 0; i1 < map.box_dim[1]; ++i1) {
       for (uint32_t i0 = 0; i0 < map.box_dim[0]; ++i0) {
         const int64_t g[3] = {coords[0] + i0, coords[1] + i1, rank == 3 ? coords[2] + i2 : 0};
-        bool in_bounds = true;
+        bool in_bounds     = true;
         for (int d = 0; d < rank; ++d) in_bounds &= g[d] >= 0 && uint64_t(g[d]) < map.global_dim[d];
         // [tma] natural order of the box: dimension 0 fastest, then 1, then 2
         const uint32_t box_offset = ((i2 * map.box_dim[1] + i1) * map.box_dim[0] + i0) * uint32_t(eb);
-        const int64_t elem_offset =
-            g[0] * eb + g[1] * int64_t(map.global_stride[0]) + (rank == 3 ? g[2] * int64_t(map.global_stride[1]) : 0);
+        const int64_t elem_offset = g[0] * eb + g[1] * int64_t(map.global_stride[0]) +
+                                    (rank == 3 ? g[2] * int64_t(map.global_stride[1]) : 0);
         for (int b = 0; b < eb; ++b)
           out.push_back({swizzle_address(smem_dst + box_offset + uint32_t(b), map.swizzle),
                          in_bounds ? elem_offset + b : -1});
@@ -86,15 +98,16 @@ std::string tma_load(const TensorMap& map, const std::vector<uint8_t>& global,
   if (!error.empty()) return error;
   for (const TmaByte& m : moved) {
     if (m.smem_addr >= smem.size()) return "box runs past the end of shared memory";
-    if (m.global_offset >= int64_t(global.size())) return "tensor map describes more bytes than the tensor has";
+    if (m.global_offset >= int64_t(global.size()))
+      return "tensor map describes more bytes than the tensor has";
     smem[m.smem_addr] = m.global_offset < 0 ? 0 : global[size_t(m.global_offset)];  // [tma] OOB fill: zero
   }
   return "";
 }
 
-// ------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------------
 // Shared-memory descriptors
-// ------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------------
 std::string decode_smem_descriptor(uint64_t desc, MmaEncoding enc, SmemDescriptor& out) {
   // The three 14-bit fields are byte values >> 4 (wgmma: matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4).
   out.start_addr  = uint32_t(bits(desc, 0, 13)) << 4;   // bits  0-13: matrix start address
@@ -107,22 +120,41 @@ std::string decode_smem_descriptor(uint64_t desc, MmaEncoding enc, SmemDescripto
     // [wgmma-desc] nothing is defined in bits 46-48 and 52-61: a tcgen05 descriptor (bit 46) fails here
     if (bits(desc, 46, 48) || bits(desc, 52, 61)) return "[wgmma-desc] reserved bits 46-48 or 52-61 set";
     switch (bits(desc, 62, 63)) {  // bits 62-63: 0 none, 1 128B, 2 64B, 3 32B
-      case 0: out.swizzle = SwizzleMode::NONE; break;
-      case 1: out.swizzle = SwizzleMode::B128; break;
-      case 2: out.swizzle = SwizzleMode::B64; break;
-      default: out.swizzle = SwizzleMode::B32; break;
+      case 0:
+        out.swizzle = SwizzleMode::NONE;
+        break;
+      case 1:
+        out.swizzle = SwizzleMode::B128;
+        break;
+      case 2:
+        out.swizzle = SwizzleMode::B64;
+        break;
+      default:
+        out.swizzle = SwizzleMode::B32;
+        break;
     }
   } else {
     if (bits(desc, 46, 48) != 0b001) return "[tc5-desc] bits 46-48 must hold the fixed constant 0b001";
-    if (bits(desc, 52, 52)) return "[tc5-desc] LBO mode 1 (absolute address, 48-byte K tiles) is not modelled";
+    if (bits(desc, 52, 52))
+      return "[tc5-desc] LBO mode 1 (absolute address, 48-byte K tiles) is not modelled";
     if (bits(desc, 53, 60)) return "[tc5-desc] fixed-zero bits 53-60 set";
     switch (bits(desc, 61, 63)) {  // bits 61-63: 0 none, 1 128B with 32B atom, 2 128B, 4 64B, 6 32B
-      case 0: out.swizzle = SwizzleMode::NONE; break;
-      case 2: out.swizzle = SwizzleMode::B128; break;
-      case 4: out.swizzle = SwizzleMode::B64; break;
-      case 6: out.swizzle = SwizzleMode::B32; break;
-      case 1: return "[tc5-desc] 128B swizzle with 32B atoms is not modelled";
-      default: return "[tc5-desc] swizzle codes 3, 5 and 7 do not exist";
+      case 0:
+        out.swizzle = SwizzleMode::NONE;
+        break;
+      case 2:
+        out.swizzle = SwizzleMode::B128;
+        break;
+      case 4:
+        out.swizzle = SwizzleMode::B64;
+        break;
+      case 6:
+        out.swizzle = SwizzleMode::B32;
+        break;
+      case 1:
+        return "[tc5-desc] 128B swizzle with 32B atoms is not modelled";
+      default:
+        return "[tc5-desc] swizzle codes 3, 5 and 7 do not exist";
     }
   }
   // The base offset is (pattern start address >> 7) & 7 for a pattern that does not start on an 8 x span
@@ -155,34 +187,34 @@ std::string mma_kmajor_read(uint64_t desc, MmaEncoding enc, int rows, int k_byte
       const uint32_t kb = uint32_t(e * elem_bytes);
       // No swizzle: 16 contiguous bytes, then the next core matrix along K is LBO away ((T,2k):(1,LBO)).
       // Swizzled: K is contiguous inside the span ((T,2k):(1,T)); the XOR below permutes its 16-byte chunks.
-      const uint32_t k_offset = d.swizzle == SwizzleMode::NONE ? kb % 16 + (kb / 16) * d.lbo : kb;
+      const uint32_t k_offset       = d.swizzle == SwizzleMode::NONE ? kb % 16 + (kb / 16) * d.lbo : kb;
       addr[size_t(r) * k_elems + e] = swizzle_address(d.start_addr + row_offset + k_offset, d.swizzle);
     }
   }
   return "";
 }
 
-// ------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------------
 // Instruction descriptors
-// ------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------------
 std::string decode_instr_descriptor(uint32_t idesc, MmaKind kind, int cta_group, InstrDescriptor& out) {
   out = InstrDescriptor{};
   if (bits(idesc, 0, 2)) return "[tc5-idesc] sparsity (bits 0-2) is not used by this series";
-  out.a_format   = uint32_t(bits(idesc, 7, 9));     // bits  7-9:  A format
-  out.b_format   = uint32_t(bits(idesc, 10, 12));   // bits 10-12: B format
-  out.a_negate   = bits(idesc, 13, 13);             // bit  13:    negate A
-  out.b_negate   = bits(idesc, 14, 14);             // bit  14:    negate B
-  out.a_mn_major = bits(idesc, 15, 15);             // bit  15:    transpose A (0 = K-major)
-  out.b_mn_major = bits(idesc, 16, 16);             // bit  16:    transpose B (0 = K-major)
-  out.n          = int(bits(idesc, 17, 22)) << 3;   // bits 17-22: N >> 3
-  out.m          = int(bits(idesc, 24, 28)) << 4;   // bits 24-28: M >> 4
+  out.a_format   = uint32_t(bits(idesc, 7, 9));    // bits  7-9:  A format
+  out.b_format   = uint32_t(bits(idesc, 10, 12));  // bits 10-12: B format
+  out.a_negate   = bits(idesc, 13, 13);            // bit  13:    negate A
+  out.b_negate   = bits(idesc, 14, 14);            // bit  14:    negate B
+  out.a_mn_major = bits(idesc, 15, 15);            // bit  15:    transpose A (0 = K-major)
+  out.b_mn_major = bits(idesc, 16, 16);            // bit  16:    transpose B (0 = K-major)
+  out.n          = int(bits(idesc, 17, 22)) << 3;  // bits 17-22: N >> 3
+  out.m          = int(bits(idesc, 24, 28)) << 4;  // bits 24-28: M >> 4
 
   if (kind == MmaKind::F16) {
     if (bits(idesc, 3, 3)) return "[tc5-idesc] saturate (bit 3) is for integer kinds only";
     if (bits(idesc, 6, 6) || bits(idesc, 23, 23) || bits(idesc, 29, 29))
       return "[tc5-idesc] reserved bit 6, 23 or 29 set";
     if (bits(idesc, 30, 31)) return "[tc5-idesc] max shift (bits 30-31) is for .ws only";
-    out.d_format = uint32_t(bits(idesc, 4, 5));     // bits  4-5:  D format
+    out.d_format = uint32_t(bits(idesc, 4, 5));  // bits  4-5:  D format
     if (out.d_format > 1) return "[tc5-idesc] kind::f16 D format: F16 = 0, F32 = 1";
     if (out.a_format > 1 || out.b_format > 1) return "[tc5-idesc] kind::f16 A/B format: F16 = 0, BF16 = 1";
     if (out.a_format != out.b_format) return "[tc5-shapes] A and B must have the same type";
@@ -190,10 +222,10 @@ std::string decode_instr_descriptor(uint32_t idesc, MmaKind kind, int cta_group,
   } else {
     if (bits(idesc, 3, 3) || bits(idesc, 6, 6) || bits(idesc, 31, 31))
       return "[tc5-idesc] reserved bit 3, 6 or 31 set";
-    out.d_format   = 1;                             // D is F32: there is no field
-    out.sfb_id     = uint32_t(bits(idesc, 4, 5));   // bits  4-5:  B scale-factor data id
-    out.scale_type = uint32_t(bits(idesc, 23, 23)); // bit  23:    scale type (UE4M3 = 0, UE8M0 = 1)
-    out.sfa_id     = uint32_t(bits(idesc, 29, 30)); // bits 29-30: A scale-factor data id
+    out.d_format   = 1;                              // D is F32: there is no field
+    out.sfb_id     = uint32_t(bits(idesc, 4, 5));    // bits  4-5:  B scale-factor data id
+    out.scale_type = uint32_t(bits(idesc, 23, 23));  // bit  23:    scale type (UE4M3 = 0, UE8M0 = 1)
+    out.sfa_id     = uint32_t(bits(idesc, 29, 30));  // bits 29-30: A scale-factor data id
     for (uint32_t f : {out.a_format, out.b_format})
       if (f == 2 || f > 5) return "[tc5-idesc] mxf8f6f4 formats: E4M3 0, E5M2 1, E2M3 3, E3M2 4, E2M1 5";
     if (out.scale_type != 1) return "[tc5-idesc] kind::mxf8f6f4 takes UE8M0 scales (bit 23 = 1)";
@@ -204,25 +236,29 @@ std::string decode_instr_descriptor(uint32_t idesc, MmaKind kind, int cta_group,
   // [tc5-shapes] dense shapes per CTA group; the block-scaled kinds use M = 128 per CTA.
   const bool block_scaled = kind == MmaKind::MXF8F6F4;
   if (cta_group == 1) {
-    if (!(out.m == 128 || (out.m == 64 && !block_scaled))) return "[tc5-shapes] cta_group::1: M must be 64 or 128";
+    if (!(out.m == 128 || (out.m == 64 && !block_scaled)))
+      return "[tc5-shapes] cta_group::1: M must be 64 or 128";
     if (out.n < 8 || out.n > 256 || out.n % 8 != 0) return "[tc5-shapes] cta_group::1: N in 8..256, step 8";
   } else if (cta_group == 2) {
     if (out.m != 128 && out.m != 256) return "[tc5-shapes] cta_group::2: M must be 128 or 256";
-    if (out.n < 16 || out.n > 256 || out.n % 16 != 0) return "[tc5-shapes] cta_group::2: N in 16..256, step 16";
+    if (out.n < 16 || out.n > 256 || out.n % 16 != 0)
+      return "[tc5-shapes] cta_group::2: N in 16..256, step 16";
   } else {
     return "cta_group is 1 or 2";
   }
   return "";
 }
 
-// ------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------------
 // Accumulator fragments
-// ------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------------
 std::string tmem_ld_32x32b(uint32_t taddr, int warp_id, int lane_id, int reg, int num_regs, TmemCell& out) {
   if (!is_pow2(num_regs) || num_regs > 128) return "[tc5-ld] .32x32b takes .x1 .. .x128 (powers of two)";
-  if (warp_id < 0 || lane_id < 0 || lane_id > 31 || reg < 0 || reg >= num_regs) return "no such thread/register";
+  if (warp_id < 0 || lane_id < 0 || lane_id > 31 || reg < 0 || reg >= num_regs)
+    return "no such thread/register";
   const uint32_t lane = taddr >> 16, column = taddr & 0xFFFF;  // [tc5-ld] lane in bits 31-16, column in 15-0
-  // [tc5-ld] warp w of a warpgroup reaches lanes 32*(w%4) .. +31 only, and .32x32b covers 32 lanes from `lane`
+  // [tc5-ld] warp w of a warpgroup reaches lanes 32*(w%4) .. +31 only, and .32x32b covers 32 lanes from
+  //          `lane`
   if (lane != 32u * uint32_t(warp_id % 4)) return "[tc5-ld] lane field must be 32 * (warp % 4) for this warp";
   if (column + uint32_t(num_regs) > 512) return "[tc5-ld] load runs past TMEM column 511";
   out = {lane + uint32_t(lane_id), column + uint32_t(reg)};

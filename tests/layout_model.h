@@ -1,11 +1,11 @@
-// layout_model.h: an independent CPU model of the shared-memory traffic of a tensor-core matmul: which bytes a
-// TMA tile load writes where, and which shared-memory byte a wgmma / tcgen05.mma reads for each operand element
-// of a given 64-bit descriptor. Plus decoders for the tcgen05 instruction descriptor and the accumulator
-// fragment maps (TMEM for tcgen05.ld, registers for wgmma) the epilogues rely on.
+// layout_model.h: an independent CPU model of the shared-memory traffic of a tensor-core matmul: which bytes
+// a TMA tile load writes where, and which shared-memory byte a wgmma / tcgen05.mma reads for each operand
+// element of a given 64-bit descriptor. Plus decoders for the tcgen05 instruction descriptor and the
+// accumulator fragment maps (TMEM for tcgen05.ld, registers for wgmma) the epilogues rely on.
 //
 // Written from the documents below, never from common/descriptors.cuh, and it never calls those builders: the
-// tests build descriptors with the kernels' builders and ask this model what the hardware would read with them.
-// A misreading of the ISA shared by the builders and this model still passes; only a GPU run can catch that.
+// tests build descriptors with the kernels' builders and ask this model what the hardware would read with
+// them. A misreading of the ISA shared by the builders and this model still passes: only a GPU run tells.
 //
 // Sources (section titles rather than numbers, which move between releases):
 //  [tensor-map] CUDA Driver API, cuTensorMapEncodeTiled (cuda.h 13.0): dims and strides innermost first,
@@ -14,8 +14,9 @@
 //               "Swizzle 16B chunks within {32,64,128}B span". CUTLASS maps these modes to the CuTe swizzles
 //               Swizzle<1,4,3>, <2,4,3>, <3,4,3> (cute/atom/copy_traits_sm90_tma_swizzle.hpp): the 16-byte
 //               chunk bits [4, 4+b) are XORed with bits [7, 7+b) of the byte address, b = log2(span / 16).
-//  [tma]        PTX ISA "cp.async.bulk.tensor": the box lands in shared memory in its natural order (dimension
-//               0 fastest), destination 128-byte aligned; out-of-bound elements are filled with zero.
+//  [tma]        PTX ISA "cp.async.bulk.tensor": the box lands in shared memory in its natural order
+//               (dimension 0 fastest), destination 128-byte aligned; out-of-bound elements are filled with
+//               zero.
 //  [canonical]  PTX ISA "Shared Memory Matrix Layout" / "Canonical layouts" (the same table for wgmma and
 //               tcgen05), in elements with T = elements per 16 bytes:
 //                 K-major, no swizzle:  ((8,m),(T,2k)):((1T,SBO),(1,LBO))
@@ -26,12 +27,13 @@
 //  [tc5-idesc]  PTX ISA "tcgen05 Instruction descriptor": the table for .kind::tf32/f16/f8f6f4/i8 and the one
 //               for the block-scaled kinds (bit positions of the latter cross-checked with CUTLASS
 //               cute/arch/mma_sm100_desc.hpp, InstrDescriptorBlockScaled)
-//  [tc5-shapes] PTX ISA "tcgen05 Matrix Shape": kind::f16 dense, cta_group::1 M in {64, 128}, N 8..256 step 8;
-//               cta_group::2 M in {128, 256}, N 16..256 step 16
-//  [tc5-ld]     PTX ISA "tcgen05 Matrix fragments for .32x32b" (thread t of a warp: lane base + t, register i:
-//               column base + i) and "tcgen05 Memory Consistency / Access restrictions" (warp w of a warpgroup
-//               may only access lanes 32*(w%4) .. +31); "Data Path Layout Organization", Layout D for M = 128:
-//               row i of D lives in TMEM lane i, column j in the j-th 32-bit column of the accumulator
+//  [tc5-shapes] PTX ISA "tcgen05 Matrix Shape": kind::f16 dense, cta_group::1 M in {64, 128}, N 8..256 step
+//               8; cta_group::2 M in {128, 256}, N 16..256 step 16
+//  [tc5-ld]     PTX ISA "tcgen05 Matrix fragments for .32x32b" (thread t of a warp: lane base + t, register
+//               i: column base + i) and "tcgen05 Memory Consistency / Access restrictions" (warp w of a
+//               warpgroup may only access lanes 32*(w%4) .. +31); "Data Path Layout Organization", Layout D
+//               for M = 128: row i of D lives in TMEM lane i, column j in the j-th 32-bit column of the
+//               accumulator
 //  [wgmma-frag] PTX ISA "Asynchronous Warpgroup Level Matrix Register Fragment", accumulator D of .m64nNk16:
 //               row = 16*warp + lane/4 (+8 for registers i with i%4 >= 2), col = 8*(i/4) + 2*(lane%4) + i%2
 #pragma once
@@ -43,9 +45,9 @@
 
 namespace layout_model {
 
-// ------------------------------------------------------------------------------------------------------------
-// Swizzle: a function of the shared-memory byte ADDRESS, applied by TMA when writing and by the MMA when reading.
-// ------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------------
+// Swizzle: a function of the shared-memory byte ADDRESS, applied by TMA writes and by MMA reads alike.
+// ----------------------------------------------------------------------------------------------------------
 enum class SwizzleMode { NONE, B32, B64, B128 };
 
 // Bytes of one swizzled row: 32/64/128, and 16 (one chunk) for NONE.
@@ -53,28 +55,28 @@ uint32_t swizzle_span(SwizzleMode mode);
 // Swizzle<b,4,3> on an address: chunk bits [4, 4+b) ^= bits [7, 7+b).
 uint32_t swizzle_address(uint32_t addr, SwizzleMode mode);
 
-// ------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------------
 // TMA tile load (cp.async.bulk.tensor ... tile) [tensor-map] [tma]
-// ------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------------
 // The fields of cuTensorMapEncodeTiled that decide where bytes land (interleave NONE, element strides 1).
 struct TensorMap {
-  int rank;                       // 2 or 3
-  int elem_bytes;                 // 1, 2 or 4
-  uint64_t global_dim[3];         // elements, innermost first
-  uint64_t global_stride[2];      // bytes between consecutive indices of dims 1 and 2 (dim 0 is packed)
-  uint32_t box_dim[3];            // elements, innermost first
+  int rank;                   // 2 or 3
+  int elem_bytes;             // 1, 2 or 4
+  uint64_t global_dim[3];     // elements, innermost first
+  uint64_t global_stride[2];  // bytes between consecutive indices of dims 1 and 2 (dim 0 is packed)
+  uint32_t box_dim[3];        // elements, innermost first
   SwizzleMode swizzle;
 };
 
-// One byte moved by a TMA load: where it lands, and which global byte it comes from (-1: out of bounds, zero).
+// One byte moved by a TMA load: where it lands, and which global byte it comes from (-1: out of bounds: 0).
 struct TmaByte {
   uint32_t smem_addr;
   int64_t global_offset;
 };
 
 // Every byte of the box at element coordinates `coords` (innermost first) written to `smem_dst`. Returns an
-// error message (empty on success) for a map or destination the driver or the ISA would reject, or one the model
-// does not cover (a swizzled box narrower than its span, a destination not at a swizzle-pattern boundary).
+// error message (empty on success) for a map or destination the driver or the ISA would reject, or one the
+// model does not cover (a swizzled box narrower than its span, a destination off a swizzle-pattern start).
 std::string tma_box_bytes(const TensorMap& map, const std::array<int64_t, 3>& coords, uint32_t smem_dst,
                           std::vector<TmaByte>& out);
 
@@ -82,44 +84,44 @@ std::string tma_box_bytes(const TensorMap& map, const std::array<int64_t, 3>& co
 std::string tma_load(const TensorMap& map, const std::vector<uint8_t>& global,
                      const std::array<int64_t, 3>& coords, uint32_t smem_dst, std::vector<uint8_t>& smem);
 
-// ------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------------
 // Shared-memory matrix descriptors [wgmma-desc] [tc5-desc]
-// ------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------------
 enum class MmaEncoding { WGMMA_SM90, TCGEN05_SM100 };
 
 struct SmemDescriptor {
-  uint32_t start_addr;    // bytes
-  uint32_t lbo;           // leading dimension byte offset, bytes
-  uint32_t sbo;           // stride dimension byte offset, bytes
-  uint32_t base_offset;   // bits 49-51
+  uint32_t start_addr;   // bytes
+  uint32_t lbo;          // leading dimension byte offset, bytes
+  uint32_t sbo;          // stride dimension byte offset, bytes
+  uint32_t base_offset;  // bits 49-51
   SwizzleMode swizzle;
 };
 
-// Decodes the 64 bits per the ISA table of `enc`. Rejects reserved bits that are set, tcgen05 fixed bits 46-48
-// that are not 0b001, swizzle codes that do not exist, and encodings this model does not cover (a non-zero
-// base offset, tcgen05 LBO mode 1, the tcgen05 "128B with 32B atom" swizzle).
+// Decodes the 64 bits per the ISA table of `enc`. Rejects reserved bits that are set, tcgen05 fixed bits
+// 46-48 that are not 0b001, swizzle codes that do not exist, and encodings this model does not cover (a
+// non-zero base offset, tcgen05 LBO mode 1, the tcgen05 "128B with 32B atom" swizzle).
 std::string decode_smem_descriptor(uint64_t desc, MmaEncoding enc, SmemDescriptor& out);
 
 // The shared-memory byte address of every element (row, k) of the K-major operand slice one MMA reads with
 // `desc`: `rows` rows (M or N of the instruction) by `k_bytes` bytes of K. Row-major into `addr`:
-// addr[row * (k_bytes / elem_bytes) + k] is the address of the element's first byte (its bytes are contiguous:
-// swizzling moves whole 16-byte chunks) [canonical].
+// addr[row * (k_bytes / elem_bytes) + k] is the address of the element's first byte (its bytes are
+// contiguous: swizzling moves whole 16-byte chunks) [canonical].
 std::string mma_kmajor_read(uint64_t desc, MmaEncoding enc, int rows, int k_bytes, int elem_bytes,
                             std::vector<uint32_t>& addr);
 
-// ------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------------
 // tcgen05 instruction descriptors [tc5-idesc] [tc5-shapes]
-// ------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------------
 enum class MmaKind { F16, MXF8F6F4 };
 
 struct InstrDescriptor {
-  uint32_t d_format;      // f16 kind: 0 F16, 1 F32 (mxf8f6f4: D is always F32, no field)
-  uint32_t a_format;      // f16 kind: 0 F16, 1 BF16; mxf8f6f4: 0 E4M3, 1 E5M2, 3 E2M3, 4 E3M2, 5 E2M1
+  uint32_t d_format;  // f16 kind: 0 F16, 1 F32 (mxf8f6f4: D is always F32, no field)
+  uint32_t a_format;  // f16 kind: 0 F16, 1 BF16; mxf8f6f4: 0 E4M3, 1 E5M2, 3 E2M3, 4 E3M2, 5 E2M1
   uint32_t b_format;
   bool a_negate, b_negate;
   bool a_mn_major, b_mn_major;  // "transpose A/B": false = K-major
   int m, n;
-  uint32_t scale_type;    // mxf8f6f4: 1 = UE8M0
+  uint32_t scale_type;  // mxf8f6f4: 1 = UE8M0
   uint32_t sfa_id, sfb_id;
 };
 
@@ -127,20 +129,20 @@ struct InstrDescriptor {
 // this series) and shapes the kind does not support for `cta_group` (1 or 2).
 std::string decode_instr_descriptor(uint32_t idesc, MmaKind kind, int cta_group, InstrDescriptor& out);
 
-// ------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------------
 // Accumulator fragments [tc5-ld] [wgmma-frag]
-// ------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------------
 struct TmemCell {
   uint32_t lane, column;
 };
 
 // tcgen05.ld.sync.aligned.32x32b.x{num_regs}.b32 issued by warp `warp_id` (of the CTA) with address `taddr`:
-// the TMEM cell that register `reg` of lane `lane_id` receives. Rejects an address whose lane field is not the
-// first lane of the quadrant the warp may access, and loads that run past column 511.
+// the TMEM cell that register `reg` of lane `lane_id` receives. Rejects an address whose lane field is not
+// the first lane of the quadrant the warp may access, and loads that run past column 511.
 std::string tmem_ld_32x32b(uint32_t taddr, int warp_id, int lane_id, int reg, int num_regs, TmemCell& out);
 
-// Layout D of a cta_group::1 M = 128 tcgen05.mma with f32 accumulators at `d_taddr`: the (row, col) of D held by
-// `cell`, or false when the cell is outside the n-column accumulator.
+// Layout D of a cta_group::1 M = 128 tcgen05.mma with f32 accumulators at `d_taddr`: the (row, col) of D held
+// by `cell`, or false when the cell is outside the n-column accumulator.
 bool tmem_accumulator_m128(TmemCell cell, uint32_t d_taddr, int n, int& row, int& col);
 
 // wgmma .m64nNk16 f32 accumulator: the (row, col) of D that register `reg` of lane `lane_id` of warp

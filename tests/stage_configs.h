@@ -1,6 +1,6 @@
 // stage_configs.h: every shared-memory operand tile the kernels of this series build, one row per
-// (stage variant, architecture, operand, tile address). tests/test_layout_model.cpp writes each tile through the
-// TMA model with the row's boxes and reads it back through the kernels' own descriptors with the MMA model.
+// (stage variant, architecture, operand, tile address). tests/test_layout_model.cpp writes each tile with
+// the TMA model and the row's boxes, and reads it back with the MMA model and the kernels' own descriptors.
 //
 // A new stage adds rows here (and nothing else, unless it brings a new TMA shape or operand layout):
 //  - warp-specialised / persistent stages: new ring depths or tile addresses, the same tiles;
@@ -23,13 +23,13 @@ enum class Operand { A, B };
 enum class TmaShape { BOXES_2D, BOX_3D };
 
 struct StageConfig {
-  const char* stage;       // stage and variant: "v1a", "v3 stage 2", ...
+  const char* stage;  // stage and variant: "v1a", "v3 stage 2", ...
   Arch arch;
   Operand operand;
-  int rows;                // BLOCK_M (A) or BLOCK_N (B): rows of the tile in shared memory
-  int block_k;             // K extent of the tile, elements
-  int elem_bytes;          // 2: bf16
-  int mma_rows;            // rows one MMA instruction reads; sub-tiles start at multiples of it (sm90 A: m64)
+  int rows;        // BLOCK_M (A) or BLOCK_N (B): rows of the tile in shared memory
+  int block_k;     // K extent of the tile, elements
+  int elem_bytes;  // 2: bf16
+  int mma_rows;    // rows one MMA instruction reads; sub-tiles start at multiples of it (sm90 A: m64)
   TmaShape tma;
   uint32_t box[3];         // TMA box, elements, innermost first (box[2]: BOX_3D only)
   uint32_t box_smem_step;  // BOXES_2D: shared-memory bytes between consecutive boxes; 0 for BOX_3D
@@ -38,13 +38,13 @@ struct StageConfig {
 };
 
 // ---- the tiles of the stages ----
-constexpr int BLOCK_K       = 64;   // bf16: 128 bytes of K, one 128B-swizzle span
-constexpr int SM100_BLOCK_M = 128;  // tcgen05.mma cta_group::1 M = 128
-constexpr int SM100_BLOCK_N = 128;
-constexpr int SM90_BLOCK_M  = 128;  // two consumer warpgroups, wgmma m64 each
-constexpr int SM90_BLOCK_N  = 256;  // wgmma n256
-constexpr int SM100_MMA_M   = 128;
-constexpr int SM90_MMA_M    = 64;
+constexpr int BLOCK_K          = 64;   // bf16: 128 bytes of K, one 128B-swizzle span
+constexpr int SM100_BLOCK_M    = 128;  // tcgen05.mma cta_group::1 M = 128
+constexpr int SM100_BLOCK_N    = 128;
+constexpr int SM90_BLOCK_M     = 128;  // two consumer warpgroups, wgmma m64 each
+constexpr int SM90_BLOCK_N     = 256;  // wgmma n256
+constexpr int SM100_MMA_M      = 128;
+constexpr int SM90_MMA_M       = 64;
 constexpr int NUM_STAGES_SM100 = 4;  // v3: 4 x 32 KB ring
 constexpr int NUM_STAGES_SM90  = 4;  // v3: 4 x 48 KB ring
 // Tiles start after 1 KB of barriers and the TMEM address slot: a non-zero base makes address bits above the
@@ -66,19 +66,24 @@ constexpr uint32_t ring_addr(Arch arch, int s, Operand op) {
   return SMEM_TILES_BASE + uint32_t(s) * (a + b) + (op == Operand::B ? a : 0);
 }
 
-// A row, with the boxes the launchers encode for `tma` and `swizzle`: the box inner extent is one 16-byte core
-// matrix column (no swizzle) or one swizzle span.
+// A row for the tile of operand `op` in ring slot `slot` (at ring_addr), with the boxes the launchers encode
+// for `tma` and `swizzle`: the box inner extent is one 16-byte core-matrix column (no swizzle) or one swizzle
+// span. A stage with another shared-memory plan writes its rows with another helper, or as plain aggregates.
 constexpr StageConfig tile(const char* stage, Arch arch, Operand op, int rows, int mma_rows, TmaShape tma,
-                           gemm::Swizzle swizzle, uint32_t tile_addr, int block_k = BLOCK_K, int elem_bytes = 2) {
-  const uint32_t span  = gemm::swizzle_span_bytes(swizzle);
-  const uint32_t inner = span / uint32_t(elem_bytes);
-  const uint32_t third = tma == TmaShape::BOX_3D ? uint32_t(block_k) / inner : 1u;
-  const uint32_t step  = tma == TmaShape::BOXES_2D ? uint32_t(rows) * span : 0u;
-  return {stage, arch, op, rows, block_k, elem_bytes, mma_rows, tma, {inner, uint32_t(rows), third}, step, swizzle,
-          tile_addr};
+                           gemm::Swizzle swizzle, int slot, int block_k = BLOCK_K, int elem_bytes = 2) {
+  const uint32_t span   = gemm::swizzle_span_bytes(swizzle);
+  const uint32_t inner  = span / uint32_t(elem_bytes);
+  const uint32_t third  = tma == TmaShape::BOX_3D ? uint32_t(block_k) / inner : 1u;
+  const uint32_t step   = tma == TmaShape::BOXES_2D ? uint32_t(rows) * span : 0u;
+  const uint32_t box[3] = {inner, uint32_t(rows), third};
+  // clang-format off
+  return StageConfig{stage, arch, op, rows, block_k, elem_bytes, mma_rows, tma, {box[0], box[1], box[2]},
+                     step, swizzle, ring_addr(arch, slot, op)};
+  // clang-format on
 }
 
-using A = Arch;  // short names for the table below only
+// Short names for the table only.
+using A = Arch;
 using O = Operand;
 using T = TmaShape;
 using S = gemm::Swizzle;
@@ -86,44 +91,45 @@ using S = gemm::Swizzle;
 // clang-format off
 constexpr StageConfig STAGE_CONFIGS[] = {
   // v1: no swizzle, the core-matrix layout (8 rows x 16 B contiguous); v1a many 2D boxes, v1b one 3D box.
-  //    stage   arch      op   rows           mma rows     TMA          swizzle  tile address
-  tile("v1a", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::None, ring_addr(A::SM100, 0, O::A)),
-  tile("v1a", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOXES_2D, S::None, ring_addr(A::SM100, 0, O::B)),
-  tile("v1b", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::None, ring_addr(A::SM100, 0, O::A)),
-  tile("v1b", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::None, ring_addr(A::SM100, 0, O::B)),
-  tile("v1a", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::None, ring_addr(A::SM90,  0, O::A)),
-  tile("v1a", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOXES_2D, S::None, ring_addr(A::SM90,  0, O::B)),
-  tile("v1b", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::None, ring_addr(A::SM90,  0, O::A)),
-  tile("v1b", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D,   S::None, ring_addr(A::SM90,  0, O::B)),
-  // v2: 128B swizzle, BLOCK_K = one 128-byte span; v2a a 2D box, v2b a 3D box (one K slice at BLOCK_K 64).
-  tile("v2a", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, ring_addr(A::SM100, 0, O::A)),
-  tile("v2a", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOXES_2D, S::B128, ring_addr(A::SM100, 0, O::B)),
-  tile("v2b", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, ring_addr(A::SM100, 0, O::A)),
-  tile("v2b", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::B128, ring_addr(A::SM100, 0, O::B)),
-  tile("v2a", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, ring_addr(A::SM90,  0, O::A)),
-  tile("v2a", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOXES_2D, S::B128, ring_addr(A::SM90,  0, O::B)),
-  tile("v2b", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, ring_addr(A::SM90,  0, O::A)),
-  tile("v2b", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D,   S::B128, ring_addr(A::SM90,  0, O::B)),
+  //    stage         arch      op    rows           mma rows       TMA          swizzle  ring slot
+  tile("v1a",        A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::None, 0),
+  tile("v1a",        A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOXES_2D, S::None, 0),
+  tile("v1b",        A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::None, 0),
+  tile("v1b",        A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::None, 0),
+  tile("v1a",        A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::None, 0),
+  tile("v1a",        A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOXES_2D, S::None, 0),
+  tile("v1b",        A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::None, 0),
+  tile("v1b",        A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D,   S::None, 0),
+  // v2: 128B swizzle, BLOCK_K = one 128-byte span; v2a 2D boxes, v2b a 3D box (one K slice at BLOCK_K 64).
+  tile("v2a",        A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 0),
+  tile("v2a",        A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOXES_2D, S::B128, 0),
+  tile("v2b",        A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 0),
+  tile("v2b",        A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::B128, 0),
+  tile("v2a",        A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 0),
+  tile("v2a",        A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOXES_2D, S::B128, 0),
+  tile("v2b",        A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 0),
+  tile("v2b",        A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D,   S::B128, 0),
   // v3: the v2b tiles in every slot of the NUM_STAGES ring.
-  tile("v3 stage 0", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D, S::B128, ring_addr(A::SM100, 0, O::A)),
-  tile("v3 stage 0", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D, S::B128, ring_addr(A::SM100, 0, O::B)),
-  tile("v3 stage 1", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D, S::B128, ring_addr(A::SM100, 1, O::A)),
-  tile("v3 stage 1", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D, S::B128, ring_addr(A::SM100, 1, O::B)),
-  tile("v3 stage 2", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D, S::B128, ring_addr(A::SM100, 2, O::A)),
-  tile("v3 stage 2", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D, S::B128, ring_addr(A::SM100, 2, O::B)),
-  tile("v3 stage 3", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D, S::B128, ring_addr(A::SM100, 3, O::A)),
-  tile("v3 stage 3", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D, S::B128, ring_addr(A::SM100, 3, O::B)),
-  tile("v3 stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D, S::B128, ring_addr(A::SM90,  0, O::A)),
-  tile("v3 stage 0", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D, S::B128, ring_addr(A::SM90,  0, O::B)),
-  tile("v3 stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D, S::B128, ring_addr(A::SM90,  1, O::A)),
-  tile("v3 stage 1", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D, S::B128, ring_addr(A::SM90,  1, O::B)),
-  tile("v3 stage 2", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D, S::B128, ring_addr(A::SM90,  2, O::A)),
-  tile("v3 stage 2", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D, S::B128, ring_addr(A::SM90,  2, O::B)),
-  tile("v3 stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D, S::B128, ring_addr(A::SM90,  3, O::A)),
-  tile("v3 stage 3", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D, S::B128, ring_addr(A::SM90,  3, O::B)),
+  tile("v3 stage 0", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 0),
+  tile("v3 stage 0", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::B128, 0),
+  tile("v3 stage 1", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 1),
+  tile("v3 stage 1", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::B128, 1),
+  tile("v3 stage 2", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 2),
+  tile("v3 stage 2", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::B128, 2),
+  tile("v3 stage 3", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 3),
+  tile("v3 stage 3", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::B128, 3),
+  tile("v3 stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 0),
+  tile("v3 stage 0", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D,   S::B128, 0),
+  tile("v3 stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 1),
+  tile("v3 stage 1", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D,   S::B128, 1),
+  tile("v3 stage 2", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 2),
+  tile("v3 stage 2", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D,   S::B128, 2),
+  tile("v3 stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 3),
+  tile("v3 stage 3", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D,   S::B128, 3),
 };
 // clang-format on
 
-static_assert(NUM_STAGES_SM100 == 4 && NUM_STAGES_SM90 == 4, "v3 rows list stages 0..3: update them together");
+static_assert(NUM_STAGES_SM100 == 4 && NUM_STAGES_SM90 == 4,
+              "v3 rows list stages 0..3: update them together");
 
 }  // namespace stage_configs

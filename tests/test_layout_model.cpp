@@ -1,11 +1,12 @@
 // test_layout_model.cpp: every shared-memory descriptor the kernels build, checked on the CPU against the
 // independent model of tests/layout_model.h.
-//  - round trips: each tile of tests/stage_configs.h is written by the TMA model with the kernel's boxes and read
-//    back by the MMA model through the kernel's own descriptors (common/descriptors.cuh): every element must come
-//    from the right global element and every byte TMA wrote must be read exactly once;
-//  - encodings: instruction and shared-memory descriptors against hex constants computed by hand from the ISA;
-//  - accumulator fragments: the TMEM lanes/columns the tcgen05 epilogue loads and the wgmma registers the Hopper
-//    epilogue stores, each covering the output tile exactly once;
+//  - round trips: each tile of tests/stage_configs.h is written by the TMA model with the kernel's boxes and
+//    read back by the MMA model through the kernel's own descriptors (common/descriptors.cuh): every element
+//    must come from the right global element and every byte TMA wrote must be read exactly once;
+//  - encodings: instruction and shared-memory descriptors against hex constants computed by hand from the
+//    ISA;
+//  - accumulator fragments: the TMEM lanes/columns the tcgen05 epilogue loads and the wgmma registers the
+//    Hopper epilogue stores, each covering the output tile exactly once;
 //  - negative tests: broken descriptors and boxes must fail, which shows the round trip can tell.
 #include <catch2/catch.hpp>
 
@@ -25,16 +26,21 @@ namespace sc = stage_configs;
 
 namespace {
 
-constexpr uint32_t SMEM_BYTES  = 227 * 1024;  // the most dynamic shared memory one CTA may opt in to (sm90, sm100)
-constexpr int MMA_K_BYTES      = 32;          // one MMA K step: k16 of bf16 (k32 of fp8)
-constexpr int64_t UNWRITTEN    = -2;          // provenance of a shared-memory byte no TMA wrote
+constexpr uint32_t SMEM_BYTES =
+    227 * 1024;                    // the most dynamic shared memory one CTA may opt in to (sm90, sm100)
+constexpr int MMA_K_BYTES   = 32;  // one MMA K step: k16 of bf16 (k32 of fp8)
+constexpr int64_t UNWRITTEN = -2;  // provenance of a shared-memory byte no TMA wrote
 
 lm::SwizzleMode model_swizzle(gemm::Swizzle s) {
   switch (s) {
-    case gemm::Swizzle::B32: return lm::SwizzleMode::B32;
-    case gemm::Swizzle::B64: return lm::SwizzleMode::B64;
-    case gemm::Swizzle::B128: return lm::SwizzleMode::B128;
-    default: return lm::SwizzleMode::NONE;
+    case gemm::Swizzle::B32:
+      return lm::SwizzleMode::B32;
+    case gemm::Swizzle::B64:
+      return lm::SwizzleMode::B64;
+    case gemm::Swizzle::B128:
+      return lm::SwizzleMode::B128;
+    default:
+      return lm::SwizzleMode::NONE;
   }
 }
 
@@ -42,13 +48,16 @@ lm::MmaEncoding model_encoding(sc::Arch arch) {
   return arch == sc::Arch::SM100 ? lm::MmaEncoding::TCGEN05_SM100 : lm::MmaEncoding::WGMMA_SM90;
 }
 
-uint32_t tile_bytes(const sc::StageConfig& c) { return sc::tile_bytes(c.rows, c.block_k, c.elem_bytes); }
+uint32_t tile_bytes(const sc::StageConfig& c) {
+  return sc::tile_bytes(c.rows, c.block_k, c.elem_bytes);
+}
 
 std::string describe(const sc::StageConfig& c) {
   std::ostringstream s;
-  s << c.stage << (c.arch == sc::Arch::SM100 ? " sm100 " : " sm90 ") << (c.operand == sc::Operand::A ? "A " : "B ")
-    << c.rows << "x" << c.block_k << (c.tma == sc::TmaShape::BOX_3D ? " 3D box" : " 2D boxes") << " swizzle "
-    << uint32_t(c.swizzle) << " at " << c.tile_addr;
+  s << c.stage << (c.arch == sc::Arch::SM100 ? " sm100 " : " sm90 ")
+    << (c.operand == sc::Operand::A ? "A " : "B ") << c.rows << "x" << c.block_k
+    << (c.tma == sc::TmaShape::BOX_3D ? " 3D box" : " 2D boxes") << " swizzle " << uint32_t(c.swizzle)
+    << " at " << c.tile_addr;
   return s.str();
 }
 
@@ -61,8 +70,8 @@ lm::TensorMap model_map(const gemm::TmaDesc& d) {
           model_swizzle(d.swizzle)};
 }
 
-// The tensor map the stage launchers encode for an operand stored K-major as [rows_total][k_total]: built by the
-// launchers' own helpers from common/tma.h, from the table row's tile and box.
+// The tensor map the stage launchers encode for an operand stored K-major as [rows_total][k_total]: built by
+// the launchers' own helpers from common/tma.h, from the table row's tile and box.
 gemm::TmaDesc launcher_tensor_map(const sc::StageConfig& c, int rows_total, int k_total) {
   if (c.tma == sc::TmaShape::BOXES_2D)
     return gemm::kmajor_tma_2d(uint64_t(rows_total), uint64_t(k_total), uint32_t(c.rows), c.box[0],
@@ -72,17 +81,18 @@ gemm::TmaDesc launcher_tensor_map(const sc::StageConfig& c, int rows_total, int 
 }
 
 // The TMA loads a kernel issues for the tile at (row0, k0): box coordinates and shared-memory destinations as
-// the stage kernels compute them (2D: box j at K offset k0 + j * box[0] to tile + j * step; 3D: one box at
-// K slice k0 / box[0]).
+// the stage kernels compute them. 2D: box j from K offset k0 + j * box[0] to tile + j * step; 3D: one box
+// from K slice k0 / box[0].
 struct TmaLoad {
   lm::TensorMap map;
   std::array<int64_t, 3> coords;
   uint32_t smem_dst;
 };
 
-std::vector<TmaLoad> kernel_tma_loads(const sc::StageConfig& c, int rows_total, int k_total, int row0, int k0) {
+std::vector<TmaLoad> kernel_tma_loads(const sc::StageConfig& c, int rows_total, int k_total, int row0,
+                                      int k0) {
   const lm::TensorMap map = model_map(launcher_tensor_map(c, rows_total, k_total));
-  const int64_t inner = c.box[0];
+  const int64_t inner     = c.box[0];
   std::vector<TmaLoad> loads;
   if (c.tma == sc::TmaShape::BOXES_2D) {
     for (int j = 0; j < c.block_k / int(inner); ++j)
@@ -106,11 +116,11 @@ DescFn kernel_descriptors(const sc::StageConfig& c) {
 }
 
 struct RoundTrip {
-  std::string error;         // a load or a descriptor the model rejects
-  long written       = 0;    // bytes TMA wrote
-  long read          = 0;    // bytes the MMAs read
-  long mismatches    = 0;    // bytes read that do not hold the expected global byte
-  long not_read_once = 0;    // bytes TMA wrote that the MMAs read zero times or more than once
+  std::string error;       // a load or a descriptor the model rejects
+  long written       = 0;  // bytes TMA wrote
+  long read          = 0;  // bytes the MMAs read
+  long mismatches    = 0;  // bytes read that do not hold the expected global byte
+  long not_read_once = 0;  // bytes TMA wrote that the MMAs read zero times or more than once
 };
 
 // Writes the tile at (row0, k0) = (rows, block_k) of a 2 x 2-tile operand, so that both box coordinates are
@@ -168,8 +178,8 @@ RoundTrip round_trip(const sc::StageConfig& c, const DescFn& make_desc) {
 }
 
 bool round_trips(const RoundTrip& rt, long expected_bytes) {
-  return rt.error.empty() && rt.written == expected_bytes && rt.read == expected_bytes && rt.mismatches == 0 &&
-         rt.not_read_once == 0;
+  return rt.error.empty() && rt.written == expected_bytes && rt.read == expected_bytes &&
+         rt.mismatches == 0 && rt.not_read_once == 0;
 }
 
 const sc::StageConfig& find_row(const char* stage, sc::Arch arch, sc::Operand op) {
@@ -181,9 +191,9 @@ const sc::StageConfig& find_row(const char* stage, sc::Arch arch, sc::Operand op
 
 }  // namespace
 
-// ============================================================================================================
+// ==========================================================================================================
 // c. Round trips for every row of the stage table
-// ============================================================================================================
+// ==========================================================================================================
 TEST_CASE("every stage tile round-trips: TMA writes it, the kernel's descriptors read it back", "[layout]") {
   for (const sc::StageConfig& c : sc::STAGE_CONFIGS) {
     INFO(describe(c));
@@ -191,7 +201,8 @@ TEST_CASE("every stage tile round-trips: TMA writes it, the kernel's descriptors
     CHECK(c.tile_addr % 1024 == 0);  // swizzle atoms aligned: descriptor base offset 0
     CHECK(c.tile_addr + tile_bytes(c) <= SMEM_BYTES);
     CHECK(c.rows % c.mma_rows == 0);
-    const gemm::TmaDesc map = launcher_tensor_map(c, 2 * c.rows, 2 * c.block_k);  // the box the launcher encodes
+    const gemm::TmaDesc map =
+        launcher_tensor_map(c, 2 * c.rows, 2 * c.block_k);  // the box the launcher encodes
     CHECK(map.rank == (c.tma == sc::TmaShape::BOX_3D ? 3 : 2));
     for (int d = 0; d < map.rank; ++d) CHECK(map.box[d] == c.box[d]);
     const RoundTrip rt = round_trip(c, kernel_descriptors(c));
@@ -223,9 +234,9 @@ TEST_CASE("the tiles one stage keeps in shared memory at once do not overlap", "
   CHECK(families.size() == 10);  // v1a v1b v2a v2b v3, each on both architectures
 }
 
-// ============================================================================================================
+// ==========================================================================================================
 // a. TMA write model against hand-worked examples
-// ============================================================================================================
+// ==========================================================================================================
 TEST_CASE("TMA 128B swizzle: the 16-byte chunk index is XORed with the row inside each 1024-byte pattern",
           "[layout][tma]") {
   // 8 rows x 64 bf16 (128 B per row); every byte of chunk c of row r holds r * 16 + c.
@@ -247,7 +258,7 @@ TEST_CASE("TMA 128B swizzle: the 16-byte chunk index is XORed with the row insid
     CHECK(smem[dst - 1] == 0xEE);  // nothing outside the box
     CHECK(smem[dst + 1024] == 0xEE);
   }
-  // A destination that is not at a pattern boundary is outside what the model covers (the kernels never do it).
+  // A destination off a pattern boundary is outside what the model covers (and the kernels never use one).
   std::vector<uint8_t> smem(8192);
   CHECK_FALSE(lm::tma_load(map, global, {0, 0, 0}, 1024 + 128, smem).empty());
 }
@@ -274,13 +285,14 @@ TEST_CASE("TMA 64B and 32B swizzles XOR 2 and 1 chunk bits with address bits 7-8
   CHECK(landing(3 * 32 + 0) == 1024 + 96);
 }
 
-TEST_CASE("TMA 3D box {8, rows, K/8} lands as K/8 contiguous [rows x 16 B] slices", "[layout][tma]") {
+TEST_CASE("TMA 3D box {8, rows, K/8} lands as K/8 contiguous slices of rows x 16 B", "[layout][tma]") {
   // A 16 x 32 bf16 operand (64 B rows) viewed as {8, 16, 4} with strides {64, 16} bytes.
   const lm::TensorMap map{3, 2, {8, 16, 4}, {64, 16}, {8, 16, 4}, lm::SwizzleMode::NONE};
   std::vector<lm::TmaByte> moved;
   REQUIRE(lm::tma_box_bytes(map, {0, 0, 0}, 2048, moved).empty());
   REQUIRE(moved.size() == 16 * 32 * 2);
-  // Element (row 9, k 21) is in K slice 2, column 5: 2048 + 2*256 + 9*16 + 5*2 = 2714, from global (9*32+21)*2.
+  // Element (row 9, k 21) is in K slice 2, column 5: 2048 + 2*256 + 9*16 + 5*2 = 2714. It comes from global
+  // byte (9*32 + 21) * 2.
   bool found = false;
   for (const lm::TmaByte& m : moved)
     if (m.smem_addr == 2714) found = m.global_offset == (9 * 32 + 21) * 2;
@@ -304,24 +316,25 @@ TEST_CASE("TMA maps the driver rejects are rejected", "[layout][tma]") {
   const lm::TensorMap good{2, 2, {64, 8, 1}, {128, 0}, {64, 8, 1}, lm::SwizzleMode::B128};
   REQUIRE(lm::tma_box_bytes(good, {0, 0, 0}, 1024, moved).empty());
   lm::TensorMap wide = good;  // 128 bf16 = 256 B inner box > 128 B span
-  wide.box_dim[0] = 128;
+  wide.box_dim[0]    = 128;
   CHECK_FALSE(lm::tma_box_bytes(wide, {0, 0, 0}, 1024, moved).empty());
-  lm::TensorMap stride = good;  // stride not a multiple of 16
+  lm::TensorMap stride    = good;  // stride not a multiple of 16
   stride.global_stride[0] = 120;
   CHECK_FALSE(lm::tma_box_bytes(stride, {0, 0, 0}, 1024, moved).empty());
   lm::TensorMap tall = good;  // boxDim > 256
-  tall.box_dim[1] = 257;
+  tall.box_dim[1]    = 257;
   CHECK_FALSE(lm::tma_box_bytes(tall, {0, 0, 0}, 1024, moved).empty());
   lm::TensorMap plain = good;  // no swizzle: 128-byte alignment is the only rule
-  plain.swizzle = lm::SwizzleMode::NONE;
+  plain.swizzle       = lm::SwizzleMode::NONE;
   CHECK(lm::tma_box_bytes(plain, {0, 0, 0}, 1024 + 128, moved).empty());
   CHECK_FALSE(lm::tma_box_bytes(plain, {0, 0, 0}, 1024 + 64, moved).empty());
 }
 
-// ============================================================================================================
+// ==========================================================================================================
 // b. MMA read model against hand-worked examples
-// ============================================================================================================
-TEST_CASE("MMA read, no swizzle: core matrices of 8 rows x 16 B, LBO along K, SBO along M/N", "[layout][mma]") {
+// ==========================================================================================================
+TEST_CASE("MMA read, no swizzle: core matrices of 8 rows x 16 B, LBO along K, SBO along M/N",
+          "[layout][mma]") {
   // start 1024, LBO 2048, SBO 128, tcgen05: 0x0000'4008'0080'0040 (fields worked by hand below).
   const uint64_t desc = 0x0000400800800040ull;
   std::vector<uint32_t> addr;
@@ -346,9 +359,9 @@ TEST_CASE("MMA read, 128B swizzle: start + 32 B reads the second 32 B of each ro
   CHECK(addr[9 * 16 + 0] == 2048 + 128 + ((2 ^ 1) * 16));
 }
 
-// ============================================================================================================
+// ==========================================================================================================
 // d. Encodings: the builders against constants computed by hand from the ISA tables
-// ============================================================================================================
+// ==========================================================================================================
 TEST_CASE("kind::f16 instruction descriptors: BF16 x BF16 -> F32, K-major", "[layout][idesc]") {
   // By hand: D F32 (1 << 4) | A BF16 (1 << 7) | B BF16 (1 << 10) | N >> 3 at 17 | M >> 4 at 24.
   //   M=128 N=256: 0x10 | 0x80 | 0x400 | (32 << 17 = 0x400000) | (8 << 24 = 0x8000000)  = 0x08400490
@@ -376,10 +389,12 @@ TEST_CASE("kind::f16 instruction descriptors: BF16 x BF16 -> F32, K-major", "[la
   CHECK(d.n == 128);
   REQUIRE(lm::decode_instr_descriptor(0x10400490u, lm::MmaKind::F16, 2, d).empty());
   CHECK(d.m == 256);
-  CHECK_FALSE(lm::decode_instr_descriptor(0x10400490u, lm::MmaKind::F16, 1, d).empty());  // M 256 needs a pair
+  CHECK_FALSE(
+      lm::decode_instr_descriptor(0x10400490u, lm::MmaKind::F16, 1, d).empty());  // M 256 needs a pair
 }
 
-TEST_CASE("kind::mxf8f6f4 block-scaled instruction descriptor: E4M3 x E4M3, UE8M0 scales", "[layout][idesc]") {
+TEST_CASE("kind::mxf8f6f4 block-scaled instruction descriptor: E4M3 x E4M3, UE8M0 scales",
+          "[layout][idesc]") {
   // By hand: A, B E4M3 = 0 | N >> 3 = 32 at 17 (0x400000) | UE8M0 bit 23 (0x800000) | M >> 4 = 8 at 24
   // (0x8000000) = 0x08C00000; with SFA id 2 at 29 (0x40000000) and SFB id 1 at 4 (0x10): 0x48C00010.
   using gemm::MxKind;
@@ -389,7 +404,8 @@ TEST_CASE("kind::mxf8f6f4 block-scaled instruction descriptor: E4M3 x E4M3, UE8M
 
   lm::InstrDescriptor d;
   REQUIRE(lm::decode_instr_descriptor(gemm::make_idesc_mxf8f6f4(MxKind::E4M3, MxKind::E4M3, 128, 256, 2, 1),
-                                      lm::MmaKind::MXF8F6F4, 1, d).empty());
+                                      lm::MmaKind::MXF8F6F4, 1, d)
+              .empty());
   CHECK(d.a_format == 0);
   CHECK(d.b_format == 0);
   CHECK(d.scale_type == 1);
@@ -411,15 +427,16 @@ TEST_CASE("instruction descriptors the ISA does not allow are rejected", "[layou
   CHECK_FALSE(lm::decode_instr_descriptor((good & ~(7u << 7)) | (3u << 7), lm::MmaKind::F16, 1, d).empty());
   CHECK_FALSE(lm::decode_instr_descriptor(good | (1u << 23), lm::MmaKind::F16, 1, d).empty());  // reserved
   CHECK_FALSE(lm::decode_instr_descriptor(good & ~(1u << 4), lm::MmaKind::F16, 1, d).empty());  // bf16 -> f16
-  CHECK_FALSE(lm::decode_instr_descriptor((good & ~(31u << 24)) | (6u << 24), lm::MmaKind::F16, 1, d).empty());
+  CHECK_FALSE(
+      lm::decode_instr_descriptor((good & ~(31u << 24)) | (6u << 24), lm::MmaKind::F16, 1, d).empty());
   CHECK_FALSE(lm::decode_instr_descriptor(0x08C00000u & ~(1u << 23), lm::MmaKind::MXF8F6F4, 1, d).empty());
   CHECK_FALSE(lm::decode_instr_descriptor(0x08C00000u | (2u << 7), lm::MmaKind::MXF8F6F4, 1, d).empty());
 }
 
 TEST_CASE("shared-memory descriptors of v1 and v2, on both encodings, against hand-computed constants",
           "[layout][desc]") {
-  // v1 A tile of 128 rows x 64 bf16 at 1024, K step 0: start 1024 >> 4 = 0x40; LBO 128 * 16 = 2048 >> 4 = 0x80
-  // at bit 16; SBO 128 >> 4 = 8 at bit 32; tcgen05 adds 0b001 at bit 46; no swizzle.
+  // v1 A tile of 128 rows x 64 bf16 at 1024, K step 0: start 1024 >> 4 = 0x40; LBO 128 * 16 = 2048 >> 4 =
+  // 0x80 at bit 16; SBO 128 >> 4 = 8 at bit 32; tcgen05 adds 0b001 at bit 46; no swizzle.
   // v2 A tile at 1024, K step 1: start (1024 + 32) >> 4 = 0x42; LBO 16 >> 4 = 1; SBO 1024 >> 4 = 0x40;
   // 128B swizzle: wgmma code 1 at bit 62, tcgen05 code 2 at bit 61 (the same bit).
   const gemm::KMajorTile v1{128, 64, 2, gemm::Swizzle::None};
@@ -443,9 +460,9 @@ TEST_CASE("shared-memory descriptors of v1 and v2, on both encodings, against ha
   CHECK(d.swizzle == lm::SwizzleMode::B128);
 }
 
-// ============================================================================================================
+// ==========================================================================================================
 // e. Accumulator fragments: the tcgen05 (TMEM) and wgmma (register) epilogues
-// ============================================================================================================
+// ==========================================================================================================
 TEST_CASE("v1 tcgen05 epilogue: 4 warps x tcgen05.ld 32x32b.x8 cover the 128x128 accumulator exactly once",
           "[layout][tmem]") {
   constexpr int BLOCK_M = 128, BLOCK_N = 128, CHUNK = 8;
@@ -476,9 +493,9 @@ TEST_CASE("v1 tcgen05 epilogue: 4 warps x tcgen05.ld 32x32b.x8 cover the 128x128
 TEST_CASE("tcgen05.ld from a lane quadrant the warp may not access is rejected", "[layout][tmem][negative]") {
   lm::TmemCell cell;
   CHECK(lm::tmem_ld_32x32b(gemm::tmem_addr(0, 32, 0), 1, 0, 0, 8, cell).empty());
-  CHECK_FALSE(lm::tmem_ld_32x32b(gemm::tmem_addr(0, 0, 0), 1, 0, 0, 8, cell).empty());   // warp 1 at lane 0
-  CHECK(lm::tmem_ld_32x32b(gemm::tmem_addr(0, 32, 0), 5, 0, 0, 8, cell).empty());        // warp 5: quadrant 1
-  CHECK_FALSE(lm::tmem_ld_32x32b(gemm::tmem_addr(0, 0, 508), 0, 0, 0, 8, cell).empty()); // past column 511
+  CHECK_FALSE(lm::tmem_ld_32x32b(gemm::tmem_addr(0, 0, 0), 1, 0, 0, 8, cell).empty());  // warp 1 at lane 0
+  CHECK(lm::tmem_ld_32x32b(gemm::tmem_addr(0, 32, 0), 5, 0, 0, 8, cell).empty());       // warp 5: quadrant 1
+  CHECK_FALSE(lm::tmem_ld_32x32b(gemm::tmem_addr(0, 0, 508), 0, 0, 0, 8, cell).empty());  // past column 511
 }
 
 TEST_CASE("wgmma m64nNk16 f32 accumulator: a warpgroup's registers cover the 64xN tile exactly once",
@@ -495,7 +512,8 @@ TEST_CASE("wgmma m64nNk16 f32 accumulator: a warpgroup's registers cover the 64x
         }
     for (int h : hits) REQUIRE(h == 1);
   }
-  // Worked by hand from the ISA figure: lane 5 of warp 2 holds rows 32 + 1 and 32 + 9, columns 8j + 2 + {0, 1}.
+  // Worked by hand from the ISA figure: lane 5 of warp 2 holds rows 32 + 1 and 32 + 9, and in each group j
+  // of 8 columns the columns 8j + 2 and 8j + 3.
   int row = -1, col = -1;
   REQUIRE(lm::wgmma_accumulator_m64(2, 5, 0, 256, row, col));
   CHECK((row == 33 && col == 2));
@@ -506,28 +524,29 @@ TEST_CASE("wgmma m64nNk16 f32 accumulator: a warpgroup's registers cover the 64x
   CHECK_FALSE(lm::wgmma_accumulator_m64(0, 0, 128, 256, row, col));
 }
 
-// ============================================================================================================
+// ==========================================================================================================
 // f. Negative tests: the round trip must fail for each broken descriptor or box
-// ============================================================================================================
+// ==========================================================================================================
 namespace {
 
 // A descriptor the kernel would build for (k_step, row), with one field replaced.
 struct Broken {
-  int lbo = -1, sbo = -1;              // bytes; -1 keeps the kernel's value
-  int addr_delta = 0;                  // added to the start address
+  int lbo = -1, sbo = -1;     // bytes; -1 keeps the kernel's value
+  int addr_delta        = 0;  // added to the start address
   bool override_swizzle = false;
   gemm::Swizzle swizzle = gemm::Swizzle::None;
 };
 
 DescFn broken_descriptors(const sc::StageConfig& c, Broken b) {
   const gemm::KMajorTile tile{c.rows, c.block_k, c.elem_bytes, c.swizzle};
-  const bool sm100 = c.arch == sc::Arch::SM100;
+  const bool sm100    = c.arch == sc::Arch::SM100;
   const uint32_t base = c.tile_addr;
   return [tile, sm100, base, b](int k_step, int row) {
-    const uint32_t start = uint32_t(int(base + gemm::kmajor_row_offset(tile, row) +
-                                        gemm::kmajor_kstep_offset(tile, k_step)) + b.addr_delta);
-    const uint32_t lbo = b.lbo >= 0 ? uint32_t(b.lbo) : gemm::kmajor_lbo(tile);
-    const uint32_t sbo = b.sbo >= 0 ? uint32_t(b.sbo) : gemm::kmajor_sbo(tile);
+    const uint32_t start =
+        uint32_t(int(base + gemm::kmajor_row_offset(tile, row) + gemm::kmajor_kstep_offset(tile, k_step)) +
+                 b.addr_delta);
+    const uint32_t lbo          = b.lbo >= 0 ? uint32_t(b.lbo) : gemm::kmajor_lbo(tile);
+    const uint32_t sbo          = b.sbo >= 0 ? uint32_t(b.sbo) : gemm::kmajor_sbo(tile);
     const gemm::Swizzle swizzle = b.override_swizzle ? b.swizzle : tile.swizzle;
     return sm100 ? gemm::make_smem_desc_sm100(start, lbo, sbo, swizzle)
                  : gemm::make_smem_desc_sm90(start, lbo, sbo, swizzle);
@@ -543,27 +562,29 @@ bool fails(const sc::StageConfig& c, Broken b) {
 TEST_CASE("negative: wrong descriptor fields make the round trip fail", "[layout][negative]") {
   using sc::Arch;
   using sc::Operand;
-  const sc::StageConfig* v1_rows[] = {&find_row("v1b", Arch::SM100, Operand::A), &find_row("v1a", Arch::SM90, Operand::B),
+  const sc::StageConfig* v1_rows[] = {&find_row("v1b", Arch::SM100, Operand::A),
+                                      &find_row("v1a", Arch::SM90, Operand::B),
                                       &find_row("v1a", Arch::SM90, Operand::A)};
-  const sc::StageConfig* v2_rows[] = {&find_row("v2b", Arch::SM100, Operand::A), &find_row("v2a", Arch::SM90, Operand::A),
+  const sc::StageConfig* v2_rows[] = {&find_row("v2b", Arch::SM100, Operand::A),
+                                      &find_row("v2a", Arch::SM90, Operand::A),
                                       &find_row("v3 stage 3", Arch::SM90, Operand::B)};
   for (const sc::StageConfig* c : v1_rows) {
     INFO(describe(*c));
     REQUIRE_FALSE(fails(*c, Broken{}));  // unbroken, the same path round-trips
     const int lbo = c->rows * 16;
-    CHECK(fails(*c, Broken{128, lbo}));            // LBO and SBO swapped
-    CHECK(fails(*c, Broken{lbo + 128}));            // wrong LBO
-    CHECK(fails(*c, Broken{lbo / 2}));              // LBO of a half-height tile
-    CHECK(fails(*c, Broken{-1, 256}));              // wrong SBO
-    CHECK(fails(*c, Broken{-1, -1, 16}));           // start 16 B late
-    CHECK(fails(*c, Broken{-1, -1, 1024}));         // start 1024 B late
+    CHECK(fails(*c, Broken{128, lbo}));                              // LBO and SBO swapped
+    CHECK(fails(*c, Broken{lbo + 128}));                             // wrong LBO
+    CHECK(fails(*c, Broken{lbo / 2}));                               // LBO of a half-height tile
+    CHECK(fails(*c, Broken{-1, 256}));                               // wrong SBO
+    CHECK(fails(*c, Broken{-1, -1, 16}));                            // start 16 B late
+    CHECK(fails(*c, Broken{-1, -1, 1024}));                          // start 1024 B late
     CHECK(fails(*c, Broken{-1, -1, 0, true, gemm::Swizzle::B128}));  // swizzled read of an unswizzled tile
   }
   for (const sc::StageConfig* c : v2_rows) {
     INFO(describe(*c));
     REQUIRE_FALSE(fails(*c, Broken{}));
-    CHECK(fails(*c, Broken{-1, 512}));              // SBO of a 64B-swizzle atom
-    CHECK(fails(*c, Broken{-1, 128}));              // SBO of the no-swizzle layout
+    CHECK(fails(*c, Broken{-1, 512}));  // SBO of a 64B-swizzle atom
+    CHECK(fails(*c, Broken{-1, 128}));  // SBO of the no-swizzle layout
     CHECK(fails(*c, Broken{-1, -1, 16}));
     CHECK(fails(*c, Broken{-1, -1, 1024}));
     CHECK(fails(*c, Broken{-1, -1, 0, true, gemm::Swizzle::None}));
@@ -575,16 +596,17 @@ TEST_CASE("negative: wrong descriptor fields make the round trip fail", "[layout
 }
 
 TEST_CASE("negative: K steps advanced like the other layout make the round trip fail", "[layout][negative]") {
-  // The classic mix-ups: +32 B per k16 on the core-matrix layout, and two whole 16-byte slices on the 128B one.
+  // The classic mix-ups: +32 B per k16 on the core-matrix layout; two whole 16-byte slices on the 128B one.
   for (const char* stage : {"v1a", "v2a"}) {
     const sc::StageConfig& c = find_row(stage, sc::Arch::SM100, sc::Operand::B);
     const gemm::KMajorTile tile{c.rows, c.block_k, c.elem_bytes, c.swizzle};
-    const gemm::KMajorTile other{c.rows, c.block_k, c.elem_bytes,
-                                 c.swizzle == gemm::Swizzle::None ? gemm::Swizzle::B128 : gemm::Swizzle::None};
+    const gemm::KMajorTile other{
+        c.rows, c.block_k, c.elem_bytes,
+        c.swizzle == gemm::Swizzle::None ? gemm::Swizzle::B128 : gemm::Swizzle::None};
     const DescFn wrong_steps = [&](int k_step, int row) {
-      return gemm::make_smem_desc_sm100(c.tile_addr + gemm::kmajor_row_offset(tile, row) +
-                                            gemm::kmajor_kstep_offset(other, k_step),
-                                        gemm::kmajor_lbo(tile), gemm::kmajor_sbo(tile), tile.swizzle);
+      return gemm::make_smem_desc_sm100(
+          c.tile_addr + gemm::kmajor_row_offset(tile, row) + gemm::kmajor_kstep_offset(other, k_step),
+          gemm::kmajor_lbo(tile), gemm::kmajor_sbo(tile), tile.swizzle);
     };
     INFO(describe(c));
     CHECK_FALSE(round_trips(round_trip(c, wrong_steps), long(tile_bytes(c))));
@@ -595,23 +617,27 @@ TEST_CASE("negative: wrong tcgen05 fixed bits and the other architecture's encod
           "[layout][negative]") {
   const gemm::KMajorTile v2{128, 64, 2, gemm::Swizzle::B128};
   const uint64_t sm100 = gemm::kmajor_desc_sm100(v2, 1024, 0);
-  const uint64_t sm90 = gemm::kmajor_desc_sm90(v2, 1024, 0);
+  const uint64_t sm90  = gemm::kmajor_desc_sm90(v2, 1024, 0);
   lm::SmemDescriptor d;
   REQUIRE(lm::decode_smem_descriptor(sm100, lm::MmaEncoding::TCGEN05_SM100, d).empty());
   REQUIRE(lm::decode_smem_descriptor(sm90, lm::MmaEncoding::WGMMA_SM90, d).empty());
   const uint64_t fixed_mask = uint64_t(7) << 46;
   CHECK_FALSE(lm::decode_smem_descriptor(sm100 & ~fixed_mask, lm::MmaEncoding::TCGEN05_SM100, d).empty());
-  CHECK_FALSE(lm::decode_smem_descriptor((sm100 & ~fixed_mask) | (uint64_t(2) << 46), lm::MmaEncoding::TCGEN05_SM100,
-                                         d).empty());
-  CHECK_FALSE(lm::decode_smem_descriptor(sm100 | (uint64_t(1) << 48), lm::MmaEncoding::TCGEN05_SM100, d).empty());
-  CHECK_FALSE(lm::decode_smem_descriptor(sm90, lm::MmaEncoding::TCGEN05_SM100, d).empty());   // bit 46 missing
-  CHECK_FALSE(lm::decode_smem_descriptor(sm100, lm::MmaEncoding::WGMMA_SM90, d).empty());     // bit 46 reserved
-  CHECK_FALSE(lm::decode_smem_descriptor(sm100 | (uint64_t(1) << 61), lm::MmaEncoding::TCGEN05_SM100, d).empty());
-  CHECK_FALSE(lm::decode_smem_descriptor(sm100 | (uint64_t(1) << 49), lm::MmaEncoding::TCGEN05_SM100, d).empty());
+  CHECK_FALSE(lm::decode_smem_descriptor((sm100 & ~fixed_mask) | (uint64_t(2) << 46),
+                                         lm::MmaEncoding::TCGEN05_SM100, d)
+                  .empty());
+  CHECK_FALSE(
+      lm::decode_smem_descriptor(sm100 | (uint64_t(1) << 48), lm::MmaEncoding::TCGEN05_SM100, d).empty());
+  CHECK_FALSE(lm::decode_smem_descriptor(sm90, lm::MmaEncoding::TCGEN05_SM100, d).empty());  // bit 46 missing
+  CHECK_FALSE(lm::decode_smem_descriptor(sm100, lm::MmaEncoding::WGMMA_SM90, d).empty());  // bit 46 reserved
+  CHECK_FALSE(
+      lm::decode_smem_descriptor(sm100 | (uint64_t(1) << 61), lm::MmaEncoding::TCGEN05_SM100, d).empty());
+  CHECK_FALSE(
+      lm::decode_smem_descriptor(sm100 | (uint64_t(1) << 49), lm::MmaEncoding::TCGEN05_SM100, d).empty());
 
   // And through the round trip: a v2 tile read with descriptors whose fixed bits are cleared.
   const sc::StageConfig& c = find_row("v2b", sc::Arch::SM100, sc::Operand::B);
-  const DescFn base = kernel_descriptors(c);
+  const DescFn base        = kernel_descriptors(c);
   const RoundTrip rt = round_trip(c, [&](int k_step, int row) { return base(k_step, row) & ~fixed_mask; });
   CHECK_FALSE(rt.error.empty());
 }
