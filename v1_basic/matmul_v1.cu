@@ -93,46 +93,53 @@ __global__ void __launch_bounds__(NUM_THREADS)
   tc5::fence_after_thread_sync();
   const uint32_t tmem_acc = tmem_slot;
 
-  // ---- main loop: load a K tile, multiply it, wait, repeat ----
-  const int num_k_tiles = k / BLOCK_K;
-  uint32_t tma_phase = 0, mma_phase = 0;
-  for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
-    // load: one thread announces the bytes, then issues the copies
-    if (warp_id == 0 && ptx::elect_one_sync()) {
-      ptx::mbarrier_arrive_expect_tx(&tma_full_bar, A_TILE_BYTES + B_TILE_BYTES);
-      const int k0 = k_tile * BLOCK_K;
-      if constexpr (TMA_3D) {
-        // one box {8, rows, BLOCK_K/8}: lands as BLOCK_K/8 contiguous [rows x 16 B] slices
-        ptx::tma_load_3d(a_smem, &a_map, &tma_full_bar, 0, m0, k0 / SLICE_K);
-        ptx::tma_load_3d(b_smem, &b_map, &tma_full_bar, 0, n0, k0 / SLICE_K);
-      } else {
-        // BLOCK_K/8 boxes {8, rows}, slice s of K to smem offset s * rows * 16
+  // ---- main loop, warp 0: load a K tile, multiply it, wait, repeat ----
+  // Only warp 0 waits on the barriers. Were every warp to wait, a warp that fell two phases behind could not
+  // tell a barrier's phase k from phase k+2 (a wait names only a parity); the others just wait for the result.
+  if (warp_id == 0) {
+    const int num_k_tiles = k / BLOCK_K;
+    uint32_t tma_phase = 0, mma_phase = 0;
+    for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
+      // load: one thread announces the bytes, then issues the copies
+      if (ptx::elect_one_sync()) {
+        ptx::mbarrier_arrive_expect_tx(&tma_full_bar, A_TILE_BYTES + B_TILE_BYTES);
+        const int k0 = k_tile * BLOCK_K;
+        if constexpr (TMA_3D) {
+          // one box {8, rows, BLOCK_K/8}: lands as BLOCK_K/8 contiguous [rows x 16 B] slices
+          ptx::tma_load_3d(a_smem, &a_map, &tma_full_bar, 0, m0, k0 / SLICE_K);
+          ptx::tma_load_3d(b_smem, &b_map, &tma_full_bar, 0, n0, k0 / SLICE_K);
+        } else {
+          // BLOCK_K/8 boxes {8, rows}, slice s of K to smem offset s * rows * 16
 #pragma unroll
-        for (int s = 0; s < BLOCK_K / SLICE_K; ++s) {
-          ptx::tma_load_2d(a_smem + s * BLOCK_M * 16, &a_map, &tma_full_bar, k0 + s * SLICE_K, m0);
-          ptx::tma_load_2d(b_smem + s * BLOCK_N * 16, &b_map, &tma_full_bar, k0 + s * SLICE_K, n0);
+          for (int s = 0; s < BLOCK_K / SLICE_K; ++s) {
+            ptx::tma_load_2d(a_smem + s * BLOCK_M * 16, &a_map, &tma_full_bar, k0 + s * SLICE_K, m0);
+            ptx::tma_load_2d(b_smem + s * BLOCK_N * 16, &b_map, &tma_full_bar, k0 + s * SLICE_K, n0);
+          }
         }
       }
-    }
-    ptx::mbarrier_wait(&tma_full_bar, tma_phase, "tma_full_bar");
-    tma_phase ^= 1;
-    tc5::fence_after_thread_sync();
+      ptx::mbarrier_wait(&tma_full_bar, tma_phase, "tma_full_bar");
+      tma_phase ^= 1;
+      tc5::fence_after_thread_sync();
 
-    // compute: one thread issues BLOCK_K/16 MMAs; the first of the whole K loop overwrites the accumulator
-    if (warp_id == 0 && ptx::elect_one_sync()) {
-      const uint32_t a_addr = ptx::smem_addr(a_smem), b_addr = ptx::smem_addr(b_smem);
+      // compute: one thread issues BLOCK_K/16 MMAs; the first of the whole K loop overwrites the accumulator
+      if (ptx::elect_one_sync()) {
+        const uint32_t a_addr = ptx::smem_addr(a_smem), b_addr = ptx::smem_addr(b_smem);
 #pragma unroll
-      for (int k_step = 0; k_step < BLOCK_K / MMA_K; ++k_step) {
-        const uint64_t a_desc = kmajor_desc_sm100(A_TILE, a_addr, k_step);
-        const uint64_t b_desc = kmajor_desc_sm100(B_TILE, b_addr, k_step);
-        tc5::mma_f16_ss(tmem_acc, a_desc, b_desc, IDESC, (k_tile > 0 || k_step > 0) ? 1u : 0u);
+        for (int k_step = 0; k_step < BLOCK_K / MMA_K; ++k_step) {
+          const uint64_t a_desc = kmajor_desc_sm100(A_TILE, a_addr, k_step);
+          const uint64_t b_desc = kmajor_desc_sm100(B_TILE, b_addr, k_step);
+          tc5::mma_f16_ss(tmem_acc, a_desc, b_desc, IDESC, (k_tile > 0 || k_step > 0) ? 1u : 0u);
+        }
+        tc5::commit(&mma_done_bar);  // arrives once the MMAs above have read smem and written TMEM
       }
-      tc5::commit(&mma_done_bar);  // arrives when the MMAs above have finished reading smem and writing TMEM
+      // The next TMA may not overwrite the tile, nor the epilogue read TMEM, before the MMAs are done.
+      ptx::mbarrier_wait(&mma_done_bar, mma_phase, "mma_done_bar");
+      mma_phase ^= 1;
     }
-    // Nobody may overwrite the tile (next TMA) or read TMEM (epilogue) before the MMAs are done.
-    ptx::mbarrier_wait(&mma_done_bar, mma_phase, "mma_done_bar");
-    mma_phase ^= 1;
   }
+  // Warp 0 has seen the last MMA complete; the barrier passes that on to the other warps.
+  tc5::fence_before_thread_sync();
+  __syncthreads();
   tc5::fence_after_thread_sync();
 
   // ---- epilogue: warp w owns TMEM lanes 32w..32w+31 = output rows; thread t holds row 32w + t ----
