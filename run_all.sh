@@ -80,8 +80,14 @@ grep "^RESULT|" "$log" | awk -F'|' '
   tail -n +2 "$csv" | awk -F',' '{
     printf "| %sx%sx%s | %s | %s | %s | %s | %s%% | %s | %s |\n", $3, $4, $5, $1, $2, $6, $7, $8, $9, $10 }'
   echo
-  echo "TFLOPS = 2MNK / median time (CUDA events, $iters launches, inputs rotated beyond L2); % of cuBLAS is"
-  echo "against cuBLASLt timed in the same process. Full log: results/$(basename "$log")"
+  echo "TFLOPS = 2MNK / median time (CUDA events, $iters launches, inputs rotated beyond L2). % of cuBLAS is"
+  echo "against cuBLASLt timed in the same process as the stage; the cuBLAS row above is the first stage's."
+  grep "^RESULT|" "$log" | awk -F'|' '
+    { delete f; for (i = 2; i <= NF; i++) { p = index($i, "="); f[substr($i, 1, p - 1)] = substr($i, p + 1) }
+      if (f["variant"] == "cublas") cub = cub sprintf("%s %s (%sx%sx%s), ", f["stage"], f["tflops"], f["m"], f["n"], f["k"])
+      clk = f["sm_clock_mhz"] + 0; if (lo == "" || clk < lo) lo = clk; if (clk > hi) hi = clk }
+    END { sub(/, $/, "", cub); printf "cuBLAS TFLOPS in each stage run: %s. SM clock read right after each timing: %s-%s MHz.\n", cub, lo, hi }'
+  echo "Full log: results/$(basename "$log")"
 } | tee "$md"
 cp "$md" "$root/results/latest.md"
 cp "$csv" "$root/results/latest.csv"

@@ -25,7 +25,7 @@ std::string detect_gpu(GpuInfo& info, Arch& arch) {
   if (err != cudaSuccess || count == 0) {
     return std::string("no CUDA GPU found (") +
            (err != cudaSuccess ? cudaGetErrorString(err) : "cudaGetDeviceCount returned 0") +
-           "). This stage runs on sm_100a (B200/GB200) or sm_90a (H100/H200) GPUs.";
+           "). This stage runs on sm_100a/sm_103a (B200/GB200/B300) or sm_90a (H100/H200) GPUs.";
   }
   CUDA_CHECK(cudaGetDevice(&info.device));
   cudaDeviceProp prop;
