@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include "common/compare.h"
+#include "common/descriptors.cuh"
 #include "common/options.h"
 
 namespace gemm {
@@ -33,12 +34,23 @@ struct GemmArgs {
 
 using Launch = std::function<void(cudaStream_t)>;
 
+// The shared-memory operand tiles of a variant: an A and a B tile per ring stage, laid out as KMajorTile
+// says. tests/stage_configs.h must list every one of them for the layout model; tests/test_stage_table.cpp
+// checks that it does, against these values taken from the kernels' own constants.
+struct SmemTiles {
+  KMajorTile a, b;
+  int a_mma_rows;  // rows of A one MMA instruction reads (wgmma: 64, a sub-tile per warpgroup; tcgen05: all)
+  bool tma_3d;     // one 3D box per operand, or block_k / slice 2D boxes
+  int num_stages;  // depth of the shared-memory ring
+};
+
 // One kernel variant of a stage.
 struct Variant {
   const char* name;    // "v1a"
   const char* what;    // what changed, one line for the progression table
   const char* kernel;  // which kernel and file: "sm_100a tcgen05, v1_basic/matmul_v1.cu"
   ShapeRule shape;
+  SmemTiles tiles;
   // Builds what a launch on these buffers needs (tensor maps, smem limits) and returns the launch.
   // Called once per input copy; the shape has already passed `shape`.
   Launch (*prepare)(const GemmArgs&);

@@ -163,9 +163,11 @@ Launch prepare_v1(const GemmArgs& g) {
 std::vector<Variant> sm90_variants() {
   const ShapeRule whole_tiles{BLOCK_M, BLOCK_N, BLOCK_K, "needs whole 128x256x64 tiles"};
   const char* kernel = "sm_90a wgmma kernel, the Hopper twin (v1_basic/matmul_v1_sm90.cu)";
+  const SmemTiles tiles_2d{A_TILE, B_TILE, WGMMA_M, /*tma_3d=*/false, /*num_stages=*/1};
+  const SmemTiles tiles_3d{A_TILE, B_TILE, WGMMA_M, /*tma_3d=*/true, /*num_stages=*/1};
   return {
-      {"v1a", "wgmma + TMA, 2D boxes 8 wide, no swizzle", kernel, whole_tiles, prepare_v1<false>},
-      {"v1b", "wgmma + TMA, one 3D box, no swizzle", kernel, whole_tiles, prepare_v1<true>},
+      {"v1a", "wgmma + TMA, 2D boxes 8 wide, no swizzle", kernel, whole_tiles, tiles_2d, prepare_v1<false>},
+      {"v1b", "wgmma + TMA, one 3D box, no swizzle", kernel, whole_tiles, tiles_3d, prepare_v1<true>},
   };
 }
 

@@ -215,9 +215,11 @@ Launch prepare_v2(const GemmArgs& g) {
 std::vector<Variant> sm100_variants() {
   const ShapeRule whole_tiles{BLOCK_M, BLOCK_N, BLOCK_K, "needs whole 128x128x64 tiles"};
   const char* kernel = "sm_100a tcgen05 kernel (v2_swizzle128/matmul_v2.cu)";
+  const SmemTiles tiles_2d{A_TILE, B_TILE, BLOCK_M, /*tma_3d=*/false, /*num_stages=*/1};
+  const SmemTiles tiles_3d{A_TILE, B_TILE, BLOCK_M, /*tma_3d=*/true, /*num_stages=*/1};
   return {
-      {"v2a", "tcgen05 + TMA, 2D boxes 64 wide, 128B swizzle", kernel, whole_tiles, prepare_v2<false>},
-      {"v2b", "tcgen05 + TMA, one 3D box, 128B swizzle", kernel, whole_tiles, prepare_v2<true>},
+      {"v2a", "tcgen05 + TMA, 2D boxes 64 wide, 128B swizzle", kernel, whole_tiles, tiles_2d, prepare_v2<false>},
+      {"v2b", "tcgen05 + TMA, one 3D box, 128B swizzle", kernel, whole_tiles, tiles_3d, prepare_v2<true>},
   };
 }
 

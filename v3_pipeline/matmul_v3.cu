@@ -226,8 +226,9 @@ Launch prepare_v3(const GemmArgs& g) {
 std::vector<Variant> sm100_variants() {
   const ShapeRule whole_tiles{BLOCK_M, BLOCK_N, BLOCK_K, "needs whole 128x128x64 tiles"};
   const char* kernel = "sm_100a tcgen05 kernel (v3_pipeline/matmul_v3.cu)";
+  const SmemTiles tiles{A_TILE, B_TILE, BLOCK_M, /*tma_3d=*/true, NUM_STAGES};
   return {
-      {"v3", "tcgen05 + 3D TMA, 128B swizzle, 4-stage smem ring", kernel, whole_tiles, prepare_v3},
+      {"v3", "tcgen05 + 3D TMA, 128B swizzle, 4-stage smem ring", kernel, whole_tiles, tiles, prepare_v3},
   };
 }
 

@@ -192,8 +192,9 @@ Launch prepare_v3(const GemmArgs& g) {
 std::vector<Variant> sm90_variants() {
   const ShapeRule whole_tiles{BLOCK_M, BLOCK_N, BLOCK_K, "needs whole 128x256x64 tiles"};
   const char* kernel = "sm_90a wgmma kernel, the Hopper twin (v3_pipeline/matmul_v3_sm90.cu)";
+  const SmemTiles tiles{A_TILE, B_TILE, WGMMA_M, /*tma_3d=*/true, NUM_STAGES};
   return {
-      {"v3", "wgmma + 3D TMA, 128B swizzle, 4-stage smem ring", kernel, whole_tiles, prepare_v3},
+      {"v3", "wgmma + 3D TMA, 128B swizzle, 4-stage smem ring", kernel, whole_tiles, tiles, prepare_v3},
   };
 }
 
