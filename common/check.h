@@ -7,35 +7,43 @@
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
-#define CUDA_CHECK(call)                                                                             \
-  do {                                                                                               \
-    const cudaError_t err_ = (call);                                                                 \
-    if (err_ != cudaSuccess) {                                                                       \
+#define CUDA_CHECK(call)                                                                               \
+  do {                                                                                                 \
+    const cudaError_t err_ = (call);                                                                   \
+    if (err_ != cudaSuccess) {                                                                         \
       std::fprintf(stderr, "CUDA error %d (%s) at %s:%d in %s\n", int(err_), cudaGetErrorString(err_), \
-                   __FILE__, __LINE__, #call);                                                       \
-      std::exit(1);                                                                                  \
-    }                                                                                                \
+                   __FILE__, __LINE__, #call);                                                         \
+      std::exit(1);                                                                                    \
+    }                                                                                                  \
   } while (0)
 
-#define CUBLAS_CHECK(call)                                                                                \
-  do {                                                                                                    \
-    const cublasStatus_t st_ = (call);                                                                    \
-    if (st_ != CUBLAS_STATUS_SUCCESS) {                                                                   \
+#define CUBLAS_CHECK(call)                                                                               \
+  do {                                                                                                   \
+    const cublasStatus_t st_ = (call);                                                                   \
+    if (st_ != CUBLAS_STATUS_SUCCESS) {                                                                  \
       std::fprintf(stderr, "cuBLAS error %d (%s) at %s:%d in %s\n", int(st_), cublasLt_status_name(st_), \
-                   __FILE__, __LINE__, #call);                                                            \
-      std::exit(1);                                                                                       \
-    }                                                                                                     \
+                   __FILE__, __LINE__, #call);                                                           \
+      std::exit(1);                                                                                      \
+    }                                                                                                    \
   } while (0)
 
 inline const char* cublasLt_status_name(cublasStatus_t s) {
   switch (s) {
-    case CUBLAS_STATUS_NOT_INITIALIZED: return "not initialized";
-    case CUBLAS_STATUS_ALLOC_FAILED: return "allocation failed";
-    case CUBLAS_STATUS_INVALID_VALUE: return "invalid value";
-    case CUBLAS_STATUS_ARCH_MISMATCH: return "architecture mismatch";
-    case CUBLAS_STATUS_EXECUTION_FAILED: return "execution failed";
-    case CUBLAS_STATUS_INTERNAL_ERROR: return "internal error";
-    case CUBLAS_STATUS_NOT_SUPPORTED: return "not supported";
-    default: return "other";
+    case CUBLAS_STATUS_NOT_INITIALIZED:
+      return "not initialized";
+    case CUBLAS_STATUS_ALLOC_FAILED:
+      return "allocation failed";
+    case CUBLAS_STATUS_INVALID_VALUE:
+      return "invalid value";
+    case CUBLAS_STATUS_ARCH_MISMATCH:
+      return "architecture mismatch";
+    case CUBLAS_STATUS_EXECUTION_FAILED:
+      return "execution failed";
+    case CUBLAS_STATUS_INTERNAL_ERROR:
+      return "internal error";
+    case CUBLAS_STATUS_NOT_SUPPORTED:
+      return "not supported";
+    default:
+      return "other";
   }
 }

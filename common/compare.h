@@ -32,12 +32,12 @@ struct Tolerance {
 };
 
 struct CompareResult {
-  double rel_frob   = 0;  // ||out - ref||_F / ||ref||_F over the finite elements
-  double max_abs    = 0;  // max |out - ref| over the finite elements
-  size_t nonfinite  = 0;  // NaN or Inf in the output (poison that was never overwritten counts here)
-  size_t bad        = 0;  // finite elements outside the element-wise tolerance
-  size_t first_bad  = SIZE_MAX;  // index of the first NaN/Inf or out-of-tolerance element
-  bool pass         = false;
+  double rel_frob  = 0;         // ||out - ref||_F / ||ref||_F over the finite elements
+  double max_abs   = 0;         // max |out - ref| over the finite elements
+  size_t nonfinite = 0;         // NaN or Inf in the output (poison that was never overwritten counts here)
+  size_t bad       = 0;         // finite elements outside the element-wise tolerance
+  size_t first_bad = SIZE_MAX;  // index of the first NaN/Inf or out-of-tolerance element
+  bool pass        = false;
   std::string summary() const;  // "rel_err=... max_abs=... nonfinite=... bad=... PASS"
 };
 

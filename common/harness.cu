@@ -52,19 +52,21 @@ std::string detect_gpu(GpuInfo& info, Arch& arch) {
     arch = Arch::Sm90;
     return "";
   }
-  return "found " + found + ", which this series has no kernel for. Supported: compute capability 10.0 "
-         "(sm_100a: B200/GB200), 10.3 (sm_103a: B300/GB300) and 9.0 (sm_90a: H100/H200); not RTX 50 / RTX PRO "
-         "Blackwell (sm_120), which has no tcgen05.";
+  return "found " + found +
+         ", which this series has no kernel for. Supported: compute capability 10.0 (sm_100a: B200/GB200), "
+         "10.3 (sm_103a: B300/GB300) and 9.0 (sm_90a: H100/H200); not RTX 50 / RTX PRO Blackwell (sm_120), "
+         "which has no tcgen05.";
 }
 
 std::string describe_gpu(const GpuInfo& g) {
   char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "GPU: %s | sm_%d%d | %d SMs | max SM clock %d MHz | L2 %zu MB | driver API %d.%d | CUDA runtime "
-                "%d.%d | cuBLASLt %zu",
-                g.name.c_str(), g.cc_major, g.cc_minor, g.sm_count, g.max_sm_clock_mhz, g.l2_bytes >> 20,
-                g.driver_version / 1000, (g.driver_version % 1000) / 10, g.runtime_version / 1000,
-                (g.runtime_version % 1000) / 10, g.cublaslt_version);
+  std::snprintf(
+      buf, sizeof buf,
+      "GPU: %s | sm_%d%d | %d SMs | max SM clock %d MHz | L2 %zu MB | driver API %d.%d | CUDA runtime "
+      "%d.%d | cuBLASLt %zu",
+      g.name.c_str(), g.cc_major, g.cc_minor, g.sm_count, g.max_sm_clock_mhz, g.l2_bytes >> 20,
+      g.driver_version / 1000, (g.driver_version % 1000) / 10, g.runtime_version / 1000,
+      (g.runtime_version % 1000) / 10, g.cublaslt_version);
   return buf;
 }
 
@@ -74,14 +76,14 @@ std::string describe_gpu(const GpuInfo& g) {
 namespace {
 
 struct Nvml {
-  using Device = void*;
-  int (*init)()                                            = nullptr;
-  int (*by_pci)(const char*, Device*)                      = nullptr;
-  int (*clock)(Device, int, unsigned*)                     = nullptr;
-  int (*power_limit)(Device, unsigned*)                    = nullptr;
-  int (*driver_version)(char*, unsigned)                   = nullptr;
-  Device dev                                               = nullptr;
-  bool ok                                                  = false;
+  using Device                           = void*;
+  int (*init)()                          = nullptr;
+  int (*by_pci)(const char*, Device*)    = nullptr;
+  int (*clock)(Device, int, unsigned*)   = nullptr;
+  int (*power_limit)(Device, unsigned*)  = nullptr;
+  int (*driver_version)(char*, unsigned) = nullptr;
+  Device dev                             = nullptr;
+  bool ok                                = false;
 
   static Nvml& get() {
     static Nvml n = open();
@@ -91,15 +93,18 @@ struct Nvml {
     Nvml n;
     void* lib = dlopen("libnvidia-ml.so.1", RTLD_LAZY);
     if (!lib) return n;
-    n.init        = reinterpret_cast<int (*)()>(dlsym(lib, "nvmlInit_v2"));
-    n.by_pci      = reinterpret_cast<int (*)(const char*, Device*)>(dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
-    n.clock       = reinterpret_cast<int (*)(Device, int, unsigned*)>(dlsym(lib, "nvmlDeviceGetClockInfo"));
-    n.power_limit = reinterpret_cast<int (*)(Device, unsigned*)>(dlsym(lib, "nvmlDeviceGetEnforcedPowerLimit"));
+    n.init = reinterpret_cast<int (*)()>(dlsym(lib, "nvmlInit_v2"));
+    n.by_pci =
+        reinterpret_cast<int (*)(const char*, Device*)>(dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
+    n.clock = reinterpret_cast<int (*)(Device, int, unsigned*)>(dlsym(lib, "nvmlDeviceGetClockInfo"));
+    n.power_limit =
+        reinterpret_cast<int (*)(Device, unsigned*)>(dlsym(lib, "nvmlDeviceGetEnforcedPowerLimit"));
     n.driver_version = reinterpret_cast<int (*)(char*, unsigned)>(dlsym(lib, "nvmlSystemGetDriverVersion"));
     if (!n.init || !n.by_pci || !n.clock || n.init() != 0) return n;
     int dev = 0;
     char pci[64];
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetPCIBusId(pci, sizeof pci, dev) != cudaSuccess) return n;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetPCIBusId(pci, sizeof pci, dev) != cudaSuccess)
+      return n;
     n.ok = n.by_pci(pci, &n.dev) == 0;
     return n;
   }
@@ -133,7 +138,8 @@ __host__ __device__ inline uint64_t splitmix64(uint64_t x) {
 
 __global__ void fill_random_bf16_kernel(__nv_bfloat16* dst, size_t count, uint64_t seed) {
   const uint64_t key = splitmix64(seed);
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count;
+       i += size_t(gridDim.x) * blockDim.x) {
     const uint64_t h = splitmix64(key ^ i);
     const float u    = float(h >> 40) * (1.0f / 16777216.0f);  // 24 random bits in [0, 1)
     dst[i]           = __float2bfloat16(2.0f * u - 1.0f);
@@ -151,12 +157,12 @@ void fill_random_bf16(void* dst, size_t count, uint64_t seed, cudaStream_t strea
 // cuBLASLt reference
 // ------------------------------------------------------------------------------------------------------------
 struct CublasLtGemm::Impl {
-  cublasLtHandle_t handle         = nullptr;
-  cublasLtMatmulDesc_t op         = nullptr;
-  cublasLtMatrixLayout_t la       = nullptr, lb = nullptr, lc = nullptr;
+  cublasLtHandle_t handle   = nullptr;
+  cublasLtMatmulDesc_t op   = nullptr;
+  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
   cublasLtMatmulHeuristicResult_t heur{};
-  void* workspace                 = nullptr;
-  size_t workspace_bytes          = size_t(32) << 20;
+  void* workspace        = nullptr;
+  size_t workspace_bytes = size_t(32) << 20;
 };
 
 // Row-major C[M,N] = A[M,K] B[N,K]^T is, in cuBLAS's column-major terms, C^T[N,M] = B[N,K] A^T: "A" of the
@@ -177,7 +183,8 @@ CublasLtGemm::CublasLtGemm(int64_t m, int64_t n, int64_t k) : impl_(new Impl) {
   CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                     &s.workspace_bytes, sizeof s.workspace_bytes));
   int found = 0;
-  CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(s.handle, s.op, s.la, s.lb, s.lc, s.lc, pref, 1, &s.heur, &found));
+  CUBLAS_CHECK(
+      cublasLtMatmulAlgoGetHeuristic(s.handle, s.op, s.la, s.lb, s.lc, s.lc, pref, 1, &s.heur, &found));
   CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
   if (found == 0) {
     std::fprintf(stderr, "error: cuBLASLt has no bf16 TN algorithm for M=%lld N=%lld K=%lld\n", (long long)m,
@@ -320,17 +327,19 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
 
   if (!opt.seed_given) {
     std::random_device rd;
-    opt.seed = (uint64_t(rd()) << 32 | rd()) ^ uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+    opt.seed =
+        (uint64_t(rd()) << 32 | rd()) ^ uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
     opt.seed = (opt.seed & 0x7FFFFFFFFFFFFFFFull) | 1;
   }
 
   Nvml& nvml = Nvml::get();
   std::printf("%s | driver %s | power limit %d W\n", describe_gpu(gpu).c_str(), nvml.driver().c_str(),
               nvml.power_limit_w());
-  std::printf("%s: C[%lld,%lld] = A[%lld,%lld] * B[%lld,%lld]^T, bf16 in and out, fp32 accumulate | seed %llu "
-              "(replay with --seed %llu)\n",
-              prog.c_str(), (long long)opt.m, (long long)opt.n, (long long)opt.m, (long long)opt.k,
-              (long long)opt.n, (long long)opt.k, (unsigned long long)opt.seed, (unsigned long long)opt.seed);
+  std::printf(
+      "%s: C[%lld,%lld] = A[%lld,%lld] * B[%lld,%lld]^T, bf16 in and out, fp32 accumulate | seed %llu "
+      "(replay with --seed %llu)\n",
+      prog.c_str(), (long long)opt.m, (long long)opt.n, (long long)opt.m, (long long)opt.k, (long long)opt.n,
+      (long long)opt.k, (unsigned long long)opt.seed, (unsigned long long)opt.seed);
   if (!chosen.empty()) std::printf("kernels: %s\n", chosen.front()->kernel);
 
   // Input copies: enough that the set rotated through is well over the L2 (2x), so a timed launch cannot
@@ -417,38 +426,43 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
   }
 
   if (opt.iters > 0)
-    std::printf("timing: CUDA events, median and min of %d launches after %d warm-up, inputs rotated through "
-                "%d copies (%.0f MB, L2 %zu MB)\n",
-                opt.iters, opt.warmup, copies, double(copies * set_bytes) / 1e6, gpu.l2_bytes >> 20);
-  std::printf("%-7s %-52s %8s %10s %9s %8s %9s %s\n", "variant", "what changed", "TFLOPS", "median ms", "min ms",
-              "vs cuBLAS", "rel err", "check");
+    std::printf(
+        "timing: CUDA events, median and min of %d launches after %d warm-up, inputs rotated through "
+        "%d copies (%.0f MB, L2 %zu MB)\n",
+        opt.iters, opt.warmup, copies, double(copies * set_bytes) / 1e6, gpu.l2_bytes >> 20);
+  std::printf("%-7s %-52s %8s %10s %9s %8s %9s %s\n", "variant", "what changed", "TFLOPS", "median ms",
+              "min ms", "vs cuBLAS", "rel err", "check");
   for (const Row& r : rows) {
     std::printf("%-7s %-52s %8s %10s %9s %8s %9s %s\n", r.variant.c_str(), r.what.substr(0, 52).c_str(),
-                opt.iters ? fmt("%.1f", r.tflops).c_str() : "-", opt.iters ? fmt("%.4f", r.timing.median_ms).c_str() : "-",
-                opt.iters ? fmt("%.4f", r.timing.min_ms).c_str() : "-", opt.iters ? fmt("%.3fx", r.ratio).c_str() : "-",
+                opt.iters ? fmt("%.1f", r.tflops).c_str() : "-",
+                opt.iters ? fmt("%.4f", r.timing.median_ms).c_str() : "-",
+                opt.iters ? fmt("%.4f", r.timing.min_ms).c_str() : "-",
+                opt.iters ? fmt("%.3fx", r.ratio).c_str() : "-",
                 r.checked ? fmt("%.2e", r.check.rel_frob).c_str() : "-",
                 r.checked ? (r.check.pass ? "PASS" : "FAIL") : "-");
   }
   // One machine-readable line per row, '|'-separated key=value pairs (run_all.sh parses these).
   const char* arch_name = arch == Arch::Sm100 ? "sm_100a" : "sm_90a";
   for (const Row& r : rows) {
-    std::printf("RESULT|stage=%s|variant=%s|arch=%s|m=%lld|n=%lld|k=%lld|tflops=%.2f|median_ms=%.5f|min_ms=%.5f|"
-                "cublas_tflops=%.2f|ratio=%.4f|rel_err=%s|max_abs=%s|nonfinite=%s|status=%s|sm_clock_mhz=%d|"
-                "seed=%llu|what=%s\n",
-                stage, r.variant.c_str(), arch_name, (long long)opt.m, (long long)opt.n, (long long)opt.k, r.tflops,
-                r.timing.median_ms, r.timing.min_ms, ref_row.tflops, r.ratio,
-                r.checked ? fmt("%.3e", r.check.rel_frob).c_str() : "-",
-                r.checked ? fmt("%.3e", r.check.max_abs).c_str() : "-",
-                r.checked ? std::to_string(r.check.nonfinite).c_str() : "-",
-                r.checked ? (r.check.pass ? "PASS" : "FAIL") : (r.variant == "cublas" ? "REF" : "UNCHECKED"),
-                r.timing.sm_clock_mhz, (unsigned long long)opt.seed, r.what.c_str());
+    std::printf(
+        "RESULT|stage=%s|variant=%s|arch=%s|m=%lld|n=%lld|k=%lld|tflops=%.2f|median_ms=%.5f|min_ms=%.5f|"
+        "cublas_tflops=%.2f|ratio=%.4f|rel_err=%s|max_abs=%s|nonfinite=%s|status=%s|sm_clock_mhz=%d|"
+        "seed=%llu|what=%s\n",
+        stage, r.variant.c_str(), arch_name, (long long)opt.m, (long long)opt.n, (long long)opt.k, r.tflops,
+        r.timing.median_ms, r.timing.min_ms, ref_row.tflops, r.ratio,
+        r.checked ? fmt("%.3e", r.check.rel_frob).c_str() : "-",
+        r.checked ? fmt("%.3e", r.check.max_abs).c_str() : "-",
+        r.checked ? std::to_string(r.check.nonfinite).c_str() : "-",
+        r.checked ? (r.check.pass ? "PASS" : "FAIL") : (r.variant == "cublas" ? "REF" : "UNCHECKED"),
+        r.timing.sm_clock_mhz, (unsigned long long)opt.seed, r.what.c_str());
   }
   if (opt.csv) {
     std::printf("csv:stage,variant,arch,m,n,k,tflops,median_ms,min_ms,ratio_vs_cublas,rel_err,status\n");
     for (const Row& r : rows)
-      std::printf("csv:%s,%s,%s,%lld,%lld,%lld,%.2f,%.5f,%.5f,%.4f,%s,%s\n", stage, r.variant.c_str(), arch_name,
-                  (long long)opt.m, (long long)opt.n, (long long)opt.k, r.tflops, r.timing.median_ms,
-                  r.timing.min_ms, r.ratio, r.checked ? fmt("%.3e", r.check.rel_frob).c_str() : "",
+      std::printf("csv:%s,%s,%s,%lld,%lld,%lld,%.2f,%.5f,%.5f,%.4f,%s,%s\n", stage, r.variant.c_str(),
+                  arch_name, (long long)opt.m, (long long)opt.n, (long long)opt.k, r.tflops,
+                  r.timing.median_ms, r.timing.min_ms, r.ratio,
+                  r.checked ? fmt("%.3e", r.check.rel_frob).c_str() : "",
                   r.checked ? (r.check.pass ? "PASS" : "FAIL") : "");
   }
 
@@ -457,7 +471,8 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
     CUDA_CHECK(cudaFree(const_cast<void*>(s.b)));
     CUDA_CHECK(cudaFree(s.c));
   }
-  if (!all_pass) std::fprintf(stderr, "%s: verification FAILED (seed %llu)\n", prog.c_str(), (unsigned long long)opt.seed);
+  if (!all_pass)
+    std::fprintf(stderr, "%s: verification FAILED (seed %llu)\n", prog.c_str(), (unsigned long long)opt.seed);
   return all_pass ? EXIT_PASS : EXIT_FAIL;
 }
 

@@ -62,9 +62,9 @@ struct GpuInfo {
   int device = 0;
   std::string name;
   int cc_major = 0, cc_minor = 0;
-  int sm_count = 0;
+  int sm_count         = 0;
   int max_sm_clock_mhz = 0;
-  size_t l2_bytes = 0;
+  size_t l2_bytes      = 0;
   int driver_version = 0, runtime_version = 0;
   size_t cublaslt_version = 0;
 };

@@ -13,8 +13,8 @@ constexpr int64_t MAX_DIM = int64_t(1) << 20;  // far beyond any GPU's memory at
 // Strict integer parse: the whole string must be a decimal number within [lo, hi].
 bool parse_int(const char* s, int64_t lo, int64_t hi, int64_t& out) {
   if (s == nullptr || *s == '\0') return false;
-  errno     = 0;
-  char* end = nullptr;
+  errno             = 0;
+  char* end         = nullptr;
   const long long v = std::strtoll(s, &end, 10);
   if (errno != 0 || *end != '\0' || v < lo || v > hi) return false;
   out = v;
@@ -44,8 +44,8 @@ Exit codes: 0 all variants PASS; 1 a variant FAILED or a CUDA/cuBLAS error; 2 ba
 std::string parse_options(int argc, const char* const* argv, Options& opt) {
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
-    auto value = [&](const char*) -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-    int64_t v = 0;
+    auto value    = [&](const char*) -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    int64_t v     = 0;
     if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) {
       opt.help = true;
     } else if (!std::strcmp(a, "--m") || !std::strcmp(a, "--n") || !std::strcmp(a, "--k")) {
@@ -98,7 +98,8 @@ std::string check_shape(const ShapeRule& rule, const char* variant, int64_t m, i
     const char* name;
     int64_t value, multiple;
     const char* tile;
-  } dims[] = {{"M", m, rule.m_multiple, "BLOCK_M"}, {"N", n, rule.n_multiple, "BLOCK_N"},
+  } dims[] = {{"M", m, rule.m_multiple, "BLOCK_M"},
+              {"N", n, rule.n_multiple, "BLOCK_N"},
               {"K", k, rule.k_multiple, "BLOCK_K"}};
   for (const Dim& d : dims) {
     if (d.value % d.multiple != 0) {

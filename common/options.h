@@ -10,13 +10,13 @@ namespace gemm {
 struct Options {
   int64_t m = 4096, n = 4096, k = 4096;
   std::string variant = "all";  // a variant name ("v1a"), "all", or "cublas" (time only the reference)
-  int iters  = 50;               // timed iterations per kernel; 0 = verify only
-  int warmup = 10;               // untimed launches before timing
-  uint64_t seed = 0;             // 0 = draw a fresh seed (always printed)
-  bool seed_given = false;
-  bool check = true;             // --no-check skips verification (timing only)
-  bool csv = false;              // print a CSV table at the end
-  bool help = false;
+  int iters           = 50;     // timed iterations per kernel; 0 = verify only
+  int warmup          = 10;     // untimed launches before timing
+  uint64_t seed       = 0;      // 0 = draw a fresh seed (always printed)
+  bool seed_given     = false;
+  bool check          = true;   // --no-check skips verification (timing only)
+  bool csv            = false;  // print a CSV table at the end
+  bool help           = false;
 };
 
 // Parses argv. Returns an empty string on success, else a message naming the bad option and what it accepts.

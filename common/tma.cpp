@@ -13,8 +13,7 @@ std::string validate_tma(const TmaDesc& d, const void* global_address) {
   if (d.rank < 2 || d.rank > 4) return "tensor map rank " + s(d.rank) + " is not in [2, 4]";
   if (d.elem_bytes != 1 && d.elem_bytes != 2 && d.elem_bytes != 4)
     return "element size " + s(d.elem_bytes) + " B is not 1, 2 or 4";
-  if (reinterpret_cast<uintptr_t>(global_address) % 16 != 0)
-    return "global address is not 16-byte aligned";
+  if (reinterpret_cast<uintptr_t>(global_address) % 16 != 0) return "global address is not 16-byte aligned";
   for (int i = 0; i < d.rank; ++i) {
     if (d.dims[i] == 0 || d.dims[i] > (uint64_t(1) << 32))
       return "dimension " + s(i) + " extent " + s(d.dims[i]) + " is not in [1, 2^32]";
@@ -28,8 +27,7 @@ std::string validate_tma(const TmaDesc& d, const void* global_address) {
     if (d.strides[i] >= (uint64_t(1) << 40)) return "global stride " + s(i + 1) + " is not below 2^40 B";
   }
   const uint64_t inner_bytes = uint64_t(d.box[0]) * d.elem_bytes;
-  if (inner_bytes % 16 != 0)
-    return "inner box extent " + s(inner_bytes) + " B is not a multiple of 16 B";
+  if (inner_bytes % 16 != 0) return "inner box extent " + s(inner_bytes) + " B is not a multiple of 16 B";
   if (d.swizzle != Swizzle::None && inner_bytes > swizzle_span_bytes(d.swizzle))
     return "inner box extent " + s(inner_bytes) + " B exceeds the " + s(swizzle_span_bytes(d.swizzle)) +
            " B swizzle span";
@@ -41,14 +39,16 @@ namespace {
 PFN_cuTensorMapEncodeTiled_v12000 get_encoder() {
   static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
   if (fn) return fn;
-  void* p                          = nullptr;
+  void* p                           = nullptr;
   cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-  const cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q);
+  const cudaError_t err =
+      cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q);
   if (err != cudaSuccess || q != cudaDriverEntryPointSuccess || p == nullptr) {
-    std::fprintf(stderr,
-                 "error: cannot reach cuTensorMapEncodeTiled through the driver (cuda error %d: %s, query result "
-                 "%d). Is an NVIDIA driver >= 12.0 installed?\n",
-                 int(err), cudaGetErrorString(err), int(q));
+    std::fprintf(
+        stderr,
+        "error: cannot reach cuTensorMapEncodeTiled through the driver (cuda error %d: %s, query result "
+        "%d). Is an NVIDIA driver >= 12.0 installed?\n",
+        int(err), cudaGetErrorString(err), int(q));
     std::exit(1);
   }
   fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
@@ -57,10 +57,14 @@ PFN_cuTensorMapEncodeTiled_v12000 get_encoder() {
 
 CUtensorMapSwizzle to_cu_swizzle(Swizzle s) {
   switch (s) {
-    case Swizzle::B32: return CU_TENSOR_MAP_SWIZZLE_32B;
-    case Swizzle::B64: return CU_TENSOR_MAP_SWIZZLE_64B;
-    case Swizzle::B128: return CU_TENSOR_MAP_SWIZZLE_128B;
-    default: return CU_TENSOR_MAP_SWIZZLE_NONE;
+    case Swizzle::B32:
+      return CU_TENSOR_MAP_SWIZZLE_32B;
+    case Swizzle::B64:
+      return CU_TENSOR_MAP_SWIZZLE_64B;
+    case Swizzle::B128:
+      return CU_TENSOR_MAP_SWIZZLE_128B;
+    default:
+      return CU_TENSOR_MAP_SWIZZLE_NONE;
   }
 }
 
@@ -116,7 +120,7 @@ TmaDesc kmajor_tma_3d(uint64_t rows_total, uint64_t k_total, uint32_t box_rows, 
   d.dims[0]    = slice_elems;
   d.dims[1]    = rows_total;
   d.dims[2]    = k_total / slice_elems;
-  d.strides[0] = k_total * elem_bytes;        // next row
+  d.strides[0] = k_total * elem_bytes;                // next row
   d.strides[1] = uint64_t(slice_elems) * elem_bytes;  // next slice along K
   d.box[0]     = slice_elems;
   d.box[1]     = box_rows;

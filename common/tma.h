@@ -1,7 +1,8 @@
 // tma.h: tensor maps for cp.async.bulk.tensor, with the TMA rules checked on the host before encoding.
 //
 // The encoder (cuTensorMapEncodeTiled, a driver API function) is fetched through
-// cudaGetDriverEntryPointByVersion, so nothing links libcuda and the binaries load on machines without a driver.
+// cudaGetDriverEntryPointByVersion, so nothing links libcuda and the binaries load on machines without a
+// driver.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +16,7 @@ namespace gemm {
 
 // A tiled tensor map, innermost dimension first (as cuTensorMapEncodeTiled takes it). rank 2..4.
 struct TmaDesc {
-  int rank = 2;
+  int rank            = 2;
   uint64_t dims[4]    = {};  // global extent of each dimension, in elements
   uint64_t strides[3] = {};  // byte stride of dimensions 1..rank-1 (dimension 0 is contiguous)
   uint32_t box[4]     = {};  // box extent of each dimension, in elements

@@ -1,7 +1,7 @@
 // test_stage_table.cpp: the layout model's table (tests/stage_configs.h) covers every tile the kernels of one
-// stage (GEMM_STAGE_NAME) really use. Built once per stage and linked with the stage's own code, so the values
-// come from the kernels' constants (Variant::tiles), not from a copy: change a tile in a kernel, or add a stage,
-// without updating the table, and this fails.
+// stage (GEMM_STAGE_NAME) really use. Built once per stage and linked with the stage's own code, so the
+// values come from the kernels' constants (Variant::tiles), not from a copy: change a tile in a kernel, or
+// add a stage, without updating the table, and this fails.
 #include <catch2/catch.hpp>
 
 #include <cstring>
