@@ -37,3 +37,20 @@ foreach(stage ${GEMM_STAGES})
   add_sass_test(${stage} sm_103a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS)
   add_sass_test(${stage} sm_90a HGMMA UTMALDG)
 endforeach()
+
+# add_sass_trace_test(<name> <binary target> <kernel name> <archs...>): the profiler is compiled into the
+# TRACE=true instantiation of <kernel name> only (tests/sass_trace_check.cmake).
+function(add_sass_trace_test name target kernel)
+  foreach(arch ${ARGN})
+    set(test sass/trace/${name}/${arch})
+    if(NOT GEMM_CUOBJDUMP)
+      add_test(NAME ${test} COMMAND ${CMAKE_COMMAND} -E echo "cuobjdump not found")
+      set_tests_properties(${test} PROPERTIES WILL_FAIL ON PASS_REGULAR_EXPRESSION "^$")
+    else()
+      add_test(NAME ${test}
+               COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} -DBINARY=$<TARGET_FILE:${target}>
+                       -DARCH=${arch} -DKERNEL=${kernel} -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_trace_check.cmake)
+    endif()
+  endforeach()
+endfunction()
+add_sass_trace_test(profiler_toy test_profiler_gpu toy_kernel sm_90a sm_100a)
