@@ -18,7 +18,8 @@ repeat=1
 update_readme=0
 build_only=0
 pass=()
-args_given="$*"
+args_given=""  # the command line as typed, quoted where needed, for the README
+for a in "$@"; do case "$a" in *" "*) args_given+=" \"$a\"" ;; *) args_given+=" $a" ;; esac; done
 while [ $# -gt 0 ]; do
   case "$1" in
     --sizes) sizes="${2:?--sizes needs a list, e.g. \"4096 8192\"}"; shift 2 ;;
@@ -38,8 +39,8 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
 fi
 cmake --build "$build" -j"$(nproc)"
 [ "$build_only" = 1 ] && { echo "built: $(cd "$build" && ls matmul_* | tr '\n' ' ')"; exit 0; }
-toolkit=$(sed -n 's/^CMAKE_CUDA_COMPILER_VERSION:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null | head -n1)
-[ -n "$toolkit" ] || toolkit=$(nvcc --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p')
+toolkit=$(sed -n 's/^set(CMAKE_CUDA_COMPILER_VERSION "\(.*\)")$/\1/p' "$build"/CMakeFiles/*/CMakeCUDACompiler.cmake \
+  2>/dev/null | head -n1)
 
 # ---- run ----
 stages=$(cd "$build" && ls matmul_v[0-9]* matmul_mxfp8 2>/dev/null | sort -V || true)
@@ -51,7 +52,7 @@ logs=()
 for rep in $(seq 1 "$repeat"); do
   log="$root/results/run_${stamp}_$rep.log"
   logs+=("$log")
-  echo "toolkit: CUDA ${toolkit:-?} (nvcc that built the binaries)" >"$log"
+  echo "toolkit: CUDA ${toolkit:-?}" >"$log"  # the nvcc that built the binaries
   [ "$repeat" -gt 1 ] && echo "== run $rep of $repeat"
   for size in $sizes; do
     case "$size" in
@@ -119,7 +120,7 @@ if [ "$update_readme" = 1 ]; then
     readme_chart="tools/figures/progression.png"
   fi
   python3 "$root/tools/progression.py" readme "${logs[@]}" --readme "$root/README.md" \
-    --command "./run_all.sh${args_given:+ $args_given}" ${readme_chart:+--chart "$readme_chart"}
+    --command "./run_all.sh$args_given" ${readme_chart:+--chart "$readme_chart"}
 fi
 [ $status = 0 ] || echo "run_all.sh: at least one kernel FAILED verification (see ${logs[*]})" >&2
 exit $status
