@@ -7,6 +7,8 @@
 #include <map>
 #include <tuple>
 
+#include <unistd.h>
+
 #include <cuda_runtime.h>
 
 #include "common/check.h"
@@ -211,6 +213,55 @@ std::string DeviceTrace::download(std::vector<TraceEvent>& events, uint64_t& dro
   CUDA_CHECK(
       cudaMemcpy(counts.data(), buf_.counts, counts.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost));
   return decode_trace(records, counts, buf_.num_roles, buf_.capacity, events, dropped);
+}
+
+// ---- --trace ----
+std::string check_trace_path(const std::string& path) {
+  const size_t slash     = path.find_last_of('/');
+  const std::string dir  = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (name.empty()) return "--trace " + path + " names a folder, not a file";
+  if (access(dir.c_str(), W_OK) != 0)
+    return "--trace " + path + ": cannot write into the folder '" + dir + "'";
+  return "";
+}
+
+std::string save_trace(const DeviceTrace& trace, const std::string& path, const std::string& title,
+                       double untraced_median_ms) {
+  std::vector<TraceEvent> events;
+  uint64_t dropped      = 0;
+  const std::string bad = trace.download(events, dropped);
+  if (!bad.empty()) return bad;
+  if (events.empty()) return "the traced launch recorded no events";
+  const std::string json = chrome_trace_json(events, trace.roles(), title);
+  FILE* f                = std::fopen(path.c_str(), "w");
+  if (!f || std::fwrite(json.data(), 1, json.size(), f) != json.size() || std::fclose(f) != 0)
+    return "cannot write " + path;
+
+  uint64_t first = UINT64_MAX, last = 0;
+  std::map<uint32_t, int> sms;
+  for (const TraceEvent& e : events) {
+    first = std::min(first, e.start_ns);
+    last  = std::max(last, e.start_ns + e.dur_ns);
+    sms[e.sm]++;
+  }
+  std::string vs;
+  if (untraced_median_ms > 0) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf,
+                  " (untraced median launch %.1f us: the difference is about the profiler's cost)",
+                  untraced_median_ms * 1000);
+    vs = buf;
+  }
+  std::printf(
+      "trace: %zu events from %zu SMs, %llu dropped (slots full); kernel span %.1f us, first event to "
+      "last%s\n",
+      events.size(), sms.size(), (unsigned long long)dropped, double(last - first) / 1000, vs.c_str());
+  std::printf("trace: wrote %s: open it in https://ui.perfetto.dev, or draw it with tools/plot_trace.py\n",
+              path.c_str());
+  std::printf("trace: durations per event kind (all roles, all CTAs)\n%s",
+              format_event_stats(event_stats(events)).c_str());
+  return "";
 }
 
 }  // namespace gemm

@@ -107,6 +107,7 @@ class DeviceTrace {
   std::string download(std::vector<TraceEvent>& events, uint64_t& dropped) const;
 
   const std::vector<std::string>& roles() const { return roles_; }
+  uint32_t num_ctas() const { return num_ctas_; }
   const TraceBuffer& buffer() const { return buf_; }
 
  private:
@@ -115,5 +116,15 @@ class DeviceTrace {
   uint32_t num_ctas_ = 0;
   std::vector<std::string> roles_;
 };
+
+// --trace FILE, before anything runs: "" if FILE can be written (its folder exists and is writable), else
+// why.
+std::string check_trace_path(const std::string& path);
+
+// --trace FILE, after the traced launch has finished: reads `trace` back, writes the Chrome trace to `path`,
+// prints to stdout a summary (events, drops, the traced kernel's span next to the untraced median) and the
+// median duration of each event kind. Returns "" or what went wrong.
+std::string save_trace(const DeviceTrace& trace, const std::string& path, const std::string& title,
+                       double untraced_median_ms);
 
 }  // namespace gemm

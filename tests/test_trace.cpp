@@ -159,8 +159,7 @@ TEST_CASE("pid is the SM, each (CTA, role) gets its own named track") {
   for (const auto& kv : tids_of) CHECK(kv.second.size() == 1);
 }
 
-TEST_CASE(
-    "overlapping events of one role go to separate tracks; each track is monotonic and never overlaps") {
+TEST_CASE("overlapping events of one role go to separate tracks, each in time order and never overlapping") {
   // A consumer issues the MMAs of tile k while those of tile k-1 are still in flight ("MMA in flight" spans
   // from issue to the wait that saw them done): consecutive MMA spans overlap each other and the issues.
   std::vector<TraceEvent> events;

@@ -32,7 +32,7 @@ SPARE = ["#8c564b", "#e377c2", "#bcbd22", "#17becf"]
 
 
 def load(path):
-    """The complete events and track names of a trace: [(pid, role_row, cta, name, ts, dur)], {pid: name}."""
+    """The complete events of a trace, [(pid, row, cta, name, ts, dur, tid)], and the SM names {pid: name}."""
     with open(path) as f:
         doc = json.load(f)
     events = doc["traceEvents"] if isinstance(doc, dict) else doc
@@ -49,25 +49,36 @@ def load(path):
         track = thread_names.get((e["pid"], e["tid"]), "tid %s" % e["tid"])
         m = re.match(r"CTA (\d+) (.*)$", track)  # "CTA 37 consumer 0 #2" -> row "consumer 0 #2"
         cta, row = (int(m.group(1)), m.group(2)) if m else (-1, track)
-        out.append((e["pid"], row, cta, e["name"], float(e["ts"]), float(e["dur"])))
+        out.append((e["pid"], row, cta, e["name"], float(e["ts"]), float(e["dur"]), e["tid"]))
     return out, process_names
 
 
-def row_key(row):
-    """Rows of an SM in a stable, readable order: by role, then its extra tracks #2, #3..."""
+def split_row(row):
+    """"consumer 0 #2" -> ("consumer 0", 2): the role, and which of its tracks."""
     m = re.match(r"(.*?)(?: #(\d+))?$", row)
-    return (m.group(1), int(m.group(2) or 1))
+    return m.group(1), int(m.group(2) or 1)
+
+
+def ordered_rows(events, pid):
+    """The rows of one SM: roles in the kernel's order (the trace numbers tracks in role order), then each
+    role's extra tracks #2, #3..."""
+    first_tid = {}
+    for (p, row, _cta, _name, _ts, _dur, tid) in events:
+        if p == pid:
+            role = split_row(row)[0]
+            first_tid[role] = min(first_tid.get(role, tid), tid)
+    rows = {e[1] for e in events if e[0] == pid}
+    return sorted(rows, key=lambda r: (first_tid[split_row(r)[0]], split_row(r)[1]))
 
 
 def draw(ax, events, sms, process_names, colours, window=None):
     rows = []  # (pid, row) top to bottom
     for pid in sms:
-        names = sorted({r for (p, r, *_) in events if p == pid}, key=row_key)
-        rows += [(pid, r) for r in names]
+        rows += [(pid, r) for r in ordered_rows(events, pid)]
     index = {key: i for i, key in enumerate(rows)}
     bars = defaultdict(list)  # kind -> [(row index, ts, dur)]
     cta_starts = defaultdict(lambda: float("inf"))
-    for (pid, row, cta, name, ts, dur) in events:
+    for (pid, row, cta, name, ts, dur, _tid) in events:
         if (pid, row) not in index:
             continue
         if window and (ts + dur < window[0] or ts > window[1]):
