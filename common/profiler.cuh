@@ -26,7 +26,7 @@
 // on one thread per role: tens of nanoseconds per event. The timeline is that of the traced kernel, which
 // runs a little slower than the timed one; the harness prints both durations.
 //
-// PTX ISA sections: "Special Registers: %globaltimer, %smid", "elect.sync".
+// PTX ISA sections: "Special Registers: %globaltimer, %smid" (ptx::globaltimer_ns, ptx::smid), "elect.sync".
 #pragma once
 
 #include <cstdint>
@@ -35,22 +35,6 @@
 #include "common/trace.h"
 
 namespace gemm {
-
-namespace ptx {
-// %globaltimer: a 64-bit nanosecond clock common to all SMs (cuda::ptx::get_sreg_globaltimer). Volatile with
-// a memory clobber: the read stays where it is written, between the waits and issues it brackets.
-__device__ __forceinline__ uint64_t globaltimer() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
-  return t;
-}
-// %smid: the SM this thread runs on (cuda::ptx::get_sreg_smid). Constant for the life of a CTA.
-__device__ __forceinline__ uint32_t smid() {
-  uint32_t s;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-  return s;
-}
-}  // namespace ptx
 
 template <bool ON>
 class Profiler;
@@ -83,14 +67,14 @@ class Profiler<true> {
 
   // The event of kind `e` starts now. Returns the time, for a later span().
   __device__ __forceinline__ uint64_t begin(Ev e) {
-    const uint64_t t = ptx::globaltimer();
+    const uint64_t t = ptx::globaltimer_ns();
     open_[int(e)]    = t;
     return t;
   }
   // The event of kind `e` opened by the last begin(e) ends now.
-  __device__ __forceinline__ void end(Ev e) { write(e, open_[int(e)], ptx::globaltimer()); }
+  __device__ __forceinline__ void end(Ev e) { write(e, open_[int(e)], ptx::globaltimer_ns()); }
   // An event of kind `e` that started at `start` (a time begin() returned) ends now.
-  __device__ __forceinline__ void span(Ev e, uint64_t start) { write(e, start, ptx::globaltimer()); }
+  __device__ __forceinline__ void span(Ev e, uint64_t start) { write(e, start, ptx::globaltimer_ns()); }
 
  private:
   __device__ __forceinline__ void write(Ev e, uint64_t start, uint64_t end) {

@@ -160,9 +160,9 @@ TEST_CASE("the untraced instantiation writes nothing") {
 
 // Not a property of the profiler but of the clock it reads: how finely %globaltimer ticks on this GPU.
 __global__ void globaltimer_steps(uint64_t* out, int n) {
-  uint64_t last = ptx::globaltimer(), smallest = ~0ull;
+  uint64_t last = ptx::globaltimer_ns(), smallest = ~0ull;
   for (int i = 0, seen = 0; seen < n && i < (1 << 24); ++i) {
-    const uint64_t t = ptx::globaltimer();
+    const uint64_t t = ptx::globaltimer_ns();
     if (t != last) {
       smallest = t - last < smallest ? t - last : smallest;
       last     = t;
