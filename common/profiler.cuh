@@ -65,20 +65,24 @@ class Profiler<true> {
     sm_                 = uint16_t(ptx::smid());
   }
 
-  // The event of kind `e` starts now. Returns the time, for a later span().
+  // The event of kind `e` starts now. Returns the time, for a later span(). Only the writer reads the clock.
   __device__ __forceinline__ uint64_t begin(Ev e) {
+    if (!writer_) return 0;
     const uint64_t t = ptx::globaltimer_ns();
     open_[int(e)]    = t;
     return t;
   }
   // The event of kind `e` opened by the last begin(e) ends now.
-  __device__ __forceinline__ void end(Ev e) { write(e, open_[int(e)], ptx::globaltimer_ns()); }
+  __device__ __forceinline__ void end(Ev e) {
+    if (writer_) write(e, open_[int(e)], ptx::globaltimer_ns());
+  }
   // An event of kind `e` that started at `start` (a time begin() returned) ends now.
-  __device__ __forceinline__ void span(Ev e, uint64_t start) { write(e, start, ptx::globaltimer_ns()); }
+  __device__ __forceinline__ void span(Ev e, uint64_t start) {
+    if (writer_) write(e, start, ptx::globaltimer_ns());
+  }
 
  private:
   __device__ __forceinline__ void write(Ev e, uint64_t start, uint64_t end) {
-    if (!writer_) return;
     const uint32_t i = count_++;
     if (i < capacity_) {
       const TraceRecord r{start, uint32_t(end - start), uint16_t(e), sm_};

@@ -160,6 +160,11 @@ TEST_CASE("the untraced instantiation writes nothing") {
 
 // Not a property of the profiler but of the clock it reads: how finely %globaltimer ticks on this GPU.
 __global__ void globaltimer_steps(uint64_t* out, int n) {
+  // What one read costs: 64 reads back to back, each feeding the next (SM clock cycles per read).
+  const long long c0 = clock64();
+  uint64_t chain     = 0;
+  for (int i = 0; i < 64; ++i) chain += ptx::globaltimer_ns() & (chain | 1);
+  out[1]        = uint64_t(clock64() - c0) / 64 + (chain == 12345 ? 1 : 0);
   uint64_t last = ptx::globaltimer_ns(), smallest = ~0ull;
   for (int i = 0, seen = 0; seen < n && i < (1 << 24); ++i) {
     const uint64_t t = ptx::globaltimer_ns();
@@ -169,18 +174,20 @@ __global__ void globaltimer_steps(uint64_t* out, int n) {
       ++seen;
     }
   }
-  *out = smallest;
+  out[0] = smallest;
 }
 
 TEST_CASE("globaltimer advances, and its step is printed") {
   uint64_t* d = nullptr;
-  CUDA_CHECK(cudaMalloc(&d, sizeof(uint64_t)));
+  CUDA_CHECK(cudaMalloc(&d, 2 * sizeof(uint64_t)));
   globaltimer_steps<<<1, 1>>>(d, 1000);
   CUDA_CHECK(cudaGetLastError());
-  uint64_t step = 0;
-  CUDA_CHECK(cudaMemcpy(&step, d, sizeof step, cudaMemcpyDeviceToHost));
+  uint64_t h[2] = {};
+  CUDA_CHECK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
   CUDA_CHECK(cudaFree(d));
-  std::printf("%%globaltimer: smallest step seen %llu ns\n", (unsigned long long)step);
+  const uint64_t step = h[0];
+  std::printf("%%globaltimer: smallest step seen %llu ns; a dependent read costs about %llu SM cycles\n",
+              (unsigned long long)step, (unsigned long long)h[1]);
   CHECK(step > 0);
   CHECK(step < 1'000'000ull);
 }
