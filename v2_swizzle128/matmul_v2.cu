@@ -173,6 +173,8 @@ __global__ void __launch_bounds__(NUM_THREADS)
     tc5::fence_after_thread_sync();
     tc5::tmem_dealloc(tmem_acc, TMEM_COLS);
   }
+#elif defined(__CUDA_ARCH__)
+  __trap();  // compiled for a GPU without tcgen05: fail loudly, never return with C unwritten
 #endif  // GEMM_HAS_TCGEN05
 }
 

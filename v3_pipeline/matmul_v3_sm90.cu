@@ -162,6 +162,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     *reinterpret_cast<__nv_bfloat162*>(c + size_t(row + 8) * n + col) =
         __floats2bfloat162_rn(acc[4 * j + 2], acc[4 * j + 3]);
   }
+#elif defined(__CUDA_ARCH__)
+  __trap();  // compiled for a GPU without wgmma: fail loudly, never return with C unwritten
 #endif  // GEMM_HAS_WGMMA
 }
 
