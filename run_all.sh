@@ -1,27 +1,37 @@
 #!/usr/bin/env bash
-# The progression table: builds if needed, runs cuBLAS and every stage binary present, verifies each kernel
-# against cuBLAS in the same process, and prints a markdown table (saved with a CSV under results/).
+# The progression: builds if needed, runs every stage binary present on this GPU, verifies each kernel against
+# cuBLAS and times it against cuBLAS in alternating rounds in the same process (common/timing.h), then prints
+# a markdown table and draws a chart (results/, git-ignored).
 #
-#   ./run_all.sh                       4096^3
-#   ./run_all.sh --sizes "4096 8192"   several cube sizes (or MxNxK, e.g. 4096x8192x2048)
-#   ./run_all.sh --iters 100           timed launches per kernel (default 50)
-#   ./run_all.sh --build-only          configure and build only (machines without a GPU)
+#   ./run_all.sh                          4096^3
+#   ./run_all.sh --sizes "4096 8192"      several cube sizes (or MxNxK, e.g. 4096x8192x2048)
+#   ./run_all.sh --repeat 2               the whole run twice, back to back, and how far the ratios agree
+#   ./run_all.sh --update-readme          also rewrite the README's tables (between their markers) and chart
+#   ./run_all.sh --seconds S --round N --iters N    passed to every stage binary (see its --help)
+#   ./run_all.sh --build-only             configure and build only (machines without a GPU)
 # Exits non-zero if any kernel fails verification.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build="${GEMM_BUILD_DIR:-$root/build}"
 sizes="4096"
-iters=50
+repeat=1
+update_readme=0
 build_only=0
+pass=()
+args_given=""  # the command line as typed, quoted where needed, for the README
+for a in "$@"; do case "$a" in *" "*) args_given+=" \"$a\"" ;; *) args_given+=" $a" ;; esac; done
 while [ $# -gt 0 ]; do
   case "$1" in
     --sizes) sizes="${2:?--sizes needs a list, e.g. \"4096 8192\"}"; shift 2 ;;
-    --iters) iters="${2:?--iters needs a number}"; shift 2 ;;
+    --repeat) repeat="${2:?--repeat needs a number}"; shift 2 ;;
+    --seconds|--round|--iters|--warmup) pass+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
+    --update-readme) update_readme=1; shift ;;
     --build-only) build_only=1; shift ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_all.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+case "$repeat" in ''|*[!0-9]*|0) echo "run_all.sh: --repeat needs a positive integer" >&2; exit 2 ;; esac
 
 # ---- build ----
 if [ ! -f "$build/CMakeCache.txt" ]; then
@@ -29,67 +39,88 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
 fi
 cmake --build "$build" -j"$(nproc)"
 [ "$build_only" = 1 ] && { echo "built: $(cd "$build" && ls matmul_* | tr '\n' ' ')"; exit 0; }
+toolkit=$(sed -n 's/^set(CMAKE_CUDA_COMPILER_VERSION "\(.*\)")$/\1/p' "$build"/CMakeFiles/*/CMakeCUDACompiler.cmake \
+  2>/dev/null | head -n1)
 
 # ---- run ----
 stages=$(cd "$build" && ls matmul_v[0-9]* matmul_mxfp8 2>/dev/null | sort -V || true)
 [ -n "$stages" ] || { echo "run_all.sh: no stage binaries in $build" >&2; exit 1; }
 mkdir -p "$root/results"
 stamp=$(date +%Y%m%d-%H%M%S)
-log="$root/results/run_$stamp.log"
-csv="$root/results/progression_$stamp.csv"
-md="$root/results/progression_$stamp.md"
-: >"$log"
 status=0
-for size in $sizes; do
-  case "$size" in
-    *x*x*) m=${size%%x*}; rest=${size#*x}; n=${rest%%x*}; k=${rest#*x} ;;
-    *) m=$size; n=$size; k=$size ;;
-  esac
-  for s in $stages; do
-    echo "== $s --m $m --n $n --k $k" | tee -a "$log"
-    set +e
-    "$build/$s" --m "$m" --n "$n" --k "$k" --iters "$iters" >>"$log" 2>&1
-    rc=$?
-    set -e
-    tail -n 20 "$log" | grep -E "^(check|matmul_)" || true
-    case $rc in
-      0) ;;
-      77) echo "run_all.sh: no suitable GPU here ($(grep -m1 "$s:" "$log" | cut -d: -f2-)). Use --build-only on" \
-               "machines without an H100/H200 or B200." >&2; exit 77 ;;
-      2) echo "run_all.sh: $s refused ${m}x${n}x${k} (see $log); skipping it" >&2 ;;
-      *) status=1 ;;
+logs=()
+for rep in $(seq 1 "$repeat"); do
+  log="$root/results/run_${stamp}_$rep.log"
+  logs+=("$log")
+  echo "toolkit: CUDA ${toolkit:-?}" >"$log"  # the nvcc that built the binaries
+  [ "$repeat" -gt 1 ] && echo "== run $rep of $repeat"
+  for size in $sizes; do
+    case "$size" in
+      *x*x*) m=${size%%x*}; rest=${size#*x}; n=${rest%%x*}; k=${rest#*x} ;;
+      *) m=$size; n=$size; k=$size ;;
     esac
+    for s in $stages; do
+      echo "== $s --m $m --n $n --k $k ${pass[*]:-}" | tee -a "$log"
+      set +e
+      "$build/$s" --m "$m" --n "$n" --k "$k" ${pass[@]+"${pass[@]}"} >>"$log" 2>&1
+      rc=$?
+      set -e
+      case $rc in
+        0) grep "^RESULT|" "$log" | tail -n 20 | grep "m=$m|n=$n|k=$k|" | grep "stage=${s#matmul_}|" |
+             awk -F'|' '$3 != "variant=cublas" { split($3, v, "="); split($12, r, "="); split($8, t, "=");
+                        printf "   %-6s %8s TFLOPS  %s x cuBLAS\n", v[2], t[2], r[2] }' ;;
+        77) echo "run_all.sh: no suitable GPU here ($(grep -m1 "$s:" "$log" | cut -d: -f2-)). Use --build-only" \
+                 "on machines without an H100/H200 or B200." >&2; exit 77 ;;
+        2) echo "run_all.sh: $s refused ${m}x${n}x${k}: $(grep -m1 "$s:" "$log" | cut -d: -f2-); skipping it" >&2 ;;
+        *) status=1; grep -E "^check .*FAIL|error" "$log" | tail -n 3 >&2 || true ;;
+      esac
+    done
   done
 done
 
-# ---- table ----
-gpu_line=$(grep -m1 "^GPU:" "$log" || echo "GPU: unknown")
-echo "stage,variant,m,n,k,what_changed,tflops,pct_of_cublas,rel_err,status,sm_clock_mhz,seed" >"$csv"
-grep "^RESULT|" "$log" | awk -F'|' '
-  { delete f; for (i = 2; i <= NF; i++) { p = index($i, "="); f[substr($i, 1, p - 1)] = substr($i, p + 1) }
-    if (f["variant"] == "cublas" && seen_cublas[f["m"] "x" f["n"] "x" f["k"]]++) next
-    stage = f["variant"] == "cublas" ? "cuBLAS" : f["stage"]
-    gsub(/,/, ";", f["what"])
-    printf "%s,%s,%s,%s,%s,%s,%s,%.1f,%s,%s,%s,%s\n", stage, f["variant"], f["m"], f["n"], f["k"], f["what"],
-           f["tflops"], 100 * f["ratio"], f["rel_err"], f["status"], f["sm_clock_mhz"], f["seed"] }' >>"$csv"
-{
-  echo "$gpu_line"
-  echo
-  echo "| size | stage | variant | what changed | TFLOPS | % of cuBLAS | rel. error | check |"
-  echo "|---|---|---|---|---:|---:|---:|---|"
-  tail -n +2 "$csv" | awk -F',' '{
-    printf "| %sx%sx%s | %s | %s | %s | %s | %s%% | %s | %s |\n", $3, $4, $5, $1, $2, $6, $7, $8, $9, $10 }'
-  echo
-  echo "TFLOPS = 2MNK / median time (CUDA events, $iters launches, inputs rotated beyond L2). % of cuBLAS is"
-  echo "against cuBLASLt timed in the same process as the stage; the cuBLAS row above is the first stage's."
-  grep "^RESULT|" "$log" | awk -F'|' '
-    { delete f; for (i = 2; i <= NF; i++) { p = index($i, "="); f[substr($i, 1, p - 1)] = substr($i, p + 1) }
-      if (f["variant"] == "cublas") cub = cub sprintf("%s %s (%sx%sx%s), ", f["stage"], f["tflops"], f["m"], f["n"], f["k"])
-      clk = f["sm_clock_mhz"] + 0; if (lo == "" || clk < lo) lo = clk; if (clk > hi) hi = clk }
-    END { sub(/, $/, "", cub); printf "cuBLAS TFLOPS in each stage run: %s. SM clock read right after each timing: %s-%s MHz.\n", cub, lo, hi }'
-  echo "Full log: results/$(basename "$log")"
-} | tee "$md"
+# ---- table, chart, README ----
+md="$root/results/progression_$stamp.md"
+csv="$root/results/progression_$stamp.csv"
+if ! command -v python3 >/dev/null; then
+  echo "run_all.sh: python3 not found, so no table or chart; the RESULT| lines are in ${logs[0]}" >&2
+  exit $status
+fi
+python3 "$root/tools/progression.py" table "${logs[@]}" --csv "$csv" | tee "$md"
+echo "Logs: ${logs[*]#$root/}"
 cp "$md" "$root/results/latest.md"
 cp "$csv" "$root/results/latest.csv"
-[ $status = 0 ] || echo "run_all.sh: at least one kernel FAILED verification (see $log)" >&2
+
+# The chart needs matplotlib: this python's, else a virtual environment under build/ that this script makes.
+py=python3
+if ! python3 -c "import matplotlib" 2>/dev/null; then
+  venv="$build/plot-venv"
+  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import matplotlib" 2>/dev/null; then
+    echo "== installing matplotlib into $venv (python3 -m venv; pip install matplotlib)"
+    { python3 -m venv "$venv" && "$venv/bin/python" -m pip install -q --disable-pip-version-check matplotlib; } \
+      >"$build/plot-venv.log" 2>&1 || true
+  fi
+  py="$venv/bin/python"
+fi
+chart=""
+if "$py" -c "import matplotlib" 2>/dev/null; then
+  "$py" "$root/tools/progression.py" chart "${logs[0]}" --out "$root/results/progression_$stamp" &&
+    chart="$root/results/progression_$stamp.png" &&
+    cp "$chart" "$root/results/latest.png" && cp "${chart%.png}.svg" "$root/results/latest.svg"
+else
+  echo "run_all.sh: no chart: matplotlib is not importable and could not be installed" \
+       "(see $build/plot-venv.log); the table above is complete." >&2
+fi
+
+if [ "$update_readme" = 1 ]; then
+  readme_chart=""
+  if [ -n "$chart" ]; then
+    mkdir -p "$root/tools/figures"
+    cp "$chart" "$root/tools/figures/progression.png"
+    cp "${chart%.png}.svg" "$root/tools/figures/progression.svg"
+    readme_chart="tools/figures/progression.png"
+  fi
+  python3 "$root/tools/progression.py" readme "${logs[@]}" --readme "$root/README.md" \
+    --command "./run_all.sh$args_given" ${readme_chart:+--chart "$readme_chart"}
+fi
+[ $status = 0 ] || echo "run_all.sh: at least one kernel FAILED verification (see ${logs[*]})" >&2
 exit $status

@@ -1,219 +1,15 @@
 #include "common/harness.h"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <random>
 
-#include <cublasLt.h>
-#include <cuda_bf16.h>
-
 #include "common/check.h"
+#include "common/report.h"
 
 namespace gemm {
 
-// ------------------------------------------------------------------------------------------------------------
-// GPU detection and dispatch
-// ------------------------------------------------------------------------------------------------------------
-std::string detect_gpu(GpuInfo& info, Arch& arch) {
-  int count             = 0;
-  const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess || count == 0) {
-    return std::string("no CUDA GPU found (") +
-           (err != cudaSuccess ? cudaGetErrorString(err) : "cudaGetDeviceCount returned 0") +
-           "). This stage runs on sm_100a/sm_103a (B200/GB200/B300) or sm_90a (H100/H200) GPUs.";
-  }
-  CUDA_CHECK(cudaGetDevice(&info.device));
-  cudaDeviceProp prop;
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, info.device));
-  info.name     = prop.name;
-  info.cc_major = prop.major;
-  info.cc_minor = prop.minor;
-  info.sm_count = prop.multiProcessorCount;
-  info.l2_bytes = size_t(prop.l2CacheSize);
-  int clock_khz = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, info.device));
-  info.max_sm_clock_mhz = clock_khz / 1000;
-  CUDA_CHECK(cudaDriverGetVersion(&info.driver_version));
-  CUDA_CHECK(cudaRuntimeGetVersion(&info.runtime_version));
-  info.cublaslt_version = cublasLtGetVersion();
-
-  const std::string found = info.name + " (compute capability " + std::to_string(info.cc_major) + "." +
-                            std::to_string(info.cc_minor) + ")";
-  if (info.cc_major == 10 && (info.cc_minor == 0 || info.cc_minor == 3)) {
-    arch = Arch::Sm100;
-    return "";
-  }
-  if (info.cc_major == 9 && info.cc_minor == 0) {
-    arch = Arch::Sm90;
-    return "";
-  }
-  return "found " + found +
-         ", which this series has no kernel for. Supported: compute capability 10.0 (sm_100a: B200/GB200), "
-         "10.3 (sm_103a: B300/GB300) and 9.0 (sm_90a: H100/H200); not RTX 50 / RTX PRO Blackwell (sm_120), "
-         "which has no tcgen05.";
-}
-
-std::string describe_gpu(const GpuInfo& g) {
-  char buf[512];
-  std::snprintf(
-      buf, sizeof buf,
-      "GPU: %s | sm_%d%d | %d SMs | max SM clock %d MHz | L2 %zu MB | driver API %d.%d | CUDA runtime "
-      "%d.%d | cuBLASLt %zu",
-      g.name.c_str(), g.cc_major, g.cc_minor, g.sm_count, g.max_sm_clock_mhz, g.l2_bytes >> 20,
-      g.driver_version / 1000, (g.driver_version % 1000) / 10, g.runtime_version / 1000,
-      (g.runtime_version % 1000) / 10, g.cublaslt_version);
-  return buf;
-}
-
-// ------------------------------------------------------------------------------------------------------------
-// NVML, opened at run time (never linked): the SM clock right after timing, and the power limit.
-// ------------------------------------------------------------------------------------------------------------
-namespace {
-
-struct Nvml {
-  using Device                           = void*;
-  int (*init)()                          = nullptr;
-  int (*by_pci)(const char*, Device*)    = nullptr;
-  int (*clock)(Device, int, unsigned*)   = nullptr;
-  int (*power_limit)(Device, unsigned*)  = nullptr;
-  int (*driver_version)(char*, unsigned) = nullptr;
-  Device dev                             = nullptr;
-  bool ok                                = false;
-
-  static Nvml& get() {
-    static Nvml n = open();
-    return n;
-  }
-  static Nvml open() {
-    Nvml n;
-    void* lib = dlopen("libnvidia-ml.so.1", RTLD_LAZY);
-    if (!lib) return n;
-    n.init = reinterpret_cast<int (*)()>(dlsym(lib, "nvmlInit_v2"));
-    n.by_pci =
-        reinterpret_cast<int (*)(const char*, Device*)>(dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
-    n.clock = reinterpret_cast<int (*)(Device, int, unsigned*)>(dlsym(lib, "nvmlDeviceGetClockInfo"));
-    n.power_limit =
-        reinterpret_cast<int (*)(Device, unsigned*)>(dlsym(lib, "nvmlDeviceGetEnforcedPowerLimit"));
-    n.driver_version = reinterpret_cast<int (*)(char*, unsigned)>(dlsym(lib, "nvmlSystemGetDriverVersion"));
-    if (!n.init || !n.by_pci || !n.clock || n.init() != 0) return n;
-    int dev = 0;
-    char pci[64];
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetPCIBusId(pci, sizeof pci, dev) != cudaSuccess)
-      return n;
-    n.ok = n.by_pci(pci, &n.dev) == 0;
-    return n;
-  }
-  int sm_clock_mhz() {
-    unsigned mhz = 0;
-    return ok && clock(dev, /*NVML_CLOCK_SM*/ 1, &mhz) == 0 ? int(mhz) : 0;
-  }
-  std::string driver() {
-    char v[96] = {};
-    return ok && driver_version && driver_version(v, sizeof v) == 0 ? std::string(v) : std::string("?");
-  }
-  int power_limit_w() {
-    unsigned mw = 0;
-    return ok && power_limit && power_limit(dev, &mw) == 0 ? int(mw / 1000) : 0;
-  }
-};
-
-}  // namespace
-
-// ------------------------------------------------------------------------------------------------------------
-// Inputs
-// ------------------------------------------------------------------------------------------------------------
-namespace {
-
-__host__ __device__ inline uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-__global__ void fill_random_bf16_kernel(__nv_bfloat16* dst, size_t count, uint64_t seed) {
-  const uint64_t key = splitmix64(seed);
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count;
-       i += size_t(gridDim.x) * blockDim.x) {
-    const uint64_t h = splitmix64(key ^ i);
-    const float u    = float(h >> 40) * (1.0f / 16777216.0f);  // 24 random bits in [0, 1)
-    dst[i]           = __float2bfloat16(2.0f * u - 1.0f);
-  }
-}
-
-}  // namespace
-
-void fill_random_bf16(void* dst, size_t count, uint64_t seed, cudaStream_t stream) {
-  fill_random_bf16_kernel<<<1024, 256, 0, stream>>>(static_cast<__nv_bfloat16*>(dst), count, seed);
-  CUDA_CHECK(cudaGetLastError());
-}
-
-// ------------------------------------------------------------------------------------------------------------
-// cuBLASLt reference
-// ------------------------------------------------------------------------------------------------------------
-struct CublasLtGemm::Impl {
-  cublasLtHandle_t handle   = nullptr;
-  cublasLtMatmulDesc_t op   = nullptr;
-  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
-  cublasLtMatmulHeuristicResult_t heur{};
-  void* workspace        = nullptr;
-  size_t workspace_bytes = size_t(32) << 20;
-};
-
-// Row-major C[M,N] = A[M,K] B[N,K]^T is, in cuBLAS's column-major terms, C^T[N,M] = B[N,K] A^T: "A" of the
-// call is our B read transposed (K x N, ld K), "B" is our A (K x M, ld K), and D is N x M with ld N.
-CublasLtGemm::CublasLtGemm(int64_t m, int64_t n, int64_t k) : impl_(new Impl) {
-  Impl& s = *impl_;
-  CUBLAS_CHECK(cublasLtCreate(&s.handle));
-  CUBLAS_CHECK(cublasLtMatmulDescCreate(&s.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-  const cublasOperation_t trans_a = CUBLAS_OP_T, trans_b = CUBLAS_OP_N;
-  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSA, &trans_a, sizeof trans_a));
-  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSB, &trans_b, sizeof trans_b));
-  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.la, CUDA_R_16BF, uint64_t(k), uint64_t(n), k));
-  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.lb, CUDA_R_16BF, uint64_t(k), uint64_t(m), k));
-  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.lc, CUDA_R_16BF, uint64_t(n), uint64_t(m), n));
-  CUDA_CHECK(cudaMalloc(&s.workspace, s.workspace_bytes));
-  cublasLtMatmulPreference_t pref;
-  CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-  CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                    &s.workspace_bytes, sizeof s.workspace_bytes));
-  int found = 0;
-  CUBLAS_CHECK(
-      cublasLtMatmulAlgoGetHeuristic(s.handle, s.op, s.la, s.lb, s.lc, s.lc, pref, 1, &s.heur, &found));
-  CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
-  if (found == 0) {
-    std::fprintf(stderr, "error: cuBLASLt has no bf16 TN algorithm for M=%lld N=%lld K=%lld\n", (long long)m,
-                 (long long)n, (long long)k);
-    std::exit(EXIT_FAIL);
-  }
-}
-
-CublasLtGemm::~CublasLtGemm() {
-  Impl& s = *impl_;
-  cudaFree(s.workspace);
-  cublasLtMatrixLayoutDestroy(s.la);
-  cublasLtMatrixLayoutDestroy(s.lb);
-  cublasLtMatrixLayoutDestroy(s.lc);
-  cublasLtMatmulDescDestroy(s.op);
-  cublasLtDestroy(s.handle);
-  delete impl_;
-}
-
-void CublasLtGemm::run(const GemmArgs& g, cudaStream_t stream) const {
-  const Impl& s     = *impl_;
-  const float alpha = 1.0f, beta = 0.0f;
-  CUBLAS_CHECK(cublasLtMatmul(s.handle, s.op, &alpha, g.b, s.la, g.a, s.lb, &beta, g.c, s.lc, g.c, s.lc,
-                              &s.heur.algo, s.workspace, s.workspace_bytes, stream));
-}
-
-// ------------------------------------------------------------------------------------------------------------
-// Verification and timing
-// ------------------------------------------------------------------------------------------------------------
 CompareResult check_launch(const Launch& launch, const GemmArgs& args, const std::vector<uint16_t>& ref_host,
                            std::vector<uint16_t>* out_host) {
   const size_t count = size_t(args.m) * size_t(args.n);
@@ -229,52 +25,36 @@ CompareResult check_launch(const Launch& launch, const GemmArgs& args, const std
   return compare_bf16(out.data(), ref_host.data(), count);
 }
 
-Timing time_launches(const std::vector<Launch>& launches, int warmup, int iters) {
-  Timing t;
-  if (iters <= 0) return t;
-  for (int i = 0; i < warmup; ++i) launches[i % launches.size()](nullptr);
-  CUDA_CHECK(cudaGetLastError());
-  std::vector<cudaEvent_t> ev(static_cast<size_t>(iters) + 1);
-  for (auto& e : ev) CUDA_CHECK(cudaEventCreate(&e));
-  // Back-to-back launches with an event between each: event i..i+1 brackets launch i.
-  CUDA_CHECK(cudaEventRecord(ev[0]));
-  for (int i = 0; i < iters; ++i) {
-    launches[(warmup + i) % launches.size()](nullptr);
-    CUDA_CHECK(cudaEventRecord(ev[size_t(i) + 1]));
-  }
-  CUDA_CHECK(cudaGetLastError());
-  CUDA_CHECK(cudaEventSynchronize(ev.back()));
-  t.sm_clock_mhz = Nvml::get().sm_clock_mhz();
-  std::vector<double> ms(static_cast<size_t>(iters));
-  for (int i = 0; i < iters; ++i) {
-    float f = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&f, ev[size_t(i)], ev[size_t(i) + 1]));
-    ms[size_t(i)] = f;
-  }
-  for (auto& e : ev) CUDA_CHECK(cudaEventDestroy(e));
-  std::sort(ms.begin(), ms.end());
-  t.min_ms    = ms.front();
-  t.median_ms = iters % 2 ? ms[size_t(iters) / 2] : 0.5 * (ms[size_t(iters) / 2 - 1] + ms[size_t(iters) / 2]);
-  return t;
-}
-
-// ------------------------------------------------------------------------------------------------------------
-// The stage executable
-// ------------------------------------------------------------------------------------------------------------
 namespace {
 
-struct Row {
-  std::string variant, what;
-  Timing timing;
-  double tflops = 0, ratio = 0;
-  CompareResult check;
-  bool checked = false;
-};
+uint64_t fresh_seed() {
+  std::random_device rd;
+  const uint64_t s =
+      (uint64_t(rd()) << 32 | rd()) ^ uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+  return (s & 0x7FFFFFFFFFFFFFFFull) | 1;
+}
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
+// The reference result on the host. Its buffer is poisoned first and must come back with no NaN left: that
+// proves cuBLAS wrote every element (and gives compute-sanitizer's initcheck a defined buffer: it does not
+// see the TMA stores cuBLAS's Hopper kernels write their output with; README "Sanitizers").
+std::vector<uint16_t> reference_output(const CublasLtGemm& cublas, GemmArgs args, const char* prog) {
+  const size_t count = size_t(args.m) * size_t(args.n);
+  void* ref          = nullptr;
+  CUDA_CHECK(cudaMalloc(&ref, count * 2));
+  CUDA_CHECK(cudaMemset(ref, 0xFF, count * 2));
+  args.c = ref;
+  cublas.run(args, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<uint16_t> host(count);
+  CUDA_CHECK(cudaMemcpy(host.data(), ref, count * 2, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaFree(ref));
+  const CompareResult self = compare_bf16(host.data(), host.data(), count);
+  if (self.nonfinite != 0) {
+    std::fprintf(stderr, "%s: the cuBLAS reference left %zu of %zu outputs unwritten or non-finite\n", prog,
+                 self.nonfinite, count);
+    std::exit(EXIT_FAIL);
+  }
+  return host;
 }
 
 }  // namespace
@@ -324,17 +104,10 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
       return EXIT_BAD_INPUT;
     }
   }
+  if (!opt.seed_given) opt.seed = fresh_seed();
 
-  if (!opt.seed_given) {
-    std::random_device rd;
-    opt.seed =
-        (uint64_t(rd()) << 32 | rd()) ^ uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
-    opt.seed = (opt.seed & 0x7FFFFFFFFFFFFFFFull) | 1;
-  }
-
-  Nvml& nvml = Nvml::get();
-  std::printf("%s | driver %s | power limit %d W\n", describe_gpu(gpu).c_str(), nvml.driver().c_str(),
-              nvml.power_limit_w());
+  std::printf("%s | driver %s | power limit %d W\n", describe_gpu(gpu).c_str(), nvml::driver().c_str(),
+              nvml::power_limit_w());
   std::printf(
       "%s: C[%lld,%lld] = A[%lld,%lld] * B[%lld,%lld]^T, bf16 in and out, fp32 accumulate | seed %llu "
       "(replay with --seed %llu)\n",
@@ -374,35 +147,46 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
 
   CublasLtGemm cublas(opt.m, opt.n, opt.k);
   std::vector<uint16_t> ref_host;
-  if (opt.check && !chosen.empty()) {
-    void* ref = nullptr;
-    CUDA_CHECK(cudaMalloc(&ref, c_bytes));
-    GemmArgs r = sets[0];
-    r.c        = ref;
-    cublas.run(r, nullptr);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    ref_host.resize(c_bytes / 2);
-    CUDA_CHECK(cudaMemcpy(ref_host.data(), ref, c_bytes, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaFree(ref));
+  if (opt.check && !chosen.empty()) ref_host = reference_output(cublas, sets[0], prog.c_str());
+  std::vector<Launch> cublas_launches;
+  for (const GemmArgs& s : sets)
+    cublas_launches.push_back([&cublas, s](cudaStream_t st) { cublas.run(s, st); });
+
+  const TimingPlan plan{(opt.iters + opt.round - 1) / opt.round, opt.round, opt.warmup, opt.seconds};
+  auto tflops = [&](double ms) { return ms > 0 ? gemm_tflops(opt.m, opt.n, opt.k, ms) : 0.0; };
+  if (opt.iters > 0) {
+    std::printf(
+        "timing: paired rounds, cuBLAS and the kernel alternating (common/timing.h): rounds of %d launches "
+        "per side, at least %d rounds and %.1f s per pairing, after %d warm-up launches each; inputs rotated "
+        "through %d copies (%.0f MB, L2 %zu MB); NVML power: %s\n",
+        plan.launches_per_round, plan.rounds, plan.min_seconds, plan.warmup, copies,
+        double(copies * set_bytes) / 1e6, gpu.l2_bytes >> 20, nvml::power_source());
   }
 
-  std::vector<Row> rows;
-  // cuBLAS first: every ratio is against this measurement, taken in the same process on the same inputs.
-  Row ref_row;
-  ref_row.variant = "cublas";
-  ref_row.what    = "cuBLASLt bf16 TN, fp32 accumulate (reference)";
-  if (opt.iters > 0) {
-    std::vector<Launch> launches;
-    for (const GemmArgs& s : sets) launches.push_back([&cublas, s](cudaStream_t st) { cublas.run(s, st); });
-    ref_row.timing = time_launches(launches, opt.warmup, opt.iters);
-    ref_row.tflops = gemm_tflops(opt.m, opt.n, opt.k, ref_row.timing.median_ms);
-    ref_row.ratio  = 1.0;
+  // The reference row: cuBLAS's side of the first pairing (or cuBLAS alone when no kernel is chosen).
+  std::vector<ReportRow> rows(1);
+  ReportRow& ref_row = rows[0];
+  ref_row.variant    = "cublas";
+  ref_row.what       = "cuBLASLt bf16 TN, fp32 accumulate (reference)";
+  auto fill_ref_side = [&](ReportRow& r, const SideTiming& t) {
+    r.ref_tflops       = tflops(t.launch_ms.median);
+    r.ref_sm_clock_mhz = t.sm_clock_mhz;
+    r.ref_power_w      = t.power_w;
+  };
+  if (opt.iters > 0 && chosen.empty()) {
+    const SideTiming t   = time_alone(cublas_launches, plan);
+    ref_row.timed        = true;
+    ref_row.launch_ms    = t.launch_ms;
+    ref_row.tflops       = tflops(t.launch_ms.median);
+    ref_row.sm_clock_mhz = t.sm_clock_mhz;
+    ref_row.power_w      = t.power_w;
+    fill_ref_side(ref_row, t);
+    ref_row.ratio = summarize({1.0});
   }
-  rows.push_back(ref_row);
 
   bool all_pass = true;
   for (const Variant* v : chosen) {
-    Row row;
+    ReportRow row;
     row.variant = v->name;
     row.what    = v->what;
     std::vector<Launch> launches;
@@ -418,53 +202,34 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
       std::printf("\n");
     }
     if (opt.iters > 0) {
-      row.timing = time_launches(launches, opt.warmup, opt.iters);
-      row.tflops = gemm_tflops(opt.m, opt.n, opt.k, row.timing.median_ms);
-      row.ratio  = ref_row.tflops > 0 ? row.tflops / ref_row.tflops : 0;
+      const PairedTiming t = time_paired(cublas_launches, launches, plan);
+      if (!opt.rounds_log.empty() &&
+          !write_rounds_csv(opt.rounds_log.c_str(), v->name, t, /*append=*/v != chosen.front())) {
+        std::fprintf(stderr, "%s: cannot write --rounds-log %s\n", prog.c_str(), opt.rounds_log.c_str());
+        return EXIT_FAIL;
+      }
+      row.timed        = true;
+      row.launch_ms    = t.kernel.launch_ms;
+      row.tflops       = tflops(t.kernel.launch_ms.median);
+      row.ratio        = t.ratio;
+      row.sm_clock_mhz = t.kernel.sm_clock_mhz;
+      row.power_w      = t.kernel.power_w;
+      fill_ref_side(row, t.ref);
+      if (!ref_row.timed) {
+        ref_row.timed        = true;
+        ref_row.launch_ms    = t.ref.launch_ms;
+        ref_row.tflops       = row.ref_tflops;
+        ref_row.sm_clock_mhz = t.ref.sm_clock_mhz;
+        ref_row.power_w      = t.ref.power_w;
+        fill_ref_side(ref_row, t.ref);
+        ref_row.ratio = summarize({1.0});
+      }
     }
     rows.push_back(row);
   }
 
-  if (opt.iters > 0)
-    std::printf(
-        "timing: CUDA events, median and min of %d launches after %d warm-up, inputs rotated through "
-        "%d copies (%.0f MB, L2 %zu MB)\n",
-        opt.iters, opt.warmup, copies, double(copies * set_bytes) / 1e6, gpu.l2_bytes >> 20);
-  std::printf("%-7s %-52s %8s %10s %9s %8s %9s %s\n", "variant", "what changed", "TFLOPS", "median ms",
-              "min ms", "vs cuBLAS", "rel err", "check");
-  for (const Row& r : rows) {
-    std::printf("%-7s %-52s %8s %10s %9s %8s %9s %s\n", r.variant.c_str(), r.what.substr(0, 52).c_str(),
-                opt.iters ? fmt("%.1f", r.tflops).c_str() : "-",
-                opt.iters ? fmt("%.4f", r.timing.median_ms).c_str() : "-",
-                opt.iters ? fmt("%.4f", r.timing.min_ms).c_str() : "-",
-                opt.iters ? fmt("%.3fx", r.ratio).c_str() : "-",
-                r.checked ? fmt("%.2e", r.check.rel_frob).c_str() : "-",
-                r.checked ? (r.check.pass ? "PASS" : "FAIL") : "-");
-  }
-  // One machine-readable line per row, '|'-separated key=value pairs (run_all.sh parses these).
-  const char* arch_name = arch == Arch::Sm100 ? "sm_100a" : "sm_90a";
-  for (const Row& r : rows) {
-    std::printf(
-        "RESULT|stage=%s|variant=%s|arch=%s|m=%lld|n=%lld|k=%lld|tflops=%.2f|median_ms=%.5f|min_ms=%.5f|"
-        "cublas_tflops=%.2f|ratio=%.4f|rel_err=%s|max_abs=%s|nonfinite=%s|status=%s|sm_clock_mhz=%d|"
-        "seed=%llu|what=%s\n",
-        stage, r.variant.c_str(), arch_name, (long long)opt.m, (long long)opt.n, (long long)opt.k, r.tflops,
-        r.timing.median_ms, r.timing.min_ms, ref_row.tflops, r.ratio,
-        r.checked ? fmt("%.3e", r.check.rel_frob).c_str() : "-",
-        r.checked ? fmt("%.3e", r.check.max_abs).c_str() : "-",
-        r.checked ? std::to_string(r.check.nonfinite).c_str() : "-",
-        r.checked ? (r.check.pass ? "PASS" : "FAIL") : (r.variant == "cublas" ? "REF" : "UNCHECKED"),
-        r.timing.sm_clock_mhz, (unsigned long long)opt.seed, r.what.c_str());
-  }
-  if (opt.csv) {
-    std::printf("csv:stage,variant,arch,m,n,k,tflops,median_ms,min_ms,ratio_vs_cublas,rel_err,status\n");
-    for (const Row& r : rows)
-      std::printf("csv:%s,%s,%s,%lld,%lld,%lld,%.2f,%.5f,%.5f,%.4f,%s,%s\n", stage, r.variant.c_str(),
-                  arch_name, (long long)opt.m, (long long)opt.n, (long long)opt.k, r.tflops,
-                  r.timing.median_ms, r.timing.min_ms, r.ratio,
-                  r.checked ? fmt("%.3e", r.check.rel_frob).c_str() : "",
-                  r.checked ? (r.check.pass ? "PASS" : "FAIL") : "");
-  }
+  const ReportHeader header{stage, arch == Arch::Sm100 ? "sm_100a" : "sm_90a", opt.m, opt.n, opt.k, opt.seed};
+  print_report(header, rows, opt.csv);
 
   for (GemmArgs& s : sets) {
     CUDA_CHECK(cudaFree(const_cast<void*>(s.a)));

@@ -1,38 +1,28 @@
-// harness.h: what every stage executable shares on the host: GPU detection and dispatch, random inputs,
-// the cuBLASLt reference, verification, timing and report lines.
+// harness.h: what a stage provides (its Variants) and what it gets (run_stage: the whole run of a stage
+// executable). The other parts of common/, one concern each:
+//   options.h     command line and shape rules          gpu.h        GPU detection; NVML clock and power
+//   reference.h   random inputs, the cuBLASLt reference   compare.h    the verdict on an output
+//   timing.h      the benchmark method (paired rounds)    report.h     the table and the RESULT| lines
+//   tma.h         tensor maps                             descriptors.cuh, ptx.cuh, tcgen05.cuh, wgmma.cuh:
+//                                                         device-side builders and PTX wrappers
 //
 // A stage provides two lists of Variants (its sm_100a kernels and its sm_90a twins); stage_main.cpp hands
 // them to run_stage(), which picks the list that matches the GPU.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
-#include <cuda_runtime.h>
-
 #include "common/compare.h"
 #include "common/descriptors.cuh"
+#include "common/gpu.h"
 #include "common/options.h"
+#include "common/problem.h"
+#include "common/reference.h"
+#include "common/timing.h"
 
 namespace gemm {
-
-// Exit codes of the stage executables (and of the GPU tests, as CTest's SKIP_RETURN_CODE).
-constexpr int EXIT_PASS        = 0;
-constexpr int EXIT_FAIL        = 1;
-constexpr int EXIT_BAD_INPUT   = 2;
-constexpr int EXIT_NO_GPU_HERE = 77;
-
-// Device buffers of one problem, all row-major bf16: A[M,K], B[N,K] (both K-major), C[M,N].
-struct GemmArgs {
-  const void* a;
-  const void* b;
-  void* c;
-  int64_t m, n, k;
-};
-
-using Launch = std::function<void(cudaStream_t)>;
 
 // One TMA box of a K tile: where it lands (byte offset from the tile's start in shared memory) and where it
 // starts in the tensor map (element coordinates, innermost first; 0 where the map has fewer dimensions).
@@ -68,53 +58,10 @@ struct Variant {
   Launch (*prepare)(const GemmArgs&);
 };
 
-enum class Arch { Sm90, Sm100 };
-
-struct GpuInfo {
-  int device = 0;
-  std::string name;
-  int cc_major = 0, cc_minor = 0;
-  int sm_count         = 0;
-  int max_sm_clock_mhz = 0;
-  size_t l2_bytes      = 0;
-  int driver_version = 0, runtime_version = 0;
-  size_t cublaslt_version = 0;
-};
-
-// Finds the GPU and the kernel list that fits it. Returns an empty string with `arch` set, or a message
-// saying what was found and what is supported (no GPU, no driver, an unsupported architecture).
-std::string detect_gpu(GpuInfo& info, Arch& arch);
-std::string describe_gpu(const GpuInfo& info);  // the header line of every run
-
-// Random bf16 in [-1, 1) from (seed, index): the same seed gives the same inputs on any GPU.
-void fill_random_bf16(void* dst, size_t count, uint64_t seed, cudaStream_t stream);
-
-// cuBLASLt bf16 TN GEMM with fp32 accumulation: C[M,N] = A[M,K] * B[N,K]^T, row-major C.
-class CublasLtGemm {
- public:
-  CublasLtGemm(int64_t m, int64_t n, int64_t k);
-  ~CublasLtGemm();
-  CublasLtGemm(const CublasLtGemm&)            = delete;
-  CublasLtGemm& operator=(const CublasLtGemm&) = delete;
-  void run(const GemmArgs& args, cudaStream_t stream) const;
-
- private:
-  struct Impl;
-  Impl* impl_;
-};
-
 // Runs `launch` once on a poisoned output and compares it with `ref_host` (bf16 bits of the reference).
 // If `out_host` is given, the output bits are left there.
 CompareResult check_launch(const Launch& launch, const GemmArgs& args, const std::vector<uint16_t>& ref_host,
                            std::vector<uint16_t>* out_host = nullptr);
-
-// Median and minimum of `iters` timed launches after `warmup` untimed ones, rotating through the launches
-// (one per input copy) so that the inputs are not already in L2.
-struct Timing {
-  double median_ms = 0, min_ms = 0;
-  int sm_clock_mhz = 0;  // SM clock read right after timing (NVML), 0 if unavailable
-};
-Timing time_launches(const std::vector<Launch>& launches, int warmup, int iters);
 
 // Defined by each stage: matmul_vN.cu (sm_100a kernels) and matmul_vN_sm90.cu (their Hopper twins).
 std::vector<Variant> sm100_variants();

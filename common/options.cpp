@@ -29,11 +29,16 @@ std::string usage(const char* prog) {
   u += R"( [options]
   --m M, --n N, --k K   problem size: C[M,N] = A[M,K] * B[N,K]^T, all bf16, fp32 accumulation (default 4096)
   --variant NAME        one variant of this stage (e.g. v1a), "all" (default), or "cublas" (reference only)
-  --iters N             timed iterations per kernel, median and min reported (default 50; 0 = verify only)
-  --warmup N            untimed launches before timing (default 10)
+  --iters N             timed launches of each side, the kernel and cuBLAS, at least (default 100;
+                        0 = verify only)
+  --round N             launches per round: the two sides alternate in rounds of N launches, and the ratio
+                        is the median of the per-round ratios (default 5; see common/timing.h)
+  --seconds S           time each kernel/cuBLAS pairing for at least S seconds in all (default 5)
+  --warmup N            untimed launches of each side before timing (default 10)
   --seed S              seed of the random inputs (default: a fresh one, printed so a run can be replayed)
   --no-check            skip verification against cuBLAS (timing only)
   --csv                 also print the results as CSV
+  --rounds-log FILE     write every timing round (side, time, median ms, SM clock, power) to FILE as CSV
   --help                this text
 Exit codes: 0 all variants PASS; 1 a variant FAILED or a CUDA/cuBLAS error; 2 bad option or shape;
             77 no GPU, or a GPU this stage has no kernel for (sm_100a: B200/GB200; sm_90a: H100/H200).
@@ -59,6 +64,18 @@ std::string parse_options(int argc, const char* const* argv, Options& opt) {
       if (!parse_int(s, 0, 100000, v))
         return std::string("--iters needs an integer in [0, 100000], got '") + (s ? s : "") + "'";
       opt.iters = int(v);
+    } else if (!std::strcmp(a, "--round")) {
+      const char* s = value(a);
+      if (!parse_int(s, 1, 10000, v))
+        return std::string("--round needs an integer in [1, 10000], got '") + (s ? s : "") + "'";
+      opt.round = int(v);
+    } else if (!std::strcmp(a, "--seconds")) {
+      const char* s  = value(a);
+      char* end      = nullptr;
+      const double d = s ? std::strtod(s, &end) : -1;
+      if (!s || *s == '\0' || *end != '\0' || !(d >= 0 && d <= 600))
+        return std::string("--seconds needs a number of seconds in [0, 600], got '") + (s ? s : "") + "'";
+      opt.seconds = d;
     } else if (!std::strcmp(a, "--warmup")) {
       const char* s = value(a);
       if (!parse_int(s, 0, 10000, v))
@@ -76,6 +93,10 @@ std::string parse_options(int argc, const char* const* argv, Options& opt) {
       opt.variant = s;
     } else if (!std::strcmp(a, "--no-check")) {
       opt.check = false;
+    } else if (!std::strcmp(a, "--rounds-log")) {
+      const char* s = value(a);
+      if (s == nullptr || *s == '\0') return "--rounds-log needs a file name";
+      opt.rounds_log = s;
     } else if (!std::strcmp(a, "--csv")) {
       opt.csv = true;
     } else {

@@ -10,13 +10,16 @@ namespace gemm {
 struct Options {
   int64_t m = 4096, n = 4096, k = 4096;
   std::string variant = "all";  // a variant name ("v1a"), "all", or "cublas" (time only the reference)
-  int iters           = 50;     // timed iterations per kernel; 0 = verify only
-  int warmup          = 10;     // untimed launches before timing
+  int iters           = 100;    // timed launches per side (kernel and cuBLAS), at least; 0 = verify only
+  int round           = 5;      // launches of one side per round of the paired timing (timing.h)
+  double seconds      = 5.0;    // more rounds until both sides' timed launches add up to this
+  int warmup          = 10;     // untimed launches of each side before timing
   uint64_t seed       = 0;      // 0 = draw a fresh seed (always printed)
   bool seed_given     = false;
   bool check          = true;   // --no-check skips verification (timing only)
   bool csv            = false;  // print a CSV table at the end
-  bool help           = false;
+  std::string rounds_log;       // --rounds-log FILE: every timing round as CSV (timing.h)
+  bool help = false;
 };
 
 // Parses argv. Returns an empty string on success, else a message naming the bad option and what it accepts.

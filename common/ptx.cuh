@@ -21,7 +21,8 @@ __device__ __forceinline__ uint32_t smem_addr(const void* p) {
 // An 8-byte shared-memory object that counts pending arrivals and pending transaction bytes; its phase
 // completes when both reach zero, and it re-arms itself for the next phase.
 __device__ __forceinline__ void mbarrier_init(uint64_t* bar, uint32_t arrival_count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(arrival_count) : "memory");
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(arrival_count)
+               : "memory");
 }
 
 // Makes the initialised barriers visible to the async proxy (TMA, tensor cores) and to the cluster.
@@ -54,14 +55,26 @@ __device__ __forceinline__ bool mbarrier_try_wait_parity(uint64_t* bar, uint32_t
   return done != 0;
 }
 
-// Spin until the phase of parity `parity` completes. With -DGEMM_DEBUG_HANG=ON the wait is bounded and a
-// stuck barrier traps with its name and parity instead of hanging the GPU.
+// The global nanosecond timer (PTX ISA "Special Registers: %globaltimer").
+__device__ __forceinline__ uint64_t globaltimer_ns() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// Spin until the phase of parity `parity` completes. With -DGEMM_DEBUG_HANG=ON the wait is bounded in time
+// (GEMM_DEBUG_HANG_TIMEOUT_MS, 2 s by default: no wait in these kernels legitimately comes close), and a
+// stuck barrier traps with its name and parity instead of hanging the GPU. tests/test_debug_hang.cu shows it.
+#if defined(GEMM_DEBUG_HANG) && !defined(GEMM_DEBUG_HANG_TIMEOUT_MS)
+#define GEMM_DEBUG_HANG_TIMEOUT_MS 2000
+#endif
 __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity, const char* name = "mbarrier") {
 #if defined(GEMM_DEBUG_HANG)
-  for (uint64_t spins = 0; !mbarrier_try_wait_parity(bar, parity); ++spins) {
-    if (spins == (uint64_t(1) << 26)) {
-      printf("GEMM_DEBUG_HANG: block (%d,%d) thread %d stuck on %s waiting for parity %u\n", blockIdx.x,
-             blockIdx.y, threadIdx.x, name, parity);
+  const uint64_t start = globaltimer_ns();
+  while (!mbarrier_try_wait_parity(bar, parity)) {
+    if (globaltimer_ns() - start > uint64_t(GEMM_DEBUG_HANG_TIMEOUT_MS) * 1000000ull) {
+      printf("GEMM_DEBUG_HANG: block (%d,%d,%d) thread %d stuck on %s waiting for parity %u for %d ms\n",
+             blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, name, parity, GEMM_DEBUG_HANG_TIMEOUT_MS);
       __trap();
     }
   }
@@ -75,10 +88,11 @@ __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity, co
 // ---- TMA: cp.async.bulk.tensor (cuda::ptx::cp_async_bulk_tensor) ----
 // One thread copies a box of the tensor map into shared memory; completion is signalled to `bar` as
 // transaction bytes. Coordinates are in elements, innermost dimension first.
-__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar, int c0, int c1) {
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar, int c0,
+                                            int c1) {
   asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::
-          "r"(smem_addr(dst)),
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, "
+      "%3}], [%4];" ::"r"(smem_addr(dst)),
       "l"(map), "r"(c0), "r"(c1), "r"(smem_addr(bar))
       : "memory");
 }

@@ -1,6 +1,7 @@
 // wgmma.cuh: warpgroup-level MMA of sm_90a (PTX ISA "Asynchronous Warpgroup Level Matrix Multiply-Accumulate
-// Instructions: wgmma.mma_async"), one wrapper per instruction. Compiled only for sm_90a, so the Blackwell
-// files can include this header without error.
+// Instructions: wgmma.mma_async"), and setmaxnreg, the warpgroup register hand-over that warp-specialised
+// wgmma kernels use (PTX ISA "Miscellaneous Instructions: setmaxnreg"); one wrapper per instruction.
+// Compiled only for sm_90a, so the Blackwell files can include this header without error.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,21 @@ template <int R>
 __device__ __forceinline__ void fence_operands(float (&d)[R]) {
 #pragma unroll
   for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// ---- setmaxnreg (cuda::ptx has none; CUTLASS calls it warpgroup_reg_alloc / warpgroup_reg_dealloc) ----
+// Every thread of the warpgroup executes it (.sync.aligned). The kernel starts with the per-thread count of
+// __launch_bounds__(threads, 1); dec releases registers to the SM's pool, inc blocks until the pool can give
+// them. N is a multiple of 8 in 24..256. ptxas compiles the code after each one with that many registers.
+template <int N>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  static_assert(N % 8 == 0 && N >= 24 && N <= 256, "setmaxnreg takes a multiple of 8 in 24..256");
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N));
+}
+template <int N>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  static_assert(N % 8 == 0 && N >= 24 && N <= 256, "setmaxnreg takes a multiple of 8 in 24..256");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
 }
 
 // D[64x256] (+)= A[64x16] * B[256x16]^T, bf16 inputs from shared-memory descriptors, fp32 accumulators in

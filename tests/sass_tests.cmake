@@ -32,10 +32,13 @@ endfunction()
 
 # tcgen05.mma kind::f16 -> UTCHMMA, tcgen05.ld -> LDTM, TMA load -> UTMALDG, tcgen05.commit -> UTCBAR,
 # tcgen05.alloc -> UTCATOMSWS (FACTS.md, read with cuobjdump 13.0). wgmma bf16 -> HGMMA.
+# Per stage, what it adds on top: GEMM_SASS_<arch>_<stage>. setmaxnreg.dec -> USETMAXREG.DEALLOC and
+# setmaxnreg.inc -> USETMAXREG.TRY_ALLOC (read with cuobjdump 13.0 from v4's sm_90a code).
+set(GEMM_SASS_sm_90a_v4 USETMAXREG.DEALLOC USETMAXREG.TRY_ALLOC)
 foreach(stage ${GEMM_STAGES})
-  add_sass_test(${stage} sm_100a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS)
-  add_sass_test(${stage} sm_103a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS)
-  add_sass_test(${stage} sm_90a HGMMA UTMALDG)
+  add_sass_test(${stage} sm_100a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS ${GEMM_SASS_sm_100a_${stage}})
+  add_sass_test(${stage} sm_103a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS ${GEMM_SASS_sm_100a_${stage}})
+  add_sass_test(${stage} sm_90a HGMMA UTMALDG ${GEMM_SASS_sm_90a_${stage}})
 endforeach()
 
 # ---- Targets CMake 3.25 cannot spell in CUDA_ARCHITECTURES: v1 compiled by nvcc directly into a cubin ----

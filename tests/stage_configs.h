@@ -47,6 +47,8 @@ constexpr int SM100_MMA_M      = 128;
 constexpr int SM90_MMA_M       = 64;
 constexpr int NUM_STAGES_SM100 = 4;  // v3: 4 x 32 KB ring
 constexpr int NUM_STAGES_SM90  = 4;  // v3: 4 x 48 KB ring
+constexpr int NUM_STAGES_V4_SM100 = 7;  // v4: as many 32 KB stages as fit in 227 KB
+constexpr int NUM_STAGES_V4_SM90  = 4;  // v4: as many 48 KB stages as fit in 227 KB (as v3)
 // Tiles start after 1 KB of barriers and the TMEM address slot: a non-zero base makes address bits above the
 // swizzle atom matter, which the models must then get right.
 constexpr uint32_t SMEM_TILES_BASE = 1024;
@@ -152,6 +154,29 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   tile("v3 stage 2", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D,   S::B128, 2),
   tile("v3 stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 3),
   tile("v3 stage 3", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D,   S::B128, 3),
+  // v4: the same tiles in every slot of the deeper (sm100) ring.
+  tile("v4 stage 0", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 0),
+  tile("v4 stage 0", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::B128, 0),
+  tile("v4 stage 1", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 1),
+  tile("v4 stage 1", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::B128, 1),
+  tile("v4 stage 2", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 2),
+  tile("v4 stage 2", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::B128, 2),
+  tile("v4 stage 3", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 3),
+  tile("v4 stage 3", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::B128, 3),
+  tile("v4 stage 4", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 4),
+  tile("v4 stage 4", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::B128, 4),
+  tile("v4 stage 5", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 5),
+  tile("v4 stage 5", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::B128, 5),
+  tile("v4 stage 6", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 6),
+  tile("v4 stage 6", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::B128, 6),
+  tile("v4 stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 0),
+  tile("v4 stage 0", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D,   S::B128, 0),
+  tile("v4 stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 1),
+  tile("v4 stage 1", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D,   S::B128, 1),
+  tile("v4 stage 2", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 2),
+  tile("v4 stage 2", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D,   S::B128, 2),
+  tile("v4 stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 3),
+  tile("v4 stage 3", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D,   S::B128, 3),
 };
 // clang-format on
 
@@ -164,10 +189,12 @@ struct MmaShape {
   int m, n;
 };
 constexpr MmaShape SM100_MMA_SHAPES[] = {
-    {"v1 v2 v3", 1, SM100_MMA_M, SM100_BLOCK_N},
+    {"v1 v2 v3 v4", 1, SM100_MMA_M, SM100_BLOCK_N},
 };
 
 static_assert(NUM_STAGES_SM100 == 4 && NUM_STAGES_SM90 == 4,
               "v3 rows list stages 0..3: update them together");
+static_assert(NUM_STAGES_V4_SM100 == 7 && NUM_STAGES_V4_SM90 == 4,
+              "v4 rows list stages 0..6 (sm100) and 0..3 (sm90): update them together");
 
 }  // namespace stage_configs

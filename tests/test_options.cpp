@@ -24,12 +24,16 @@ TEST_CASE("defaults are 4096^3, all variants, checked") {
   CHECK(opt.variant == "all");
   CHECK(opt.check);
   CHECK_FALSE(opt.seed_given);
+  CHECK(opt.iters == 100);  // per side, at least, in rounds of 5 launches, for at least 5 s
+  CHECK(opt.round == 5);
+  CHECK(opt.seconds == 5.0);
 }
 
 TEST_CASE("every option is parsed") {
   Options opt;
-  REQUIRE(parse({"--m", "256", "--n", "512", "--k", "1024", "--variant", "v1b", "--iters", "7", "--warmup",
-                 "3", "--seed", "42", "--no-check", "--csv"},
+  REQUIRE(parse({"--m",      "256",     "--n",    "512",     "--k",        "1024",      "--variant",
+                 "v1b",      "--iters", "7",      "--round", "4",          "--seconds", "0.5",
+                 "--warmup", "3",       "--seed", "42",      "--no-check", "--csv"},
                 opt)
               .empty());
   CHECK(opt.m == 256);
@@ -37,6 +41,8 @@ TEST_CASE("every option is parsed") {
   CHECK(opt.k == 1024);
   CHECK(opt.variant == "v1b");
   CHECK(opt.iters == 7);
+  CHECK(opt.round == 4);
+  CHECK(opt.seconds == 0.5);
   CHECK(opt.warmup == 3);
   CHECK(opt.seed == 42);
   CHECK(opt.seed_given);
@@ -45,10 +51,23 @@ TEST_CASE("every option is parsed") {
 }
 
 TEST_CASE("invalid values are refused with a message naming the option") {
-  const std::vector<std::vector<const char*>> bad = {
-      {"--m", "0"},        {"--m", "-128"},     {"--n", "12x"},   {"--k", ""},       {"--k"},
-      {"--m", "1e3"},      {"--n", "99999999"}, {"--iters", "-1"}, {"--warmup", "a"}, {"--seed", "0"},
-      {"--variant"},       {"--bogus"},         {"--no-check", "--iters", "0"}};
+  const std::vector<std::vector<const char*>> bad = {{"--m", "0"},
+                                                     {"--m", "-128"},
+                                                     {"--n", "12x"},
+                                                     {"--k", ""},
+                                                     {"--k"},
+                                                     {"--m", "1e3"},
+                                                     {"--n", "99999999"},
+                                                     {"--iters", "-1"},
+                                                     {"--warmup", "a"},
+                                                     {"--seed", "0"},
+                                                     {"--round", "0"},
+                                                     {"--seconds", "-1"},
+                                                     {"--seconds", "1s"},
+                                                     {"--seconds", "nan"},
+                                                     {"--variant"},
+                                                     {"--bogus"},
+                                                     {"--no-check", "--iters", "0"}};
   for (const auto& args : bad) {
     Options opt;
     const std::string msg = parse(args, opt);
@@ -63,7 +82,8 @@ TEST_CASE("--help is recognised and the usage lists every option") {
   REQUIRE(parse({"--help"}, opt).empty());
   CHECK(opt.help);
   const std::string u = gemm::usage("matmul_v1");
-  for (const char* o : {"--m", "--n", "--k", "--variant", "--iters", "--warmup", "--seed", "--no-check", "--csv"})
+  for (const char* o : {"--m", "--n", "--k", "--variant", "--iters", "--round", "--seconds", "--warmup",
+                        "--seed", "--no-check", "--csv"})
     CHECK(u.find(o) != std::string::npos);
 }
 

@@ -19,8 +19,8 @@
 // Phase bookkeeping as on Blackwell: a stage index and one parity bit flipped when the index wraps.
 //
 // Why it helps, and what it costs: see matmul_v3.cu.
-// Measured on an H100 SXM at 4096^3, same run as cuBLAS (783 TFLOPS): v2b 361 -> v3 641 TFLOPS
-// (0.46x -> 0.82x). ncu, one launch each: tensor pipe active 41% -> 84% of the time, L2 traffic unchanged
+// Measured on an H100 SXM at 4096^3, timed against cuBLAS in alternating rounds (common/timing.h): v2b 0.44x
+// -> v3 0.86x of cuBLAS. ncu, one launch each: tensor pipe active 41% -> 84% of the time, L2 traffic unchanged
 // (1.72 GB). NUM_STAGES = 4 is the deepest ring that fits: 4 x 48 KB = 192 KB of the 227 KB.
 //
 // PTX ISA sections: as v2, plus "mbarrier" (arrival counts, phases and try_wait.parity) and

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# compute-sanitizer on every stage binary: memcheck, racecheck, synccheck and initcheck, one line per tool and
+# stage. Each stage runs every variant that fits this GPU once, verified against cuBLAS (--iters 0: no timing).
+#
+#   ./tests/sanitize.sh                  at 256x512x1024 (a few tiles of every stage's kernels)
+#   ./tests/sanitize.sh --shape 512x512x2048
+#
+# Needs an H100/H200 (sm_90a) or a B200/GB200/B300 (sm_100a/sm_103a) and compute-sanitizer (CUDA toolkit).
+# Exits 0 when every tool is clean on every stage, 1 when one is not, 77 when there is no GPU to check on.
+# Full logs: build/sanitize/<tool>_<stage>.log.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${GEMM_BUILD_DIR:-$root/build}"
+shape="256x512x1024"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --shape) shape="${2:?--shape needs MxNxK}"; shift 2 ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "tests/sanitize.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+IFS=x read -r m n k <<<"$shape"
+
+if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "tests/sanitize.sh: no GPU here (nvidia-smi finds none): nothing was checked." >&2
+  exit 77
+fi
+sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
+if [ -z "$sanitizer" ]; then
+  echo "tests/sanitize.sh: compute-sanitizer not found (it comes with the CUDA toolkit)" >&2
+  exit 1
+fi
+
+[ -f "$build/CMakeCache.txt" ] || cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j"$(nproc)" >/dev/null || { echo "tests/sanitize.sh: build failed" >&2; exit 1; }
+stages=$(cd "$build" && ls matmul_v[0-9]* matmul_mxfp8 2>/dev/null | sort -V)
+mkdir -p "$build/sanitize"
+
+status=0
+printf '%-10s %-14s %-8s %s\n' tool stage result details
+for s in $stages; do
+  for tool in memcheck racecheck synccheck initcheck; do
+    log="$build/sanitize/${tool}_${s}.log"
+    "$sanitizer" --tool "$tool" --error-exitcode 99 "$build/$s" --m "$m" --n "$n" --k "$k" --iters 0 >"$log" 2>&1
+    rc=$?
+    summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -n1 | sed 's/^========= //')
+    checks=$(grep -cE "^check .* PASS" "$log")
+    if [ $rc = 0 ] && grep -qE "ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards" "$log"; then
+      result=clean
+    elif [ $rc = 77 ]; then
+      echo "tests/sanitize.sh: $s found no GPU it has a kernel for: $(grep -m1 "$s:" "$log")" >&2
+      exit 77
+    else
+      result=FAIL; status=1
+    fi
+    printf '%-10s %-14s %-8s %s; %s variant(s) PASS vs cuBLAS; exit %s; log %s\n' "$tool" "$s" "$result" \
+      "${summary:-no summary}" "$checks" "$rc" "${log#$root/}"
+  done
+done
+exit $status

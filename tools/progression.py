@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""The progression of run_all.sh: tables, chart and README update from the stage binaries' RESULT| lines.
+
+  tools/progression.py table  LOG...                 markdown table(s) on stdout, CSV with --csv FILE
+  tools/progression.py chart  LOG --out PREFIX       PREFIX.png and PREFIX.svg (needs matplotlib)
+  tools/progression.py readme LOG... --readme README.md --command "..." [--chart PATH]
+
+LOG is a run_all.sh log (several logs: back-to-back runs of the same command; the first is the one shown,
+the others are compared with it). Only the standard library is needed, except for `chart`.
+"""
+import argparse
+import os
+import re
+import statistics
+import sys
+
+STAGE_ORDER = ["v1", "v2", "v3", "v4", "v5", "v6", "mxfp8"]
+
+
+def parse_log(path):
+    """RESULT| rows and the device line of one run_all.sh log."""
+    rows, gpu, toolkit = [], None, None
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("RESULT|"):
+                row = {}
+                for field in line.split("|")[1:]:
+                    key, _, value = field.partition("=")
+                    row[key] = value
+                rows.append(row)
+            elif line.startswith("GPU:") and gpu is None:
+                gpu = line
+            elif line.startswith("toolkit:") and toolkit is None:
+                toolkit = line[len("toolkit:"):].strip()
+    return {"rows": rows, "gpu": gpu or "GPU: unknown", "toolkit": toolkit or "?", "path": path}
+
+
+def size_of(row):
+    return (int(row["m"]), int(row["n"]), int(row["k"]))
+
+
+def size_label(size):
+    m, n, k = size
+    return f"{m}³" if m == n == k else f"{m}×{n}×{k}"
+
+
+def stage_key(stage):
+    return STAGE_ORDER.index(stage) if stage in STAGE_ORDER else len(STAGE_ORDER)
+
+
+def kernel_rows(run):
+    """Kernel rows (not the cuBLAS reference rows), in stage order, grouped by size."""
+    by_size = {}
+    for r in run["rows"]:
+        if r["variant"] == "cublas":
+            continue
+        by_size.setdefault(size_of(r), []).append(r)
+    for rows in by_size.values():
+        rows.sort(key=lambda r: (stage_key(r["stage"]), r["variant"]))
+    return dict(sorted(by_size.items()))
+
+
+def fnum(v, fmt="{:.1f}"):
+    try:
+        return fmt.format(float(v))
+    except ValueError:
+        return v
+
+
+def clock_range(rows):
+    lo = min(float(r["sm_clock_min"]) for r in rows)
+    hi = max(float(r["sm_clock_max"]) for r in rows)
+    return f"{lo:.0f}-{hi:.0f} MHz"
+
+
+def device_line(run):
+    """GPU, clocks, driver, toolkit: the line that goes with every table."""
+    g = run["gpu"]
+    fields = dict(
+        name=re.search(r"GPU: ([^|]+)", g),
+        sms=re.search(r"\| (\d+) SMs", g),
+        clock=re.search(r"max SM clock (\d+) MHz", g),
+        driver=re.search(r"\| driver ([0-9.]+)", g),
+        limit=re.search(r"power limit (\d+) W", g),
+        cublas=re.search(r"cuBLASLt (\d+)", g),
+        runtime=re.search(r"CUDA runtime ([0-9.]+)", g),
+    )
+    v = {k: (m.group(1).strip() if m else "?") for k, m in fields.items()}
+    cublas = v["cublas"]
+    if cublas.isdigit():
+        c = int(cublas)
+        cublas = f"{c // 10000}.{c // 100 % 100}.{c % 100}"
+    return (f"{v['name']} ({v['sms']} SMs, max SM clock {v['clock']} MHz, power limit {v['limit']} W), "
+            f"driver {v['driver']}, CUDA runtime {v['runtime']}, toolkit {run['toolkit']}, cuBLASLt {cublas}")
+
+
+def stage_table(rows):
+    """The per-stage table of the README (and of run_all.sh, with the stage column)."""
+    out = ["| size | variant | what changed | TFLOPS | cuBLAS, paired | ratio | ratio min-max | "
+           "SM clock kernel / cuBLAS | power kernel / cuBLAS | rel. error | check |",
+           "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for r in rows:
+        out.append(
+            f"| {size_label(size_of(r))} | {r['variant']} | {r['what']} | {fnum(r['tflops'])} | "
+            f"{fnum(r['cublas_tflops'])} | {fnum(r['ratio'], '{:.3f}')}× | "
+            f"{fnum(r['ratio_min'], '{:.2f}')}-{fnum(r['ratio_max'], '{:.2f}')} | "
+            f"{fnum(r['sm_clock_mhz'], '{:.0f}')} / {fnum(r['cublas_sm_clock_mhz'], '{:.0f}')} MHz | "
+            f"{fnum(r['power_w'], '{:.0f}')} / {fnum(r['cublas_power_w'], '{:.0f}')} W | "
+            f"{fnum(r['rel_err'], '{:.1e}')} | {r['status']} |")
+    return out
+
+
+def progression_table(run):
+    out = ["| size | stage | variant | what changed | TFLOPS | cuBLAS, paired | ratio | ratio min-max | "
+           "SM clock | check |", "|---|---|---|---|---:|---:|---:|---:|---:|---|"]
+    for size, rows in kernel_rows(run).items():
+        for r in rows:
+            out.append(
+                f"| {size_label(size)} | {r['stage']} | {r['variant']} | {r['what']} | {fnum(r['tflops'])} | "
+                f"{fnum(r['cublas_tflops'])} | **{fnum(r['ratio'], '{:.3f}')}×** | "
+                f"{fnum(r['ratio_min'], '{:.2f}')}-{fnum(r['ratio_max'], '{:.2f}')} | "
+                f"{fnum(r['sm_clock_mhz'], '{:.0f}')} MHz | {r['status']} |")
+    return out
+
+
+def agreement_table(runs):
+    """Each row's ratio in every run, and its largest deviation from the mean of the runs."""
+    keyed = [{(size_of(r), r["stage"], r["variant"]): r for r in run["rows"] if r["variant"] != "cublas"}
+             for run in runs]
+    heads = " | ".join(f"run {i + 1}" for i in range(len(runs)))
+    out = [f"| size | variant | {heads} | max deviation from the mean | SM clock, runs |",
+           "|---|---|" + "---:|" * len(runs) + "---:|---|"]
+    worst = 0.0
+    for key in sorted(keyed[0], key=lambda k: (k[0], stage_key(k[1]), k[2])):
+        if not all(key in k for k in keyed):
+            continue
+        ratios = [float(k[key]["ratio"]) for k in keyed]
+        mean = statistics.fmean(ratios)
+        dev = max(abs(x - mean) for x in ratios) / mean if mean > 0 else 0
+        worst = max(worst, dev)
+        clocks = ", ".join(f"{float(k[key]['sm_clock_mhz']):.0f}" for k in keyed)
+        cells = " | ".join(f"{x:.3f}×" for x in ratios)
+        out.append(f"| {size_label(key[0])} | {key[2]} | {cells} | ±{100 * dev:.1f}% | {clocks} MHz |")
+    return out, worst
+
+
+def cmd_table(args):
+    runs = [parse_log(p) for p in args.logs]
+    first = runs[0]
+    print(device_line(first))
+    print()
+    print("\n".join(progression_table(first)))
+    krows = [r for rows in kernel_rows(first).values() for r in rows]
+    if krows:
+        print()
+        print(f"Ratio = median over rounds of (cuBLAS time / kernel time), cuBLAS and the kernel alternating in "
+              f"the same process (common/timing.h); SM clock read by NVML during the rounds: "
+              f"{clock_range(krows)}.")
+    if len(runs) > 1:
+        table, worst = agreement_table(runs)
+        print()
+        print(f"Back-to-back runs of the same command ({len(runs)}): largest deviation of a ratio from its "
+              f"mean ±{100 * worst:.1f}%")
+        print("\n".join(table))
+    if args.csv:
+        keys = ["stage", "variant", "arch", "m", "n", "k", "tflops", "cublas_tflops", "ratio", "ratio_min",
+                "ratio_max", "ratio_q1", "ratio_q3", "sm_clock_mhz", "cublas_sm_clock_mhz", "power_w",
+                "cublas_power_w", "rel_err", "status", "seed", "what"]
+        with open(args.csv, "w") as f:
+            f.write(",".join(keys) + "\n")
+            for r in first["rows"]:
+                f.write(",".join(r.get(k, "").replace(",", ";") for k in keys) + "\n")
+    return 0
+
+
+def cmd_chart(args):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        print(f"no chart: matplotlib cannot be imported ({e})", file=sys.stderr)
+        return 3
+    run = parse_log(args.log)
+    sizes = kernel_rows(run)
+    if not sizes:
+        print("no chart: the log has no kernel rows", file=sys.stderr)
+        return 3
+    colors = {"v1": "#9ecae1", "v2": "#6baed6", "v3": "#4292c6", "v4": "#2171b5", "v5": "#08519c",
+              "v6": "#08306b", "mxfp8": "#e6550d"}
+    fig, axes = plt.subplots(1, len(sizes), figsize=(5.2 * len(sizes) + 0.6, 4.6), squeeze=False)
+    for ax, (size, rows) in zip(axes[0], sizes.items()):
+        names = [r["variant"] for r in rows]
+        tflops = [float(r["tflops"]) for r in rows]
+        bars = ax.bar(names, tflops, color=[colors.get(r["stage"], "#888888") for r in rows])
+        cublas = statistics.median(float(r["cublas_tflops"]) for r in rows)
+        ax.axhline(cublas, color="#d62728", linestyle="--", linewidth=1.5,
+                   label=f"cuBLAS {cublas:.0f} TFLOPS (median of the pairings)")
+        for bar, r in zip(bars, rows):
+            ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), f"{float(r['ratio']):.2f}×",
+                    ha="center", va="bottom", fontsize=8)
+        ax.set_title(f"{size_label(size)}  (SM clock {clock_range(rows)})", fontsize=10)
+        ax.set_ylabel("TFLOPS (bf16, fp32 accumulate)")
+        ax.set_ylim(0, max(max(tflops), cublas) * 1.15)
+        ax.legend(loc="upper left", fontsize=8)
+        ax.grid(axis="y", alpha=0.3)
+        ax.tick_params(axis="x", labelsize=8)
+    fig.suptitle(device_line(run), fontsize=7)
+    fig.tight_layout()
+    for ext in ("png", "svg"):
+        fig.savefig(f"{args.out}.{ext}", dpi=130)
+    print(f"chart: {args.out}.png, {args.out}.svg")
+    return 0
+
+
+def replace_between(text, name, lines):
+    begin, end = f"<!-- {name}-BEGIN -->", f"<!-- {name}-END -->"
+    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
+    if not pattern.search(text):
+        return text, False
+    return pattern.sub(lambda _: begin + "\n" + "\n".join(lines) + "\n" + end, text), True
+
+
+def cmd_readme(args):
+    runs = [parse_log(p) for p in args.logs]
+    first = runs[0]
+    with open(args.readme) as f:
+        text = f.read()
+    dev = device_line(first)
+    src = f"`{args.command}`"
+    krows = [r for rows in kernel_rows(first).values() for r in rows]
+    # The progression at the top: the table, the chart, the device line, the agreement of the runs.
+    block = progression_table(first) + ["", f"Measured with {src}. Device: {dev}. SM clock during the "
+                                             f"timing: {clock_range(krows)}."]
+    if args.chart:
+        block += ["", f"![The progression on this GPU]({args.chart})"]
+    text, _ = replace_between(text, "PROGRESSION-TABLE", block)
+    if len(runs) > 1:
+        table, worst = agreement_table(runs)
+        block = [f"{len(runs)} back-to-back runs of {src}: every ratio is within ±{100 * worst:.1f}% of its "
+                 f"mean over the runs.", ""] + table + ["", f"Device: {dev}."]
+        text, _ = replace_between(text, "STABILITY-TABLE", block)
+    stages = sorted({r["stage"] for r in krows}, key=stage_key)
+    for stage in stages:
+        rows = [r for r in krows if r["stage"] == stage]
+        block = stage_table(rows) + ["", f"Measured with {src}. Device: {dev}."]
+        text, found = replace_between(text, f"{stage.upper()}-TABLE", block)
+        if not found:
+            print(f"README has no {stage.upper()}-TABLE markers: its table was not written", file=sys.stderr)
+    with open(args.readme, "w") as f:
+        f.write(text)
+    print(f"updated {args.readme}: progression, stages {' '.join(stages)}"
+          + (", stability" if len(runs) > 1 else ""))
+    return 0
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("table")
+    t.add_argument("logs", nargs="+")
+    t.add_argument("--csv")
+    c = sub.add_parser("chart")
+    c.add_argument("log")
+    c.add_argument("--out", required=True)
+    r = sub.add_parser("readme")
+    r.add_argument("logs", nargs="+")
+    r.add_argument("--readme", required=True)
+    r.add_argument("--command", required=True)
+    r.add_argument("--chart")
+    args = p.parse_args()
+    return {"table": cmd_table, "chart": cmd_chart, "readme": cmd_readme}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
