@@ -26,14 +26,26 @@
 
 namespace gemm {
 
+// One TMA box of a K tile: where it lands (byte offset from the tile's start in shared memory) and where it
+// starts in the tensor map (element coordinates, innermost first; 0 where the map has fewer dimensions).
+struct TmaBox {
+  uint32_t smem_offset;
+  int coords[3];
+};
+
 // The shared-memory operand tiles of a variant: an A and a B tile per ring stage, laid out as KMajorTile
 // says. tests/stage_configs.h must list every one of them for the layout model; tests/test_stage_table.cpp
-// checks that it does, against these values taken from the kernels' own constants.
+// checks that it does, against these values taken from the kernels' own constants and functions.
 struct SmemTiles {
   KMajorTile a, b;
   int a_mma_rows;  // rows of A one MMA instruction reads (wgmma: 64, a sub-tile per warpgroup; tcgen05: all)
   bool tma_3d;     // one 3D box per operand, or block_k / slice 2D boxes
   int num_stages;  // depth of the shared-memory ring
+  int box_k;       // inner extent of a TMA box, elements (the launcher's tensor maps use the same constant)
+  int num_boxes;   // TMA boxes per operand and K tile
+  // Box j (0 .. num_boxes-1) of the tile whose first row is row0 and first K element k0: the very function
+  // the kernel calls to issue its TMA copies, so the layout model checks the boxes the kernel issues.
+  TmaBox (*tma_box)(KMajorTile tile, int row0, int k0, int j);
 };
 
 // One kernel variant of a stage.

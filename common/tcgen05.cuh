@@ -12,7 +12,15 @@
 
 namespace gemm::tc5 {
 
+// Which device passes have tcgen05 (checked with nvcc 13.0, see FACTS.md):
+//  - arch-specific targets sm_100a / sm_103a define __CUDA_ARCH_FEAT_SM100_ALL / __CUDA_ARCH_FEAT_SM103_ALL;
+//  - family targets sm_100f (runs on 10.0 and 10.3) / sm_103f define only __CUDA_ARCH_FAMILY_SPECIFIC__ =
+//    1000 / 1030, and NOT the FEAT macros: a guard on those alone compiles an sm_100f kernel to nothing.
+// A plain sm_100 (or any other) target has no tcgen05: kernels trap there (see the #else of each kernel).
 #if defined(__CUDA_ARCH_FEAT_SM100_ALL) || defined(__CUDA_ARCH_FEAT_SM101_ALL) || defined(__CUDA_ARCH_FEAT_SM103_ALL)
+#define GEMM_HAS_TCGEN05 1
+#elif defined(__CUDA_ARCH_FAMILY_SPECIFIC__) && \
+    (__CUDA_ARCH_FAMILY_SPECIFIC__ == 1000 || __CUDA_ARCH_FAMILY_SPECIFIC__ == 1030)
 #define GEMM_HAS_TCGEN05 1
 #endif
 

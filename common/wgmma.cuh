@@ -8,6 +8,8 @@
 
 namespace gemm::wg {
 
+// wgmma exists only on the arch-specific target sm_90a (there is no family target for it). A kernel built for
+// any other target traps (see the #else of each kernel) instead of returning with nothing done.
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define GEMM_HAS_WGMMA 1
 #endif

@@ -41,6 +41,40 @@ foreach(stage ${GEMM_STAGES})
   add_sass_test(${stage} sm_90a HGMMA UTMALDG ${GEMM_SASS_sm_90a_${stage}})
 endforeach()
 
+# ---- Targets CMake 3.25 cannot spell in CUDA_ARCHITECTURES: v1 compiled by nvcc directly into a cubin ----
+#  - sm_100f, the family target (B200 and B300 with one cubin): tcgen05 must be there. It defines only
+#    __CUDA_ARCH_FAMILY_SPECIFIC__, not the FEAT macros; a guard on those alone made this an empty kernel.
+#  - sm_100 (no a/f suffix) and sm_90 (no a): no tcgen05 / wgmma there, so the kernels must trap, never return
+#    with the output unwritten.
+# add_cubin_sass_test(<test name> <source> <gencode arch> <gencode code> <required SASS mnemonics...>)
+file(GLOB GEMM_COMMON_HEADERS ${PROJECT_SOURCE_DIR}/common/*.h ${PROJECT_SOURCE_DIR}/common/*.cuh)
+function(add_cubin_sass_test name src arch code)
+  string(REPLACE "/" "_" stem ${name})
+  set(cubin ${CMAKE_CURRENT_BINARY_DIR}/${stem}.cubin)
+  add_custom_command(
+    OUTPUT ${cubin}
+    COMMAND ${CMAKE_CUDA_COMPILER} -std=c++17 -I${PROJECT_SOURCE_DIR} -gencode arch=${arch},code=${code}
+            -diag-suppress 177 -cubin -o ${cubin} ${PROJECT_SOURCE_DIR}/${src}
+    DEPENDS ${PROJECT_SOURCE_DIR}/${src} ${GEMM_COMMON_HEADERS}
+    COMMENT "nvcc -gencode arch=${arch},code=${code} ${src}"
+    VERBATIM)
+  add_custom_target(${stem}_cubin ALL DEPENDS ${cubin})
+  if(NOT GEMM_CUOBJDUMP)
+    add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -E echo
+             "cuobjdump not found: pip install nvidia-cuda-cuobjdump (tests/run.sh does this)")
+    set_tests_properties(${name} PROPERTIES WILL_FAIL ON PASS_REGULAR_EXPRESSION "^$")
+    return()
+  endif()
+  add_test(NAME ${name}
+           COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} -DBINARY=${cubin} -DARCH=${code}
+                   "-DREQUIRED=${ARGN}" -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.cmake)
+endfunction()
+
+add_cubin_sass_test(sass/v1/sm_100f v1_basic/matmul_v1.cu compute_100f sm_100f
+                    UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS)
+add_cubin_sass_test(sass/v1/sm_100-traps v1_basic/matmul_v1.cu compute_100 sm_100 BPT.TRAP)
+add_cubin_sass_test(sass/v1/sm_90-traps v1_basic/matmul_v1_sm90.cu compute_90 sm_90 BPT.TRAP)
+
 # add_sass_trace_test(<name> <binary target> <kernel name> <archs...>): the profiler is compiled into the
 # TRACE=true instantiation of <kernel name> only (tests/sass_trace_check.cmake).
 function(add_sass_trace_test name target kernel)

@@ -84,12 +84,38 @@ constexpr StageConfig tile(const char* stage, Arch arch, Operand op, int rows, i
   // clang-format on
 }
 
+// The TMA boxes of a row, as the layout model issues them: box j (0 .. row_tma_boxes(c) - 1) of the tile
+// whose first row is row0 and first K element k0, its shared-memory offset from the tile and its coordinates
+// (innermost first). tests/test_stage_table.cpp checks that each kernel's own tma_box() (SmemTiles::tma_box,
+// the function the kernel calls to issue its copies) gives exactly these, so a kernel's box step cannot drift
+// from the model.
+struct RowBox {
+  uint32_t smem_offset;
+  int64_t coords[3];
+};
+constexpr int row_tma_boxes(const StageConfig& c) {
+  return c.tma == TmaShape::BOXES_2D ? c.block_k / int(c.box[0]) : 1;
+}
+constexpr RowBox row_tma_box(const StageConfig& c, int row0, int k0, int j) {
+  if (c.tma == TmaShape::BOXES_2D)
+    return {uint32_t(j) * c.box_smem_step, {k0 + int64_t(j) * c.box[0], row0, 0}};
+  return {0u, {0, row0, k0 / int64_t(c.box[0])}};
+}
+
 // Short names for the table only.
 using A = Arch;
 using O = Operand;
 using T = TmaShape;
 using S = gemm::Swizzle;
 
+// Every row is also cross-checked against CUTLASS/CuTe's own builders (tests/test_cutlass_crosscheck.cpp,
+// issue 8): the descriptor CuTe builds from its canonical K-major layout tiled to the row's tile, every K
+// step and sub-tile, bit for bit. LATER STAGES ADD THEIR CONFIGURATIONS TO THAT CROSS-CHECK TOO:
+//  - their rows here (both tests pick them up as they land), and their tcgen05 instruction shapes, N values
+//    included, in SM100_MMA_SHAPES below (the cross-check builds CuTe's instruction descriptor for each);
+//  - v5 (2-CTA): the cta_group::2 M = 256 form, as a shape with cta_group 2, and each CTA's half tiles here;
+//  - mxfp8: the kind::mxf8f6f4 shapes, and the tcgen05.cp scale-factor source descriptor (no swizzle,
+//    SBO 128 B), compared with the one CuTe builds for the same scale tile (get_utccp_smem_desc_tensor).
 // clang-format off
 constexpr StageConfig STAGE_CONFIGS[] = {
   // v1: no swizzle, the core-matrix layout (8 rows x 16 B contiguous); v1a many 2D boxes, v1b one 3D box.
@@ -153,6 +179,18 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   tile("v4 stage 3", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D,   S::B128, 3),
 };
 // clang-format on
+
+// The tcgen05.mma instruction shapes the sm_100a kernels issue (kind::f16, BF16 x BF16 -> F32). Checked
+// against each stage's tiles by tests/test_stage_table.cpp, decoded by the layout model, and cross-checked
+// with CuTe's UMMA::make_instr_desc by tests/test_cutlass_crosscheck.cpp.
+struct MmaShape {
+  const char* stages;
+  int cta_group;  // 1, or 2 for the CTA-pair MMA of v5
+  int m, n;
+};
+constexpr MmaShape SM100_MMA_SHAPES[] = {
+    {"v1 v2 v3 v4", 1, SM100_MMA_M, SM100_BLOCK_N},
+};
 
 static_assert(NUM_STAGES_SM100 == 4 && NUM_STAGES_SM90 == 4,
               "v3 rows list stages 0..3: update them together");

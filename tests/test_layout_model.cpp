@@ -80,9 +80,9 @@ gemm::TmaDesc launcher_tensor_map(const sc::StageConfig& c, int rows_total, int 
                              c.box[0], uint32_t(c.elem_bytes), c.swizzle);
 }
 
-// The TMA loads a kernel issues for the tile at (row0, k0): box coordinates and shared-memory destinations as
-// the stage kernels compute them. 2D: box j from K offset k0 + j * box[0] to tile + j * step; 3D: one box
-// from K slice k0 / box[0].
+// The TMA loads a kernel issues for the tile at (row0, k0): box coordinates and shared-memory destinations of
+// the row (sc::row_tma_box), which tests/test_stage_table.cpp proves equal to the kernel's own tma_box(). 2D:
+// box j from K offset k0 + j * box[0] to tile + j * step; 3D: one box from K slice k0 / box[0].
 struct TmaLoad {
   lm::TensorMap map;
   std::array<int64_t, 3> coords;
@@ -92,13 +92,10 @@ struct TmaLoad {
 std::vector<TmaLoad> kernel_tma_loads(const sc::StageConfig& c, int rows_total, int k_total, int row0,
                                       int k0) {
   const lm::TensorMap map = model_map(launcher_tensor_map(c, rows_total, k_total));
-  const int64_t inner     = c.box[0];
   std::vector<TmaLoad> loads;
-  if (c.tma == sc::TmaShape::BOXES_2D) {
-    for (int j = 0; j < c.block_k / int(inner); ++j)
-      loads.push_back({map, {k0 + j * inner, row0, 0}, c.tile_addr + uint32_t(j) * c.box_smem_step});
-  } else {
-    loads.push_back({map, {0, row0, k0 / inner}, c.tile_addr});
+  for (int j = 0; j < sc::row_tma_boxes(c); ++j) {
+    const sc::RowBox box = sc::row_tma_box(c, row0, k0, j);
+    loads.push_back({map, {box.coords[0], box.coords[1], box.coords[2]}, c.tile_addr + box.smem_offset});
   }
   return loads;
 }
@@ -429,6 +426,20 @@ TEST_CASE("instruction descriptors the ISA does not allow are rejected", "[layou
   CHECK_FALSE(lm::decode_instr_descriptor(good & ~(1u << 4), lm::MmaKind::F16, 1, d).empty());  // bf16 -> f16
   CHECK_FALSE(
       lm::decode_instr_descriptor((good & ~(31u << 24)) | (6u << 24), lm::MmaKind::F16, 1, d).empty());
+  // M = 128 at cta_group::1 takes N in steps of 16 (the stages' and DeepGEMM's rule); M = 64 in steps of 8.
+  using gemm::AccKind;
+  using gemm::F16Kind;
+  const auto f16 = [](int m, int n) {
+    return gemm::make_idesc_f16(F16Kind::BF16, F16Kind::BF16, AccKind::F32, m, n);
+  };
+  CHECK(lm::decode_instr_descriptor(f16(128, 16), lm::MmaKind::F16, 1, d).empty());
+  CHECK(lm::decode_instr_descriptor(f16(128, 144), lm::MmaKind::F16, 1, d).empty());
+  CHECK_FALSE(lm::decode_instr_descriptor(f16(128, 136), lm::MmaKind::F16, 1, d).empty());
+  CHECK_FALSE(lm::decode_instr_descriptor(f16(128, 8), lm::MmaKind::F16, 1, d).empty());
+  CHECK_FALSE(lm::decode_instr_descriptor(f16(128, 248), lm::MmaKind::F16, 1, d).empty());
+  CHECK(lm::decode_instr_descriptor(f16(64, 8), lm::MmaKind::F16, 1, d).empty());
+  CHECK(lm::decode_instr_descriptor(f16(64, 136), lm::MmaKind::F16, 1, d).empty());
+  CHECK_FALSE(lm::decode_instr_descriptor(f16(256, 136), lm::MmaKind::F16, 2, d).empty());
   CHECK_FALSE(lm::decode_instr_descriptor(0x08C00000u & ~(1u << 23), lm::MmaKind::MXF8F6F4, 1, d).empty());
   CHECK_FALSE(lm::decode_instr_descriptor(0x08C00000u | (2u << 7), lm::MmaKind::MXF8F6F4, 1, d).empty());
 }

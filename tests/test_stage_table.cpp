@@ -1,6 +1,7 @@
 // test_stage_table.cpp: the layout model's table (tests/stage_configs.h) covers every tile the kernels of one
 // stage (GEMM_STAGE_NAME) really use. Built once per stage and linked with the stage's own code, so the
-// values come from the kernels' constants (Variant::tiles), not from a copy: change a tile in a kernel, or
+// values come from the kernels' constants and functions (Variant::tiles: tile shapes, the TMA boxes the
+// kernel issues, its MMA shape), not from a copy: change a tile, a box step or an MMA shape in a kernel, or
 // add a stage, without updating the table, and this fails.
 #include <catch2/catch.hpp>
 
@@ -20,7 +21,37 @@ bool row_belongs_to(const char* row_stage, const char* variant) {
   return std::strncmp(row_stage, variant, n) == 0 && (row_stage[n] == '\0' || row_stage[n] == ' ');
 }
 
+// The boxes the kernel issues (its own tma_box(), which its TMA loop calls) are the row's boxes, which the
+// layout model writes and reads back: a kernel whose box step, coordinates or box count drift fails here.
+void check_boxes_match(const gemm::Variant& v, const gemm::KMajorTile& t, const sc::StageConfig& row) {
+  REQUIRE(v.tiles.tma_box != nullptr);
+  CHECK(v.tiles.box_k == int(row.box[0]));  // the launcher's tensor-map box is box_k wide, the model's box[0]
+  REQUIRE(v.tiles.num_boxes == sc::row_tma_boxes(row));
+  // Tiles at the origin, at (1, 1) tiles and further out, so every coordinate term is exercised.
+  const int origins[][2] = {{0, 0}, {t.rows, t.block_k}, {3 * t.rows, 5 * t.block_k}};
+  for (const auto& o : origins) {
+    for (int j = 0; j < v.tiles.num_boxes; ++j) {
+      const gemm::TmaBox kernel = v.tiles.tma_box(t, o[0], o[1], j);
+      const sc::RowBox model    = sc::row_tma_box(row, o[0], o[1], j);
+      INFO("tile at row " << o[0] << ", k " << o[1] << ", box " << j);
+      CHECK(kernel.smem_offset == model.smem_offset);
+      for (int d = 0; d < 3; ++d) CHECK(int64_t(kernel.coords[d]) == model.coords[d]);
+    }
+  }
+}
+
+// The tcgen05 instruction shape of an sm_100a variant (M = A rows one MMA reads, N = the B tile) is listed in
+// SM100_MMA_SHAPES, which the CUTLASS cross-check and the layout model's instruction-descriptor tests read.
+void check_mma_shape_is_listed(const gemm::Variant& v) {
+  bool listed = false;
+  for (const sc::MmaShape& s : sc::SM100_MMA_SHAPES)
+    listed = listed || (s.cta_group == 1 && s.m == v.tiles.a_mma_rows && s.n == v.tiles.b.rows);
+  INFO("variant " << v.name << ": tcgen05 shape M=" << v.tiles.a_mma_rows << " N=" << v.tiles.b.rows);
+  CHECK(listed);
+}
+
 void check_variant_is_listed(const gemm::Variant& v, sc::Arch arch) {
+  if (arch == sc::Arch::SM100) check_mma_shape_is_listed(v);
   for (const sc::Operand op : {sc::Operand::A, sc::Operand::B}) {
     const gemm::KMajorTile& t = op == sc::Operand::A ? v.tiles.a : v.tiles.b;
     const int mma_rows        = op == sc::Operand::A ? v.tiles.a_mma_rows : t.rows;
@@ -36,6 +67,7 @@ void check_variant_is_listed(const gemm::Variant& v, sc::Arch arch) {
       CHECK(row.swizzle == t.swizzle);
       CHECK(row.mma_rows == mma_rows);
       CHECK((row.tma == sc::TmaShape::BOX_3D) == v.tiles.tma_3d);
+      check_boxes_match(v, t, row);
       tile_addrs.insert(row.tile_addr);
     }
     REQUIRE_FALSE(tile_addrs.empty());  // the variant has rows at all

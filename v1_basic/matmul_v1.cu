@@ -60,6 +60,18 @@ static_assert(TMEM_COLS >= 32 && (TMEM_COLS & (TMEM_COLS - 1)) == 0, "TMEM alloc
 static_assert(NUM_THREADS == 4 * 32, "one epilogue warp per TMEM lane quarter");
 static_assert(SMEM_BYTES <= 227 * 1024, "shared memory per block is at most 227 KB");
 
+// ---- where the TMA boxes of a K tile go: the kernel issues exactly these (tests/test_stage_table.cpp
+//      checks them against the layout model's table) ----
+// 2D (v1a): BLOCK_K/8 boxes {8, rows}; box j from K offset k0 + 8j to shared-memory offset j * rows * 16.
+// 3D (v1b): one box {8, rows, BLOCK_K/8} from K slice k0/8, landing as BLOCK_K/8 [rows x 16 B] slices.
+template <bool TMA_3D>
+constexpr int TMA_BOXES = TMA_3D ? 1 : BLOCK_K / SLICE_K;
+template <bool TMA_3D>
+GEMM_HD constexpr TmaBox tma_box(KMajorTile tile, int row0, int k0, int j) {
+  if (TMA_3D) return {0u, {0, row0, k0 / SLICE_K}};
+  return {uint32_t(j * tile.rows * 16), {k0 + j * SLICE_K, row0, 0}};
+}
+
 // ---- the kernel ----
 template <bool TMA_3D>
 __global__ void __launch_bounds__(NUM_THREADS)
@@ -104,16 +116,17 @@ __global__ void __launch_bounds__(NUM_THREADS)
       if (ptx::elect_one_sync()) {
         ptx::mbarrier_arrive_expect_tx(&tma_full_bar, A_TILE_BYTES + B_TILE_BYTES);
         const int k0 = k_tile * BLOCK_K;
-        if constexpr (TMA_3D) {
-          // one box {8, rows, BLOCK_K/8}: lands as BLOCK_K/8 contiguous [rows x 16 B] slices
-          ptx::tma_load_3d(a_smem, &a_map, &tma_full_bar, 0, m0, k0 / SLICE_K);
-          ptx::tma_load_3d(b_smem, &b_map, &tma_full_bar, 0, n0, k0 / SLICE_K);
-        } else {
-          // BLOCK_K/8 boxes {8, rows}, slice s of K to smem offset s * rows * 16
 #pragma unroll
-          for (int s = 0; s < BLOCK_K / SLICE_K; ++s) {
-            ptx::tma_load_2d(a_smem + s * BLOCK_M * 16, &a_map, &tma_full_bar, k0 + s * SLICE_K, m0);
-            ptx::tma_load_2d(b_smem + s * BLOCK_N * 16, &b_map, &tma_full_bar, k0 + s * SLICE_K, n0);
+        for (int j = 0; j < TMA_BOXES<TMA_3D>; ++j) {
+          const TmaBox a = tma_box<TMA_3D>(A_TILE, m0, k0, j), b = tma_box<TMA_3D>(B_TILE, n0, k0, j);
+          if constexpr (TMA_3D) {
+            ptx::tma_load_3d(a_smem + a.smem_offset, &a_map, &tma_full_bar, a.coords[0], a.coords[1],
+                             a.coords[2]);
+            ptx::tma_load_3d(b_smem + b.smem_offset, &b_map, &tma_full_bar, b.coords[0], b.coords[1],
+                             b.coords[2]);
+          } else {
+            ptx::tma_load_2d(a_smem + a.smem_offset, &a_map, &tma_full_bar, a.coords[0], a.coords[1]);
+            ptx::tma_load_2d(b_smem + b.smem_offset, &b_map, &tma_full_bar, b.coords[0], b.coords[1]);
           }
         }
       }
@@ -162,6 +175,8 @@ __global__ void __launch_bounds__(NUM_THREADS)
     tc5::fence_after_thread_sync();
     tc5::tmem_dealloc(tmem_acc, TMEM_COLS);
   }
+#elif defined(__CUDA_ARCH__)
+  __trap();  // compiled for a GPU without tcgen05: fail loudly, never return with C unwritten
 #endif  // GEMM_HAS_TCGEN05
 }
 
@@ -181,8 +196,9 @@ Launch prepare_v1(const GemmArgs& g) {
   auto* c = static_cast<__nv_bfloat16*>(g.c);
   const int m = int(g.m), n = int(g.n), k = int(g.k);
   return [=](cudaStream_t stream) {
-    // Launched as a cluster of one CTA: a public report says tcgen05 kernels can trap without a cluster
-    // launch, and an explicit cluster dimension costs nothing.
+    // Launched as a cluster of one CTA, as a precaution: one public report (seed 003) says tcgen05 kernels
+    // trap without a cluster launch, while seed 000's kernels ran on a B200 with a plain launch. The claim is
+    // disputed and unverified here; an explicit cluster dimension costs nothing.
     cudaLaunchAttribute cluster;
     cluster.id               = cudaLaunchAttributeClusterDimension;
     cluster.val.clusterDim.x = 1;
@@ -204,8 +220,10 @@ Launch prepare_v1(const GemmArgs& g) {
 std::vector<Variant> sm100_variants() {
   const ShapeRule whole_tiles{BLOCK_M, BLOCK_N, BLOCK_K, "needs whole 128x128x64 tiles"};
   const char* kernel = "sm_100a tcgen05 kernel (v1_basic/matmul_v1.cu)";
-  const SmemTiles tiles_2d{A_TILE, B_TILE, BLOCK_M, /*tma_3d=*/false, /*num_stages=*/1};
-  const SmemTiles tiles_3d{A_TILE, B_TILE, BLOCK_M, /*tma_3d=*/true, /*num_stages=*/1};
+  const SmemTiles tiles_2d{A_TILE, B_TILE, BLOCK_M, /*tma_3d=*/false, /*num_stages=*/1,
+                           SLICE_K, TMA_BOXES<false>, tma_box<false>};
+  const SmemTiles tiles_3d{A_TILE, B_TILE, BLOCK_M, /*tma_3d=*/true, /*num_stages=*/1,
+                           SLICE_K, TMA_BOXES<true>, tma_box<true>};
   return {
       {"v1a", "tcgen05 + TMA, 2D boxes 8 wide, no swizzle", kernel, whole_tiles, tiles_2d, prepare_v1<false>},
       {"v1b", "tcgen05 + TMA, one 3D box, no swizzle", kernel, whole_tiles, tiles_3d, prepare_v1<true>},

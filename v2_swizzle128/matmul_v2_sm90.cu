@@ -63,6 +63,18 @@ static_assert(WGMMA_M % 8 == 0, "a warpgroup's half of A starts on a whole 8-row
 static_assert(BLOCK_N <= 256 && BLOCK_M <= 256, "a TMA box is at most 256 rows");
 static_assert(SMEM_BYTES <= 227 * 1024, "shared memory per block is at most 227 KB");
 
+// ---- where the TMA boxes of a K tile go: the kernel issues exactly these (tests/test_stage_table.cpp
+//      checks them against the layout model's table) ----
+// 2D (v2a): BLOCK_K/64 boxes {64, rows}; box j from K offset k0 + 64j to shared-memory offset j * rows * 128.
+// 3D (v2b): one box {64, rows, BLOCK_K/64} from K slice k0/64, landing as BLOCK_K/64 [rows x 128 B] slices.
+template <bool TMA_3D>
+constexpr int TMA_BOXES = TMA_3D ? 1 : BLOCK_K / SLICE_K;
+template <bool TMA_3D>
+GEMM_HD constexpr TmaBox tma_box(KMajorTile tile, int row0, int k0, int j) {
+  if (TMA_3D) return {0u, {0, row0, k0 / SLICE_K}};
+  return {uint32_t(j * tile.rows * 128), {k0 + j * SLICE_K, row0, 0}};
+}
+
 // ---- the kernel ----
 template <bool TMA_3D>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
@@ -100,16 +112,17 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     if (warp_id == 0 && ptx::elect_one_sync()) {
       ptx::mbarrier_arrive_expect_tx(&tma_full_bar, A_TILE_BYTES + B_TILE_BYTES);
       const int k0 = k_tile * BLOCK_K;
-      if constexpr (TMA_3D) {
-        // one box {64, rows, BLOCK_K/64}: lands as BLOCK_K/64 contiguous [rows x 128 B] swizzled slices
-        ptx::tma_load_3d(a_smem, &a_map, &tma_full_bar, 0, m0, k0 / SLICE_K);
-        ptx::tma_load_3d(b_smem, &b_map, &tma_full_bar, 0, n0, k0 / SLICE_K);
-      } else {
-        // BLOCK_K/64 boxes {64, rows}, slice s of K to smem offset s * rows * 128
 #pragma unroll
-        for (int s = 0; s < BLOCK_K / SLICE_K; ++s) {
-          ptx::tma_load_2d(a_smem + s * BLOCK_M * 128, &a_map, &tma_full_bar, k0 + s * SLICE_K, m0);
-          ptx::tma_load_2d(b_smem + s * BLOCK_N * 128, &b_map, &tma_full_bar, k0 + s * SLICE_K, n0);
+      for (int j = 0; j < TMA_BOXES<TMA_3D>; ++j) {
+        const TmaBox a = tma_box<TMA_3D>(A_TILE, m0, k0, j), b = tma_box<TMA_3D>(B_TILE, n0, k0, j);
+        if constexpr (TMA_3D) {
+          ptx::tma_load_3d(a_smem + a.smem_offset, &a_map, &tma_full_bar, a.coords[0], a.coords[1],
+                           a.coords[2]);
+          ptx::tma_load_3d(b_smem + b.smem_offset, &b_map, &tma_full_bar, b.coords[0], b.coords[1],
+                           b.coords[2]);
+        } else {
+          ptx::tma_load_2d(a_smem + a.smem_offset, &a_map, &tma_full_bar, a.coords[0], a.coords[1]);
+          ptx::tma_load_2d(b_smem + b.smem_offset, &b_map, &tma_full_bar, b.coords[0], b.coords[1]);
         }
       }
     }
@@ -142,6 +155,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     *reinterpret_cast<__nv_bfloat162*>(c + size_t(row + 8) * n + col) =
         __floats2bfloat162_rn(acc[4 * j + 2], acc[4 * j + 3]);
   }
+#elif defined(__CUDA_ARCH__)
+  __trap();  // compiled for a GPU without wgmma: fail loudly, never return with C unwritten
 #endif  // GEMM_HAS_WGMMA
 }
 
@@ -175,8 +190,10 @@ Launch prepare_v2(const GemmArgs& g) {
 std::vector<Variant> sm90_variants() {
   const ShapeRule whole_tiles{BLOCK_M, BLOCK_N, BLOCK_K, "needs whole 128x256x64 tiles"};
   const char* kernel = "sm_90a wgmma kernel, the Hopper twin (v2_swizzle128/matmul_v2_sm90.cu)";
-  const SmemTiles tiles_2d{A_TILE, B_TILE, WGMMA_M, /*tma_3d=*/false, /*num_stages=*/1};
-  const SmemTiles tiles_3d{A_TILE, B_TILE, WGMMA_M, /*tma_3d=*/true, /*num_stages=*/1};
+  const SmemTiles tiles_2d{A_TILE, B_TILE, WGMMA_M, /*tma_3d=*/false, /*num_stages=*/1,
+                           SLICE_K, TMA_BOXES<false>, tma_box<false>};
+  const SmemTiles tiles_3d{A_TILE, B_TILE, WGMMA_M, /*tma_3d=*/true, /*num_stages=*/1,
+                           SLICE_K, TMA_BOXES<true>, tma_box<true>};
   return {
       {"v2a", "wgmma + TMA, 2D boxes 64 wide, 128B swizzle", kernel, whole_tiles, tiles_2d, prepare_v2<false>},
       {"v2b", "wgmma + TMA, one 3D box, 128B swizzle", kernel, whole_tiles, tiles_3d, prepare_v2<true>},

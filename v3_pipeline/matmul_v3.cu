@@ -74,6 +74,15 @@ static_assert(NUM_STAGES >= 2, "a pipeline needs one stage to multiply and at le
 static_assert(SMEM_BYTES <= 227 * 1024,
               "the ring must fit in the 227 KB of shared memory per block: use fewer stages");
 
+// ---- where the TMA box of a K tile goes: the kernel issues exactly this one (tests/test_stage_table.cpp
+//      checks it against the layout model's table) ----
+// One 3D box {64, rows, BLOCK_K/64} from K slice k0/64, landing as BLOCK_K/64 [rows x 128 B] slices.
+constexpr int TMA_BOXES = 1;
+GEMM_HD constexpr TmaBox tma_box(KMajorTile tile, int row0, int k0, int j) {
+  (void)tile, (void)j;
+  return {0u, {0, row0, k0 / SLICE_K}};
+}
+
 // ---- the kernel ----
 __global__ void __launch_bounds__(NUM_THREADS)
     matmul_v3_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
@@ -118,9 +127,13 @@ __global__ void __launch_bounds__(NUM_THREADS)
     auto load = [&](int k_tile, int s) {
       ptx::mbarrier_arrive_expect_tx(&tma_full_bar[s], A_TILE_BYTES + B_TILE_BYTES);
       const int k0 = k_tile * BLOCK_K;
-      // one box {64, rows, BLOCK_K/64}: lands as BLOCK_K/64 contiguous [rows x 128 B] swizzled slices
-      ptx::tma_load_3d(a_smem(s), &a_map, &tma_full_bar[s], 0, m0, k0 / SLICE_K);
-      ptx::tma_load_3d(b_smem(s), &b_map, &tma_full_bar[s], 0, n0, k0 / SLICE_K);
+      for (int j = 0; j < TMA_BOXES; ++j) {
+        const TmaBox a = tma_box(A_TILE, m0, k0, j), b = tma_box(B_TILE, n0, k0, j);
+        ptx::tma_load_3d(a_smem(s) + a.smem_offset, &a_map, &tma_full_bar[s], a.coords[0], a.coords[1],
+                         a.coords[2]);
+        ptx::tma_load_3d(b_smem(s) + b.smem_offset, &b_map, &tma_full_bar[s], b.coords[0], b.coords[1],
+                         b.coords[2]);
+      }
     };
     // prologue: tiles 0 .. NUM_STAGES-2 into stages 0 .. NUM_STAGES-2 (only the tiles there are, if K is short)
     if (ptx::elect_one_sync()) {
@@ -187,6 +200,8 @@ __global__ void __launch_bounds__(NUM_THREADS)
     tc5::fence_after_thread_sync();
     tc5::tmem_dealloc(tmem_acc, TMEM_COLS);
   }
+#elif defined(__CUDA_ARCH__)
+  __trap();  // compiled for a GPU without tcgen05: fail loudly, never return with C unwritten
 #endif  // GEMM_HAS_TCGEN05
 }
 
@@ -203,8 +218,9 @@ Launch prepare_v3(const GemmArgs& g) {
   auto* c = static_cast<__nv_bfloat16*>(g.c);
   const int m = int(g.m), n = int(g.n), k = int(g.k);
   return [=](cudaStream_t stream) {
-    // Launched as a cluster of one CTA: a public report says tcgen05 kernels can trap without a cluster
-    // launch, and an explicit cluster dimension costs nothing.
+    // Launched as a cluster of one CTA, as a precaution: one public report (seed 003) says tcgen05 kernels
+    // trap without a cluster launch, while seed 000's kernels ran on a B200 with a plain launch. The claim is
+    // disputed and unverified here; an explicit cluster dimension costs nothing.
     cudaLaunchAttribute cluster;
     cluster.id               = cudaLaunchAttributeClusterDimension;
     cluster.val.clusterDim.x = 1;
@@ -226,7 +242,7 @@ Launch prepare_v3(const GemmArgs& g) {
 std::vector<Variant> sm100_variants() {
   const ShapeRule whole_tiles{BLOCK_M, BLOCK_N, BLOCK_K, "needs whole 128x128x64 tiles"};
   const char* kernel = "sm_100a tcgen05 kernel (v3_pipeline/matmul_v3.cu)";
-  const SmemTiles tiles{A_TILE, B_TILE, BLOCK_M, /*tma_3d=*/true, NUM_STAGES};
+  const SmemTiles tiles{A_TILE, B_TILE, BLOCK_M, /*tma_3d=*/true, NUM_STAGES, SLICE_K, TMA_BOXES, tma_box};
   return {
       {"v3", "tcgen05 + 3D TMA, 128B swizzle, 4-stage smem ring", kernel, whole_tiles, tiles, prepare_v3},
   };

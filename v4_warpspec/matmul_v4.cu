@@ -81,6 +81,15 @@ static_assert(NUM_STAGES == 7, "128x128x64 bf16 tiles: 7 stages of 32 KB fit in 
 static_assert(SMEM_BYTES <= SMEM_BUDGET,
               "the ring must fit in the 227 KB of shared memory per block: use fewer stages");
 
+// ---- where the TMA box of a K tile goes: the kernel issues exactly this one (tests/test_stage_table.cpp
+//      checks it against the layout model's table) ----
+// One 3D box {64, rows, BLOCK_K/64} from K slice k0/64, landing as BLOCK_K/64 [rows x 128 B] slices.
+constexpr int TMA_BOXES = 1;
+GEMM_HD constexpr TmaBox tma_box(KMajorTile tile, int row0, int k0, int j) {
+  (void)tile, (void)j;
+  return {0u, {0, row0, k0 / SLICE_K}};
+}
+
 // ---- the kernel ----
 // TRACE: the in-kernel profiler's `prof.` lines record each warp's waits and issues (--trace); compiled out
 // of the TRACE=false instantiation, which is the one checked and timed (common/profiler.cuh).
@@ -132,9 +141,13 @@ __global__ void __launch_bounds__(NUM_THREADS)
       auto load = [&](int k_tile, int s) {
         ptx::mbarrier_arrive_expect_tx(&tma_full_bar[s], A_TILE_BYTES + B_TILE_BYTES);
         const int k0 = k_tile * BLOCK_K;
-        // one box {64, rows, BLOCK_K/64}: lands as BLOCK_K/64 contiguous [rows x 128 B] swizzled slices
-        ptx::tma_load_3d(a_smem(s), &a_map, &tma_full_bar[s], 0, m0, k0 / SLICE_K);
-        ptx::tma_load_3d(b_smem(s), &b_map, &tma_full_bar[s], 0, n0, k0 / SLICE_K);
+        for (int j = 0; j < TMA_BOXES; ++j) {
+          const TmaBox a = tma_box(A_TILE, m0, k0, j), b = tma_box(B_TILE, n0, k0, j);
+          ptx::tma_load_3d(a_smem(s) + a.smem_offset, &a_map, &tma_full_bar[s], a.coords[0], a.coords[1],
+                           a.coords[2]);
+          ptx::tma_load_3d(b_smem(s) + b.smem_offset, &b_map, &tma_full_bar[s], b.coords[0], b.coords[1],
+                           b.coords[2]);
+        }
       };
       int stage            = 0;  // ring stage of k_tile
       uint32_t empty_phase = 1;  // parity of the "empty" phase to wait for: 1 passes at once on the first lap
@@ -218,6 +231,8 @@ __global__ void __launch_bounds__(NUM_THREADS)
     tc5::tmem_dealloc(tmem_acc, TMEM_COLS);
   }
   prof.end(Ev::Teardown);
+#elif defined(__CUDA_ARCH__)
+  __trap();  // compiled for a GPU without tcgen05: fail loudly, never return with C unwritten
 #endif  // GEMM_HAS_TCGEN05
 }
 
@@ -239,8 +254,9 @@ Launch prepare_v4(const GemmArgs& g, DeviceTrace* trace) {
     buf = trace->allocate(grid.x * grid.y, {"warp 0 TMA", "warp 1 MMA", "warp 2", "warp 3"},
                           2 * (k / BLOCK_K) + 8);
   return [=](cudaStream_t stream) {
-    // Launched as a cluster of one CTA: a public report says tcgen05 kernels can trap without a cluster
-    // launch, and an explicit cluster dimension costs nothing.
+    // Launched as a cluster of one CTA, as a precaution: one public report (seed 003) says tcgen05 kernels
+    // trap without a cluster launch, while seed 000's kernels ran on a B200 with a plain launch. The claim is
+    // disputed and unverified here; an explicit cluster dimension costs nothing.
     cudaLaunchAttribute cluster;
     cluster.id               = cudaLaunchAttributeClusterDimension;
     cluster.val.clusterDim.x = 1;
@@ -266,7 +282,7 @@ Launch prepare_v4_traced(const GemmArgs& g, DeviceTrace& trace) {
 std::vector<Variant> sm100_variants() {
   const ShapeRule whole_tiles{BLOCK_M, BLOCK_N, BLOCK_K, "needs whole 128x128x64 tiles"};
   const char* kernel = "sm_100a tcgen05 kernel (v4_warpspec/matmul_v4.cu)";
-  const SmemTiles tiles{A_TILE, B_TILE, BLOCK_M, /*tma_3d=*/true, NUM_STAGES};
+  const SmemTiles tiles{A_TILE, B_TILE, BLOCK_M, /*tma_3d=*/true, NUM_STAGES, SLICE_K, TMA_BOXES, tma_box};
   return {
       {"v4", "tcgen05, TMA warp + MMA warp, full/empty barriers, 7-stage ring", kernel, whole_tiles, tiles,
        prepare_v4, prepare_v4_traced},

@@ -1,0 +1,522 @@
+// test_cutlass_crosscheck.cpp: a second oracle for the encodings the kernels hand to the tensor cores (issue
+// 8).
+//
+// The layout model (tests/layout_model.*) and the builders in common/ were written from the same reading of
+// the PTX ISA, so a misreading shared by both passes both. CUTLASS/CuTe builds the same encodings with its
+// own code, which runs on B200s every day. This test builds each encoding the way CuTe does, with CuTe's
+// functions from the pinned nvidia-cutlass wheel (headers only, host code, compiled by g++), and compares it
+// with ours bit for bit:
+//  - shared-memory descriptors, for every row of tests/stage_configs.h: CuTe's canonical K-major layout atom
+//    (the no-swizzle "interleaved" atom or the 128B-swizzle atom, UMMA:: for sm_100a, GMMA:: for sm_90a)
+//    tiled to the row's tile, cut into the operand of each MMA instruction (each K step, each M sub-tile),
+//    and turned into a descriptor by UMMA::make_umma_desc / GMMA::make_gmma_desc (through
+//    make_tensor<smem_desc>, as the CUTLASS collectives do). Every field and all 64 bits against
+//    kmajor_desc_sm100 / kmajor_desc_sm90; and every element's byte offset in CuTe's layout against the
+//    address the layout model reads through ours;
+//  - instruction descriptors: UMMA::make_instr_desc for kind::f16 BF16 x BF16 -> F32 at every M and N the
+//    instruction allows (the stages' shapes of SM100_MMA_SHAPES and M = 256 of the 2-CTA stage included), and
+//    UMMA::make_instr_desc_block_scaled / make_runtime_instr_desc_block_scaled for kind::mxf8f6f4 with UE8M0
+//    scales and every scale-factor id;
+//  - the MXFP8 scale-factor layout of common/mx_scale_layout.h against CUTLASS's Sm1xxBlockScaledConfig;
+//  - TMEM: the accumulator address layout (tmem_frg_1sm) against gemm::tmem_addr and the layout model, and
+//  the
+//    tcgen05.ld 32x32b.x8 fragment (Copy_Traits<SM100_TMEM_LOAD_32dp32b8x>) against the layout model.
+//
+// On the host CuTe cannot turn a shared-memory pointer into an address: cast_smem_ptr_to_uint prints
+// "ERROR: cast_smem_ptr_to_uint not supported but used." and returns 0. So CuTe's descriptors start at a zero
+// base, and the start-address field compares as an offset from the tile: CuTe's K-step and sub-tile advance
+// (DescriptorIterator + the layout offset, in 16-byte units) against ours built at address 0, and ours at the
+// table's tile address must be CuTe's plus that address / 16. The printed line is silenced (QuietStdout).
+//
+// What this cannot see: anything CuTe and we could both get wrong the same way (CuTe is far more widely run,
+// but not proof), the TMA side (CuTe's layout is compared with where the model says the MMA reads, the round
+// trip in test_layout_model ties that to TMA), timing, ordering and the hardware itself.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <cute/tensor.hpp>
+#include <cute/atom/copy_traits_sm100.hpp>
+#include <cute/atom/mma_traits_sm100.hpp>
+#include <cute/atom/mma_traits_sm90_gmma.hpp>
+#include <cutlass/detail/sm100_blockscaled_layout.hpp>
+
+#include "common/descriptors.cuh"
+#include "common/mx_scale_layout.h"
+#include "layout_model.h"
+#include "stage_configs.h"
+
+namespace lm = layout_model;
+namespace sc = stage_configs;
+
+namespace {
+
+constexpr int MMA_K_BYTES = 32;  // one MMA K step: k16 of bf16, k32 of fp8
+
+// Silences CuTe's host-side "cast_smem_ptr_to_uint not supported" line while a descriptor is built.
+class QuietStdout {
+ public:
+  QuietStdout() {
+    std::fflush(stdout);
+    saved_         = dup(1);
+    const int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, 1), close(null);
+  }
+  ~QuietStdout() {
+    std::fflush(stdout);
+    if (saved_ >= 0) dup2(saved_, 1), close(saved_);
+  }
+  QuietStdout(const QuietStdout&)            = delete;
+  QuietStdout& operator=(const QuietStdout&) = delete;
+
+ private:
+  int saved_;
+};
+
+std::string describe(const sc::StageConfig& c) {
+  std::ostringstream s;
+  s << c.stage << (c.arch == sc::Arch::SM100 ? " sm100 " : " sm90 ")
+    << (c.operand == sc::Operand::A ? "A " : "B ") << c.rows << "x" << c.block_k << " swizzle "
+    << uint32_t(c.swizzle) << " at " << c.tile_addr;
+  return s.str();
+}
+
+// ----------------------------------------------------------------------------------------------------------
+// CuTe's side of a table row, built at compile time from the row's constants
+// ----------------------------------------------------------------------------------------------------------
+template <int ELEM_BYTES>
+using CuteElem = std::conditional_t<ELEM_BYTES == 2, cute::bfloat16_t, cute::float_e4m3_t>;
+
+// CuTe's canonical K-major layout atoms; UMMA:: re-exports the GMMA:: ones (cute/atom/mma_traits_sm100.hpp).
+template <class T, gemm::Swizzle S>
+auto kmajor_atom() {
+  if constexpr (S == gemm::Swizzle::None)
+    return cute::UMMA::Layout_K_INTER_Atom<T>{};
+  else if constexpr (S == gemm::Swizzle::B32)
+    return cute::UMMA::Layout_K_SW32_Atom<T>{};
+  else if constexpr (S == gemm::Swizzle::B64)
+    return cute::UMMA::Layout_K_SW64_Atom<T>{};
+  else
+    return cute::UMMA::Layout_K_SW128_Atom<T>{};
+}
+
+template <class P>
+struct IsSwizzlePtr : std::false_type {};
+template <class S, class P>
+struct IsSwizzlePtr<cute::swizzle_ptr<S, P>> : std::true_type {};
+
+// The shared-memory byte address CuTe's pointer `p` designates (its swizzle applied), from a zero base.
+template <class P>
+uint32_t byte_address(P p) {
+  if constexpr (IsSwizzlePtr<P>::value)
+    return uint32_t(reinterpret_cast<uintptr_t>(cute::raw_pointer_cast(P::apply_swizzle(p.get()))));
+  else
+    return uint32_t(reinterpret_cast<uintptr_t>(cute::raw_pointer_cast(p)));
+}
+
+struct CuteTile {
+  // desc[sub * k_steps + k]: the descriptor of MMA K step k of M sub-tile `sub`, from a zero base
+  std::vector<uint64_t> desc;
+  // byte[r * block_k + k]: byte offset of element (r, k) from the tile's start, CuTe's swizzle applied
+  std::vector<uint32_t> byte;
+  int subtiles = 0, k_steps = 0;
+};
+
+template <size_t I>
+CuteTile cute_tile() {
+  using namespace cute;
+  constexpr sc::StageConfig c = sc::STAGE_CONFIGS[I];
+  using T                     = CuteElem<c.elem_bytes>;
+  constexpr int K_ELEMS       = MMA_K_BYTES / c.elem_bytes;
+  constexpr int SUBTILES      = c.rows / c.mma_rows;
+  constexpr int K_STEPS       = c.block_k / K_ELEMS;
+  static_assert(c.rows % c.mma_rows == 0 && c.block_k % K_ELEMS == 0, "whole MMA operands per tile");
+  const auto atom = kmajor_atom<T, c.swizzle>();
+  T* const base   = nullptr;  // the zero base: offsets are what CuTe can give on the host
+
+  CuteTile out;
+  out.subtiles = SUBTILES;
+  out.k_steps  = K_STEPS;
+  if constexpr (c.arch == sc::Arch::SM100) {
+    // As the sm100 collectives do: the atom tiled to ((MMA_M, MMA_K), M sub-tiles, K steps), then a tensor of
+    // UMMA descriptors: make_umma_desc of the first MMA's operand, advanced by the layout for the others.
+    const auto layout = UMMA::tile_to_mma_shape(
+        atom, make_shape(make_shape(Int<c.mma_rows>{}, Int<K_ELEMS>{}), Int<SUBTILES>{}, Int<K_STEPS>{}));
+    const Tensor smem = make_tensor(make_smem_ptr(base), layout);
+    const auto descs  = [&] {
+      QuietStdout quiet;
+      return make_tensor<UMMA::smem_desc<UMMA::Major::K>>(smem);
+    }();
+    for (int s = 0; s < SUBTILES; ++s)
+      for (int k = 0; k < K_STEPS; ++k) out.desc.push_back(uint64_t(descs(0, s, k)));
+  } else {
+    // As the sm90 collectives do: the atom tiled to the tile, each warpgroup's wgmma operand (m64 x k16) a
+    // piece of it, then a tensor of GMMA descriptors over the pieces.
+    const auto layout = tile_to_shape(atom, make_shape(Int<c.rows>{}, Int<c.block_k>{}));
+    const Tensor smem = make_tensor(make_smem_ptr(base), layout);
+    const Tensor mmas = zipped_divide(smem, make_shape(Int<c.mma_rows>{}, Int<K_ELEMS>{}));  // ((m,k),(M,K))
+    const auto descs  = [&] {
+      QuietStdout quiet;
+      return make_tensor<GMMA::smem_desc<GMMA::Major::K>>(mmas);
+    }();
+    for (int s = 0; s < SUBTILES; ++s)
+      for (int k = 0; k < K_STEPS; ++k) out.desc.push_back(uint64_t(descs(0, make_coord(s, k))));
+  }
+
+  // Element (r, k) of the whole tile in CuTe's layout. The swizzle lives in the pointer: a swizzle_ptr
+  // applies it to the address when dereferenced, so apply it the same way to the element's address from the
+  // zero base.
+  const Tensor tile =
+      make_tensor(make_smem_ptr(base), tile_to_shape(atom, make_shape(Int<c.rows>{}, Int<c.block_k>{})));
+  for (int r = 0; r < c.rows; ++r)
+    for (int k = 0; k < c.block_k; ++k) out.byte.push_back(byte_address(tile.data() + tile.layout()(r, k)));
+  return out;
+}
+
+// ----------------------------------------------------------------------------------------------------------
+// Our side, and the comparison
+// ----------------------------------------------------------------------------------------------------------
+uint64_t our_desc(const sc::StageConfig& c, uint32_t tile_addr, int k_step, int row) {
+  const gemm::KMajorTile tile{c.rows, c.block_k, c.elem_bytes, c.swizzle};
+  return c.arch == sc::Arch::SM100 ? gemm::kmajor_desc_sm100(tile, tile_addr, k_step, row)
+                                   : gemm::kmajor_desc_sm90(tile, tile_addr, k_step, row);
+}
+
+// Every field, named, through CuTe's own bit-field unions (so the bit positions are CuTe's too).
+void compare_fields(const sc::StageConfig& c, uint64_t cute_desc, uint64_t ours, uint32_t start_delta) {
+  if (c.arch == sc::Arch::SM100) {
+    cute::UMMA::SmemDescriptor theirs, mine;
+    theirs.desc_ = cute_desc;
+    mine.desc_   = ours;
+    CHECK(uint32_t(mine.start_address_) == uint32_t(theirs.start_address_) + start_delta);
+    CHECK(mine.leading_byte_offset_ == theirs.leading_byte_offset_);  // LBO >> 4
+    CHECK(mine.stride_byte_offset_ == theirs.stride_byte_offset_);    // SBO >> 4
+    CHECK(mine.version_ == theirs.version_);                          // bits 46-47: the fixed 0b01 (CuTe: 1)
+    CHECK(mine.base_offset_ == theirs.base_offset_);
+    CHECK(mine.lbo_mode_ == theirs.lbo_mode_);
+    CHECK(mine.layout_type_ == theirs.layout_type_);  // swizzle code, bits 61-63
+  } else {
+    cute::GmmaDescriptor theirs(cute_desc), mine(ours);
+    CHECK(uint32_t(mine.bitfield.start_address_) == uint32_t(theirs.bitfield.start_address_) + start_delta);
+    CHECK(mine.bitfield.leading_byte_offset_ == theirs.bitfield.leading_byte_offset_);
+    CHECK(mine.bitfield.stride_byte_offset_ == theirs.bitfield.stride_byte_offset_);
+    CHECK(mine.bitfield.base_offset_ == theirs.bitfield.base_offset_);
+    CHECK(mine.bitfield.layout_type_ == theirs.bitfield.layout_type_);  // swizzle code, bits 62-63
+  }
+}
+
+// Returns the number of descriptor comparisons made.
+int check_row(const sc::StageConfig& c, const CuteTile& cute_side) {
+  INFO(describe(c));
+  REQUIRE(cute_side.desc.size() == size_t(cute_side.subtiles) * cute_side.k_steps);
+  // CuTe's first descriptor starts at the zero base: its host cast returned 0, as the header comment says.
+  CHECK((cute_side.desc[0] & 0x3FFF) == 0);
+  const int k_elems = MMA_K_BYTES / c.elem_bytes;
+  int compared      = 0;
+  std::vector<uint32_t> addr;
+  for (int s = 0; s < cute_side.subtiles; ++s) {
+    for (int k = 0; k < cute_side.k_steps; ++k) {
+      INFO("M sub-tile " << s << " (row " << s * c.mma_rows << "), K step " << k);
+      const uint64_t theirs = cute_side.desc[size_t(s) * cute_side.k_steps + k];
+      // From the zero base: all 64 bits, and field by field for a readable failure.
+      const uint64_t ours0 = our_desc(c, 0, k, s * c.mma_rows);
+      CHECK(ours0 == theirs);
+      compare_fields(c, theirs, ours0, 0);
+      // At the table's tile address: CuTe's descriptor with the address added to its start field.
+      compare_fields(c, theirs, our_desc(c, c.tile_addr, k, s * c.mma_rows), c.tile_addr >> 4);
+      ++compared;
+
+      // Which bytes that MMA reads: the layout model's reading of our descriptor against CuTe's layout.
+      const lm::MmaEncoding enc =
+          c.arch == sc::Arch::SM100 ? lm::MmaEncoding::TCGEN05_SM100 : lm::MmaEncoding::WGMMA_SM90;
+      const std::string error = lm::mma_kmajor_read(our_desc(c, c.tile_addr, k, s * c.mma_rows), enc,
+                                                    c.mma_rows, MMA_K_BYTES, c.elem_bytes, addr);
+      INFO("layout model: " << error);
+      REQUIRE(error.empty());
+      long wrong = 0;
+      for (int r = 0; r < c.mma_rows; ++r)
+        for (int e = 0; e < k_elems; ++e) {
+          const int row = s * c.mma_rows + r, col = k * k_elems + e;
+          wrong +=
+              addr[size_t(r) * k_elems + e] != c.tile_addr + cute_side.byte[size_t(row) * c.block_k + col];
+        }
+      CHECK(wrong == 0);
+    }
+  }
+  return compared;
+}
+
+template <size_t... I>
+std::vector<int> check_all_rows(std::index_sequence<I...>) {
+  return {check_row(sc::STAGE_CONFIGS[I], cute_tile<I>())...};
+}
+
+}  // namespace
+
+// ==========================================================================================================
+// Shared-memory descriptors: every row of the stage table
+// ==========================================================================================================
+TEST_CASE("every stage tile: our descriptors are CuTe's, bit for bit, for every K step and sub-tile",
+          "[cutlass][desc]") {
+  constexpr size_t ROWS           = sizeof(sc::STAGE_CONFIGS) / sizeof(sc::STAGE_CONFIGS[0]);
+  const std::vector<int> compared = check_all_rows(std::make_index_sequence<ROWS>{});
+  REQUIRE(compared.size() == ROWS);
+  for (size_t i = 0; i < ROWS; ++i) {
+    INFO(describe(sc::STAGE_CONFIGS[i]));
+    const sc::StageConfig& c = sc::STAGE_CONFIGS[i];
+    CHECK(compared[i] == (c.rows / c.mma_rows) * (c.block_k * c.elem_bytes / MMA_K_BYTES));
+  }
+}
+
+TEST_CASE("the cross-check can fail: a descriptor with swapped LBO/SBO or another swizzle is not CuTe's",
+          "[cutlass][desc][negative]") {
+  // The v1 sm100 A tile (no swizzle) and the v2 sm90 B tile (128B swizzle), K step 1, against CuTe's.
+  const sc::StageConfig& v1 = sc::STAGE_CONFIGS[0];
+  REQUIRE((v1.arch == sc::Arch::SM100 && v1.swizzle == gemm::Swizzle::None));
+  const CuteTile cute_v1 = cute_tile<0>();
+  const gemm::KMajorTile t1{v1.rows, v1.block_k, v1.elem_bytes, v1.swizzle};
+  const uint32_t start = gemm::kmajor_kstep_offset(t1, 1);
+  REQUIRE(gemm::make_smem_desc_sm100(start, gemm::kmajor_lbo(t1), gemm::kmajor_sbo(t1), t1.swizzle) ==
+          cute_v1.desc[1]);
+  CHECK(gemm::make_smem_desc_sm100(start, gemm::kmajor_sbo(t1), gemm::kmajor_lbo(t1), t1.swizzle) !=
+        cute_v1.desc[1]);
+  CHECK(gemm::make_smem_desc_sm100(start, gemm::kmajor_lbo(t1), gemm::kmajor_sbo(t1), gemm::Swizzle::B128) !=
+        cute_v1.desc[1]);
+  CHECK(gemm::make_smem_desc_sm100(start + 32, gemm::kmajor_lbo(t1), gemm::kmajor_sbo(t1), t1.swizzle) !=
+        cute_v1.desc[1]);
+}
+
+// ==========================================================================================================
+// Instruction descriptors
+// ==========================================================================================================
+namespace {
+
+void compare_idesc_fields(uint32_t theirs_bits, uint32_t ours_bits) {
+  cute::UMMA::InstrDescriptor theirs, mine;
+  theirs.desc_ = theirs_bits;
+  mine.desc_   = ours_bits;
+  CHECK(mine.sparse_id2_ == theirs.sparse_id2_);
+  CHECK(mine.sparse_flag_ == theirs.sparse_flag_);
+  CHECK(mine.saturate_ == theirs.saturate_);
+  CHECK(mine.c_format_ == theirs.c_format_);
+  CHECK(mine.a_format_ == theirs.a_format_);
+  CHECK(mine.b_format_ == theirs.b_format_);
+  CHECK(mine.a_negate_ == theirs.a_negate_);
+  CHECK(mine.b_negate_ == theirs.b_negate_);
+  CHECK(mine.a_major_ == theirs.a_major_);
+  CHECK(mine.b_major_ == theirs.b_major_);
+  CHECK(mine.n_dim_ == theirs.n_dim_);
+  CHECK(mine.m_dim_ == theirs.m_dim_);
+  CHECK(mine.max_shift_ == theirs.max_shift_);
+  CHECK(ours_bits == theirs_bits);
+}
+
+template <int M, int N>
+void check_f16_idesc() {
+  using bf16           = cute::bfloat16_t;
+  const uint32_t cute_ = uint32_t(
+      cute::UMMA::make_instr_desc<bf16, bf16, float, M, N, cute::UMMA::Major::K, cute::UMMA::Major::K>());
+  const uint32_t ours =
+      gemm::make_idesc_f16(gemm::F16Kind::BF16, gemm::F16Kind::BF16, gemm::AccKind::F32, M, N);
+  INFO("kind::f16 BF16 x BF16 -> F32, M " << M << " N " << N);
+  compare_idesc_fields(cute_, ours);
+}
+
+template <int M, int... NS>
+void check_f16_idesc_ns(std::integer_sequence<int, NS...>) {
+  (check_f16_idesc<M, 8 * (NS + 1)>(), ...);
+}
+
+// The block-scaled descriptor as the CUTLASS collectives issue it: make_instr_desc_block_scaled, then the
+// scale-factor ids taken from the top two bits of the scale TMEM addresses (the byte of the 32-bit column).
+template <class TA, int M, int N>
+void check_mx_idesc(gemm::MxKind a_kind) {
+  using e4m3      = cute::float_e4m3_t;
+  const auto desc = cute::UMMA::make_instr_desc_block_scaled<TA, e4m3, float, cute::float_ue8m0_t, M, N,
+                                                             cute::UMMA::Major::K, cute::UMMA::Major::K>();
+  for (uint32_t sfa = 0; sfa < 4; ++sfa)
+    for (uint32_t sfb = 0; sfb < 4; ++sfb) {
+      const uint32_t cute_ =
+          uint32_t(cute::UMMA::make_runtime_instr_desc_block_scaled(desc, sfa << 30, sfb << 30) >> 32);
+      const uint32_t ours = gemm::make_idesc_mxf8f6f4(a_kind, gemm::MxKind::E4M3, M, N, sfa, sfb);
+      INFO("kind::mxf8f6f4 M " << M << " N " << N << " A format " << uint32_t(a_kind) << " SFA id " << sfa
+                               << " SFB id " << sfb);
+      cute::UMMA::InstrDescriptorBlockScaled theirs, mine;
+      theirs.desc_ = cute_;
+      mine.desc_   = ours;
+      CHECK(mine.b_sf_id_ == theirs.b_sf_id_);
+      CHECK(mine.a_sf_id_ == theirs.a_sf_id_);
+      CHECK(mine.a_format_ == theirs.a_format_);
+      CHECK(mine.b_format_ == theirs.b_format_);
+      CHECK(mine.a_major_ == theirs.a_major_);
+      CHECK(mine.b_major_ == theirs.b_major_);
+      CHECK(mine.n_dim_ == theirs.n_dim_);
+      CHECK(mine.scale_format_ == theirs.scale_format_);  // UE8M0 = 1
+      CHECK(mine.m_dim_ == theirs.m_dim_);
+      CHECK(mine.k_size_ == theirs.k_size_);
+      CHECK(ours == cute_);
+    }
+}
+
+template <int M, int... NS>
+void check_mx_idesc_ns(std::integer_sequence<int, NS...>) {
+  (check_mx_idesc<cute::float_e4m3_t, M, 16 * (NS + 1)>(gemm::MxKind::E4M3), ...);
+}
+
+// The shapes the stages issue (tests/stage_configs.h): CuTe's MMA atom for that shape must compile (its
+// static_asserts hold the ISA's shape rules), the layout model must accept it, and the descriptors must
+// agree.
+template <size_t I>
+void check_stage_shape() {
+  constexpr sc::MmaShape s = sc::SM100_MMA_SHAPES[I];
+  using bf16               = cute::bfloat16_t;
+  constexpr auto K         = cute::UMMA::Major::K;
+  if constexpr (s.cta_group == 1)
+    static_assert(sizeof(cute::SM100_MMA_F16BF16_SS<bf16, bf16, float, s.m, s.n, K, K>) > 0);
+  else
+    static_assert(sizeof(cute::SM100_MMA_F16BF16_2x1SM_SS<bf16, bf16, float, s.m, s.n, K, K>) > 0);
+  INFO("stages " << s.stages << ": cta_group::" << s.cta_group << " M " << s.m << " N " << s.n);
+  check_f16_idesc<s.m, s.n>();
+  lm::InstrDescriptor d;
+  const uint32_t ours =
+      gemm::make_idesc_f16(gemm::F16Kind::BF16, gemm::F16Kind::BF16, gemm::AccKind::F32, s.m, s.n);
+  const std::string error = lm::decode_instr_descriptor(ours, lm::MmaKind::F16, s.cta_group, d);
+  INFO("layout model: " << error);
+  CHECK(error.empty());
+}
+
+template <size_t... I>
+void check_stage_shapes(std::index_sequence<I...>) {
+  (check_stage_shape<I>(), ...);
+}
+
+}  // namespace
+
+TEST_CASE("kind::f16 instruction descriptors: ours are CuTe's make_instr_desc at every M and N",
+          "[cutlass][idesc]") {
+  constexpr size_t SHAPES = sizeof(sc::SM100_MMA_SHAPES) / sizeof(sc::SM100_MMA_SHAPES[0]);
+  check_stage_shapes(std::make_index_sequence<SHAPES>{});
+  // Every N the encoding can hold (8..256 in steps of 8) at M = 64, 128 and 256 (the 2-CTA stage's M).
+  check_f16_idesc_ns<64>(std::make_integer_sequence<int, 32>{});
+  check_f16_idesc_ns<128>(std::make_integer_sequence<int, 32>{});
+  check_f16_idesc_ns<256>(std::make_integer_sequence<int, 32>{});
+}
+
+TEST_CASE("kind::mxf8f6f4 block-scaled instruction descriptors: ours are CuTe's for every SF id",
+          "[cutlass][idesc]") {
+  check_mx_idesc_ns<128>(std::make_integer_sequence<int, 16>{});
+  check_mx_idesc_ns<256>(std::make_integer_sequence<int, 16>{});
+  check_mx_idesc<cute::float_e5m2_t, 128, 256>(gemm::MxKind::E5M2);  // another A format
+}
+
+TEST_CASE("the cross-check can fail: an instruction descriptor with N off by 8 is not CuTe's",
+          "[cutlass][idesc][negative]") {
+  using bf16           = cute::bfloat16_t;
+  const uint32_t cute_ = uint32_t(
+      cute::UMMA::make_instr_desc<bf16, bf16, float, 128, 128, cute::UMMA::Major::K, cute::UMMA::Major::K>());
+  CHECK(gemm::make_idesc_f16(gemm::F16Kind::BF16, gemm::F16Kind::BF16, gemm::AccKind::F32, 128, 128) ==
+        cute_);
+  CHECK(gemm::make_idesc_f16(gemm::F16Kind::BF16, gemm::F16Kind::BF16, gemm::AccKind::F32, 128, 136) !=
+        cute_);
+  CHECK(gemm::make_idesc_f16(gemm::F16Kind::F16, gemm::F16Kind::F16, gemm::AccKind::F32, 128, 128) != cute_);
+}
+
+// ==========================================================================================================
+// MXFP8 scale-factor layout
+// ==========================================================================================================
+TEST_CASE("MX scale-factor layout: common/mx_scale_layout.h is CUTLASS's Sm1xx block-scaled SF layout",
+          "[cutlass][mx]") {
+  using Config = cutlass::detail::Sm1xxBlockScaledConfig<gemm::MX_BLOCK_K>;
+  // (rows, K): whole tiles, rows and scale columns that need padding, a single row, a long K.
+  const int shapes[][2] = {{128, 128}, {256, 512}, {200, 96}, {129, 160}, {1, 32}, {384, 4096}, {130, 100}};
+  for (const auto& shape : shapes) {
+    const int rows = shape[0], k = shape[1];
+    INFO("rows " << rows << ", K " << k);
+    // CUTLASS's layouts of SFA (M x K) and SFB (N x K): the same function of (row, K element, batch 0).
+    const auto sfa = Config::tile_atom_to_shape_SFA(cute::make_shape(rows, 1, k, 1));
+    const auto sfb = Config::tile_atom_to_shape_SFB(cute::make_shape(1, rows, k, 1));
+    const int cols = gemm::mx_scale_cols(k);
+    CHECK(uint64_t(cute::cosize(sfa)) == gemm::mx_scale_bytes(rows, cols));  // the padded allocation
+    long wrong = 0, checked = 0;
+    for (int r = 0; r < rows; ++r)
+      for (int kk = 0; kk < k; ++kk) {  // every K element: its block's scale
+        const uint64_t ours = gemm::mx_scale_offset(r, kk / gemm::MX_BLOCK_K, cols);
+        wrong += uint64_t(sfa(r, kk, 0)) != ours;
+        wrong += uint64_t(sfb(r, kk, 0)) != ours;
+        ++checked;
+      }
+    CHECK(checked == long(rows) * k);
+    CHECK(wrong == 0);
+  }
+}
+
+TEST_CASE("the cross-check can fail: a scale offset with the 32-row lines and 4-byte groups swapped differs",
+          "[cutlass][mx][negative]") {
+  using Config   = cutlass::detail::Sm1xxBlockScaledConfig<gemm::MX_BLOCK_K>;
+  const auto sfa = Config::tile_atom_to_shape_SFA(cute::make_shape(256, 1, 256, 1));
+  long differ    = 0;
+  for (int r = 0; r < 256; ++r)
+    for (int j = 0; j < 8; ++j) {
+      // (r % 32) * 4 + ((r % 128) / 32) * 16 instead of (r % 32) * 16 + ((r % 128) / 32) * 4
+      const uint64_t wrong = gemm::mx_scale_tile_offset(r / 128, j / 4, 8) +
+                             uint64_t((r % 32) * 4 + ((r % 128) / 32) * 16 + j % 4);
+      differ += uint64_t(sfa(r, 32 * j, 0)) != wrong;
+    }
+  CHECK(differ > 0);
+}
+
+// ==========================================================================================================
+// TMEM: the accumulator's addresses and the tcgen05.ld 32x32b fragment
+// ==========================================================================================================
+TEST_CASE("TMEM accumulator of an M=128 MMA: CuTe's tmem_frg addresses are ours and the layout model's",
+          "[cutlass][tmem]") {
+  using namespace cute;
+  for (const int n : {128, 256}) {
+    const auto check = [&](auto frg) {
+      for (int m = 0; m < 128; ++m)
+        for (int col = 0; col < n; ++col) {
+          const uint32_t theirs = (frg.data() + frg.layout()(make_coord(m, col), 0, 0)).get();
+          INFO("N " << n << ", row " << m << ", column " << col);
+          REQUIRE(theirs == gemm::tmem_addr(0, uint32_t(m), uint32_t(col)));
+          int row = -1, c = -1;
+          REQUIRE(lm::tmem_accumulator_m128({theirs >> 16, theirs & 0xFFFF}, 0, n, row, c));
+          REQUIRE((row == m && c == col));
+        }
+    };
+    if (n == 128)
+      check(UMMA::tmem_frg_1sm<float>::make(Shape<Shape<_128, _128>, _1, _1>{}));
+    else
+      check(UMMA::tmem_frg_1sm<float>::make(Shape<Shape<_128, _256>, _1, _1>{}));
+  }
+}
+
+TEST_CASE("tcgen05.ld 32x32b.x8: CuTe's copy traits give each thread the lanes and columns the model does",
+          "[cutlass][tmem]") {
+  using namespace cute;
+  using Traits = Copy_Traits<SM100_TMEM_LOAD_32dp32b8x>;
+  // DstLayout: (thread, register bit) -> logical bit; ValID: logical bit -> TMEM bit address, lanes DP_b
+  // apart.
+  constexpr int DP_BITS = TMEM::DP_b::value;
+  for (int warp = 0; warp < 4; ++warp)
+    for (int chunk = 0; chunk < 4; ++chunk) {
+      const uint32_t taddr = gemm::tmem_addr(0, 32u * uint32_t(warp), 8u * uint32_t(chunk));
+      for (int t = 0; t < 32; ++t)
+        for (int i = 0; i < 8; ++i) {
+          const int bit = int(Traits::ValID{}(Traits::DstLayout{}(t, 32 * i)));
+          lm::TmemCell cell;
+          const std::string error = lm::tmem_ld_32x32b(taddr, warp, t, i, 8, cell);
+          INFO("warp " << warp << " lane " << t << " register " << i << ": " << error);
+          REQUIRE(error.empty());
+          CHECK(bit % 32 == 0);
+          CHECK(cell.lane == (taddr >> 16) + uint32_t(bit / DP_BITS));
+          CHECK(cell.column == (taddr & 0xFFFF) + uint32_t((bit % DP_BITS) / 32));
+        }
+    }
+}
