@@ -73,6 +73,21 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
     return EXIT_PASS;
   }
 
+  // --trace: refused before anything runs where this stage has no traced kernel (stages before v4).
+  if (!opt.trace.empty()) {
+    bool traced = false;
+    for (const auto* list : {&sm100, &sm90})
+      for (const Variant& v : *list) traced = traced || v.prepare_traced != nullptr;
+    std::string why = traced ? check_trace_path(opt.trace) : "";
+    if (!traced)
+      why = std::string("--trace: stage ") + stage +
+            " has no traced kernel (the in-kernel profiler is compiled into the stages from v4 on)";
+    if (!why.empty()) {
+      std::fprintf(stderr, "%s: %s\n", prog.c_str(), why.c_str());
+      return EXIT_BAD_INPUT;
+    }
+  }
+
   GpuInfo gpu;
   Arch arch        = Arch::Sm90;
   std::string none = detect_gpu(gpu, arch);
@@ -103,6 +118,11 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
       std::fprintf(stderr, "%s: %s\n", prog.c_str(), why.c_str());
       return EXIT_BAD_INPUT;
     }
+  }
+  if (!opt.trace.empty() && (chosen.size() != 1 || !chosen.front()->prepare_traced)) {
+    std::fprintf(stderr, "%s: --trace records one variant that has a traced kernel: %s\n", prog.c_str(),
+                 chosen.size() != 1 ? "name it with --variant NAME" : "this one has none");
+    return EXIT_BAD_INPUT;
   }
   if (!opt.seed_given) opt.seed = fresh_seed();
 
@@ -231,6 +251,33 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
   const ReportHeader header{stage, arch == Arch::Sm100 ? "sm_100a" : "sm_90a", opt.m, opt.n, opt.k, opt.seed};
   print_report(header, rows, opt.csv);
 
+  // --trace: one launch of the variant's TRACE=true instantiation, after the checked and timed ones, never
+  // timed. Its output is checked as well: the profiler must not change the result.
+  bool trace_ok = true;
+  if (!opt.trace.empty()) {
+    const Variant& v = *chosen.front();
+    DeviceTrace trace;
+    const Launch traced = v.prepare_traced(sets[0], trace);
+    if (opt.check) {
+      const CompareResult r = check_launch(traced, sets[0], ref_host);
+      std::printf("trace: %s with the profiler compiled in, one launch: %s\n", v.name, r.summary().c_str());
+      all_pass = all_pass && r.pass;
+    } else {
+      traced(nullptr);
+      CUDA_CHECK(cudaGetLastError());
+      CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    const std::string title = std::string("matmul_") + stage + " " + v.name + " " + header.arch +
+                              " M=" + std::to_string(opt.m) + " N=" + std::to_string(opt.n) +
+                              " K=" + std::to_string(opt.k) + " | " + gpu.name;
+    const std::string err =
+        save_trace(trace, opt.trace, title, rows.back().timed ? rows.back().launch_ms.median : 0);
+    if (!err.empty()) {
+      std::fprintf(stderr, "%s: --trace: %s\n", prog.c_str(), err.c_str());
+      trace_ok = false;
+    }
+  }
+
   for (GemmArgs& s : sets) {
     CUDA_CHECK(cudaFree(const_cast<void*>(s.a)));
     CUDA_CHECK(cudaFree(const_cast<void*>(s.b)));
@@ -238,7 +285,7 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
   }
   if (!all_pass)
     std::fprintf(stderr, "%s: verification FAILED (seed %llu)\n", prog.c_str(), (unsigned long long)opt.seed);
-  return all_pass ? EXIT_PASS : EXIT_FAIL;
+  return all_pass && trace_ok ? EXIT_PASS : EXIT_FAIL;
 }
 
 }  // namespace gemm

@@ -5,6 +5,7 @@
 //   timing.h      the benchmark method (paired rounds)    report.h     the table and the RESULT| lines
 //   tma.h         tensor maps                             descriptors.cuh, ptx.cuh, tcgen05.cuh, wgmma.cuh:
 //                                                         device-side builders and PTX wrappers
+//   trace.h       --trace: the profiler's buffer and the Chrome trace; profiler.cuh: its device side
 //
 // A stage provides two lists of Variants (its sm_100a kernels and its sm_90a twins); stage_main.cpp hands
 // them to run_stage(), which picks the list that matches the GPU.
@@ -21,6 +22,7 @@
 #include "common/problem.h"
 #include "common/reference.h"
 #include "common/timing.h"
+#include "common/trace.h"
 
 namespace gemm {
 
@@ -56,6 +58,10 @@ struct Variant {
   // Builds what a launch on these buffers needs (tensor maps, smem limits) and returns the launch.
   // Called once per input copy; the shape has already passed `shape`.
   Launch (*prepare)(const GemmArgs&);
+  // The same kernel with the in-kernel profiler compiled in (its TRACE=true instantiation, profiler.cuh),
+  // recording into `trace`, which it allocates for its grid. Used by --trace for one launch, never timed.
+  // Null where the stage has no traced kernel (before v4).
+  Launch (*prepare_traced)(const GemmArgs&, DeviceTrace& trace) = nullptr;
 };
 
 // Runs `launch` once on a poisoned output and compares it with `ref_host` (bf16 bits of the reference).

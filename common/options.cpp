@@ -39,6 +39,9 @@ std::string usage(const char* prog) {
   --no-check            skip verification against cuBLAS (timing only)
   --csv                 also print the results as CSV
   --rounds-log FILE     write every timing round (side, time, median ms, SM clock, power) to FILE as CSV
+  --trace FILE          after the timed runs, one launch of the variant with the in-kernel profiler compiled
+                        in (not timed): a Chrome trace to FILE (open it in https://ui.perfetto.dev, or draw
+                        it with tools/plot_trace.py) and the median time of each event kind (stages v4 on)
   --help                this text
 Exit codes: 0 all variants PASS; 1 a variant FAILED or a CUDA/cuBLAS error; 2 bad option or shape;
             77 no GPU, or a GPU this stage has no kernel for (sm_100a: B200/GB200; sm_90a: H100/H200).
@@ -97,6 +100,10 @@ std::string parse_options(int argc, const char* const* argv, Options& opt) {
       const char* s = value(a);
       if (s == nullptr || *s == '\0') return "--rounds-log needs a file name";
       opt.rounds_log = s;
+    } else if (!std::strcmp(a, "--trace")) {
+      const char* s = value(a);
+      if (s == nullptr || *s == '\0') return "--trace needs a file name (the Chrome trace JSON to write)";
+      opt.trace = s;
     } else if (!std::strcmp(a, "--csv")) {
       opt.csv = true;
     } else {

@@ -19,6 +19,7 @@ struct Options {
   bool check          = true;   // --no-check skips verification (timing only)
   bool csv            = false;  // print a CSV table at the end
   std::string rounds_log;       // --rounds-log FILE: every timing round as CSV (timing.h)
+  std::string trace;            // --trace FILE: one profiled launch, written as a Chrome trace (trace.h)
   bool help = false;
 };
 

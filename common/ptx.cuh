@@ -55,11 +55,20 @@ __device__ __forceinline__ bool mbarrier_try_wait_parity(uint64_t* bar, uint32_t
   return done != 0;
 }
 
-// The global nanosecond timer (PTX ISA "Special Registers: %globaltimer").
+// The global nanosecond timer (PTX ISA "Special Registers: %globaltimer"), common to all SMs. The "memory"
+// clobber keeps the read where it is written relative to loads and stores (the profiler brackets code with
+// it).
 __device__ __forceinline__ uint64_t globaltimer_ns() {
   uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
   return t;
+}
+
+// The SM this thread runs on (PTX ISA "Special Registers: %smid"); constant for the life of a CTA.
+__device__ __forceinline__ uint32_t smid() {
+  uint32_t s;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+  return s;
 }
 
 // Spin until the phase of parity `parity` completes. With -DGEMM_DEBUG_HANG=ON the wait is bounded in time

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 
 #include "common/check.h"
@@ -114,6 +115,43 @@ TEST_CASE("the GPU check fails a kernel that writes nothing") {
   CHECK_FALSE(r.pass);
   CHECK(r.nonfinite == size_t(s.m * s.n));
 }
+
+#if defined(GEMM_STAGE_TRACED)
+TEST_CASE("the traced kernel (--trace) gives the same result and records every role of every CTA") {
+  int traced = 0;
+  for (const Variant& v : variants()) {
+    if (!v.prepare_traced) continue;
+    ++traced;
+    const Shape s = test_shapes(v.shape)[3];  // a wide grid: more CTAs than SMs, several per SM
+    Problem p(s.m, s.n, s.k, test_seed());
+    DeviceTrace trace;
+    const CompareResult r = check_launch(v.prepare_traced(p.args, trace), p.args, p.ref);
+    INFO(v.name << " M=" << s.m << " N=" << s.n << " K=" << s.k << " seed=" << test_seed() << ": "
+                << r.summary());
+    CHECK(r.pass);
+    std::vector<TraceEvent> events;
+    uint64_t dropped = 0;
+    REQUIRE(trace.download(events, dropped).empty());
+    CHECK(dropped == 0);
+    const uint32_t ctas = uint32_t((s.m / v.shape.m_multiple) * (s.n / v.shape.n_multiple));
+    CHECK(trace.num_ctas() == ctas);
+    // Every role of every CTA recorded, beginning with its setup; each K tile was loaded exactly once.
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<const TraceEvent*>> slots;
+    size_t tma_issues = 0;
+    for (const TraceEvent& e : events) {
+      slots[{e.cta, e.role}].push_back(&e);
+      tma_issues += e.kind == Ev::IssueTma;
+    }
+    CHECK(slots.size() == size_t(ctas) * trace.roles().size());
+    for (const auto& kv : slots) CHECK(kv.second.front()->kind == Ev::Setup);
+    CHECK(tma_issues == size_t(ctas) * size_t(s.k / v.shape.k_multiple));
+    const std::vector<EventStats> stats = event_stats(events);
+    std::printf("%s traced, M=%lld N=%lld K=%lld: %zu events\n%s", v.name, (long long)s.m, (long long)s.n,
+                (long long)s.k, events.size(), format_event_stats(stats).c_str());
+  }
+  CHECK(traced > 0);  // compiled only for the stages that have a traced kernel
+}
+#endif
 
 int main(int argc, char** argv) {
   // catch_discover_tests lists the tests at build time, on machines without a GPU: never skip a listing.

@@ -74,3 +74,27 @@ add_cubin_sass_test(sass/v1/sm_100f v1_basic/matmul_v1.cu compute_100f sm_100f
                     UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS)
 add_cubin_sass_test(sass/v1/sm_100-traps v1_basic/matmul_v1.cu compute_100 sm_100 BPT.TRAP)
 add_cubin_sass_test(sass/v1/sm_90-traps v1_basic/matmul_v1_sm90.cu compute_90 sm_90 BPT.TRAP)
+
+# add_sass_trace_test(<name> <binary target> <kernel name> <archs...>): the profiler is compiled into the
+# TRACE=true instantiation of <kernel name> only (tests/sass_trace_check.cmake).
+function(add_sass_trace_test name target kernel)
+  foreach(arch ${ARGN})
+    set(test sass/trace/${name}/${arch})
+    if(NOT GEMM_CUOBJDUMP)
+      add_test(NAME ${test} COMMAND ${CMAKE_COMMAND} -E echo "cuobjdump not found")
+      set_tests_properties(${test} PROPERTIES WILL_FAIL ON PASS_REGULAR_EXPRESSION "^$")
+    else()
+      add_test(NAME ${test}
+               COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} -DBINARY=$<TARGET_FILE:${target}>
+                       -DARCH=${arch} -DKERNEL=${kernel} -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_trace_check.cmake)
+    endif()
+  endforeach()
+endfunction()
+add_sass_trace_test(profiler_toy test_profiler_gpu toy_kernel sm_90a sm_100a)
+# Every stage from v4 on has a traced kernel: matmul_<stage>_kernel<bool TRACE, ...> (TRACE first).
+# Not in a -DGEMM_DEBUG_HANG=ON build, whose bounded mbarrier waits read %globaltimer in every kernel.
+foreach(stage ${GEMM_STAGES})
+  if(NOT stage MATCHES "^v[1-3]$" AND NOT GEMM_DEBUG_HANG)
+    add_sass_trace_test(${stage} matmul_${stage} matmul_${stage}_kernel sm_90a sm_100a sm_103a)
+  endif()
+endforeach()

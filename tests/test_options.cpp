@@ -50,6 +50,13 @@ TEST_CASE("every option is parsed") {
   CHECK(opt.csv);
 }
 
+TEST_CASE("the --trace option takes a file name") {
+  Options opt;
+  CHECK(opt.trace.empty());  // off by default: no traced launch
+  REQUIRE(parse({"--trace", "out/v4.json"}, opt).empty());
+  CHECK(opt.trace == "out/v4.json");
+}
+
 TEST_CASE("invalid values are refused with a message naming the option") {
   const std::vector<std::vector<const char*>> bad = {{"--m", "0"},
                                                      {"--m", "-128"},
@@ -66,6 +73,8 @@ TEST_CASE("invalid values are refused with a message naming the option") {
                                                      {"--seconds", "1s"},
                                                      {"--seconds", "nan"},
                                                      {"--variant"},
+                                                     {"--trace"},
+                                                     {"--trace", ""},
                                                      {"--bogus"},
                                                      {"--no-check", "--iters", "0"}};
   for (const auto& args : bad) {
@@ -83,7 +92,7 @@ TEST_CASE("--help is recognised and the usage lists every option") {
   CHECK(opt.help);
   const std::string u = gemm::usage("matmul_v1");
   for (const char* o : {"--m", "--n", "--k", "--variant", "--iters", "--round", "--seconds", "--warmup",
-                        "--seed", "--no-check", "--csv"})
+                        "--seed", "--no-check", "--csv", "--rounds-log", "--trace"})
     CHECK(u.find(o) != std::string::npos);
 }
 
