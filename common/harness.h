@@ -46,6 +46,11 @@ struct SmemTiles {
   // Box j (0 .. num_boxes-1) of the tile whose first row is row0 and first K element k0: the very function
   // the kernel calls to issue its TMA copies, so the layout model checks the boxes the kernel issues.
   TmaBox (*tma_box)(KMajorTile tile, int row0, int k0, int j);
+  // 2-CTA stages (v5); the defaults describe stages whose CTAs work alone.
+  int cta_group = 1;  // tcgen05 .cta_group: one MMA spans this many CTAs, each holding a_mma_rows rows of A
+                      // and b.rows rows of B (MMA M = a_mma_rows * cta_group, N = b.rows * cta_group)
+  int b_split = 1;    // B's tile is written by b_split boxes stacked along its rows, box j (tma_box(b, ..,
+                      // j)) by CTA j of the cluster: the Hopper v5 CTAs each multicast their half of it
 };
 
 // One kernel variant of a stage.

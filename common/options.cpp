@@ -126,7 +126,7 @@ std::string check_shape(const ShapeRule& rule, const char* variant, int64_t m, i
     const char* name;
     int64_t value, multiple;
     const char* tile;
-  } dims[] = {{"M", m, rule.m_multiple, "BLOCK_M"},
+  } dims[] = {{"M", m, rule.m_multiple, rule.m_name},
               {"N", n, rule.n_multiple, "BLOCK_N"},
               {"K", k, rule.k_multiple, "BLOCK_K"}};
   for (const Dim& d : dims) {

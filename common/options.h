@@ -31,6 +31,9 @@ std::string usage(const char* prog);
 struct ShapeRule {
   int64_t m_multiple, n_multiple, k_multiple;
   const char* why;  // e.g. "v1 needs whole tiles: no edge handling yet"
+  // What the M multiple is, for the message: BLOCK_M by default; "2*BLOCK_M" where the two CTAs of a cluster
+  // take adjacent M tiles (v5), so that M must hold whole pairs of them.
+  const char* m_name = "BLOCK_M";
 };
 
 // Empty string if M, N, K satisfy the rule; else one line naming the constraint and the nearest valid value.

@@ -115,6 +115,67 @@ __device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, u
       : "memory");
 }
 
+// ---- Clusters (v5): a CTA's rank, the shared memory of its peers, cluster-wide barriers ----
+// PTX ISA "Special Registers: %cluster_ctarank", "Data Movement: mapa", "barrier.cluster", "mbarrier".
+
+// This CTA's rank in its cluster, 0 .. cluster size - 1. (cuda::ptx::get_sreg_cluster_ctarank)
+__device__ __forceinline__ uint32_t cluster_ctarank() {
+  uint32_t rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  return rank;
+}
+
+// The shared::cluster address of the object that `p` points to in THIS CTA's shared memory, at the same
+// offset in the shared memory of CTA `rank` of the cluster (this CTA's own rank gives its own object). Only
+// the instructions that take a shared::cluster address (below) may use it. (cuda::ptx has no mapa wrapper;
+// cooperative_groups' cluster.map_shared_rank does this for generic pointers.)
+__device__ __forceinline__ uint32_t mapa_shared_cluster(const void* p, uint32_t rank) {
+  uint32_t cluster_addr;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(cluster_addr) : "r"(smem_addr(p)), "r"(rank));
+  return cluster_addr;
+}
+
+// __syncthreads() for the whole cluster, in two halves: every thread of every CTA arrives (release: its
+// earlier writes, barrier initialisations included, become visible cluster-wide), then waits until all have
+// (acquire). .aligned: all threads of a warp execute it together. (cuda::ptx::barrier_cluster_arrive/_wait)
+__device__ __forceinline__ void barrier_cluster_arrive() {
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void barrier_cluster_wait() {
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+// Arrive once on an mbarrier in the shared memory of any CTA of the cluster (`cluster_addr` from
+// mapa_shared_cluster). Relaxed: the arrival orders none of this thread's earlier memory accesses. The stages
+// use it to release a ring stage that they read only through asynchronous MMAs already waited for
+// (wgmma.wait_group), so there is nothing to order; .release.cluster would cost a MEMBAR.ALL.GPU per arrival
+// (read in the sm_90a SASS), in the main loop. (cuda::ptx::mbarrier_arrive with space_cluster)
+__device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t cluster_addr) {
+  asm volatile("mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [%0];" ::"r"(cluster_addr) : "memory");
+}
+
+// Arrive once on an mbarrier of any CTA of the cluster and announce `bytes` transaction bytes on it; relaxed
+// like mbarrier_arrive_cluster (the bytes are the TMA copies that follow, which complete on it themselves).
+__device__ __forceinline__ void mbarrier_arrive_expect_tx_cluster(uint32_t cluster_addr, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.relaxed.cluster.shared::cluster.b64 _, [%0], %1;" ::"r"(
+                   cluster_addr),
+               "r"(bytes)
+               : "memory");
+}
+
+// TMA multicast (sm_90a and later): one read of the box from global memory (L2), written to the same
+// CTA-relative offset `dst` in the shared memory of every CTA whose bit is set in `cta_mask` (bit i =
+// rank i), and its bytes completed on the mbarrier at `bar`'s offset in each of those CTAs.
+// (cuda::ptx::cp_async_bulk_tensor with ctaMask)
+__device__ __forceinline__ void tma_load_3d_multicast(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                                      uint16_t cta_mask, int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
+      "[%0], [%1, {%2, %3, %4}], [%5], %6;" ::"r"(smem_addr(dst)),
+      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(smem_addr(bar)), "h"(cta_mask)
+      : "memory");
+}
+
 // ---- elect.sync (cuda::ptx::elect_sync) ----
 // One lane of the converged warp is elected; the others skip the single-thread work (TMA, MMA issue).
 __device__ __forceinline__ bool elect_one_sync() {

@@ -2,8 +2,10 @@
 // Family Instructions"), one wrapper per instruction. Compiled only where the target has them, so the
 // Hopper files can include this header without error.
 //
-// All tcgen05 instructions of one kernel must use the same .cta_group; these wrappers are the cta_group::1
-// forms (stages v1-v4 and v6). v5 (2-SM) brings the cta_group::2 forms.
+// All tcgen05 instructions of one kernel must use the same .cta_group. The wrappers that have one take it as
+// a template argument, CTA_GROUP = 1 by default (stages v1-v4: one CTA per MMA). v5 (2-SM) passes 2: the MMA
+// spans the CTA pair of a cluster, M = 256, and alloc/dealloc/relinquish are done by one warp of EACH CTA of
+// the pair, together (PTX ISA "tcgen05 Issue Granularity").
 #pragma once
 
 #include <cstdint>
@@ -29,35 +31,69 @@ namespace gemm::tc5 {
 // ---- Tensor memory allocation: each by one whole warp (.sync.aligned) ----
 // Allocates `columns` (a power of two, 32..512) TMEM columns of all 128 lanes; the TMEM address is written
 // to `slot` in shared memory. (cuda::ptx::tcgen05_alloc)
+template <int CTA_GROUP = 1>
 __device__ __forceinline__ void tmem_alloc(uint32_t* slot, uint32_t columns) {
-  asm volatile("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], %1;" ::"r"(ptx::smem_addr(slot)),
-               "r"(columns)
-               : "memory");
+  static_assert(CTA_GROUP == 1 || CTA_GROUP == 2, "cta_group is 1 or 2");
+  if constexpr (CTA_GROUP == 1)
+    asm volatile("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], %1;" ::"r"(
+                     ptx::smem_addr(slot)),
+                 "r"(columns)
+                 : "memory");
+  else
+    asm volatile("tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%0], %1;" ::"r"(
+                     ptx::smem_addr(slot)),
+                 "r"(columns)
+                 : "memory");
 }
 
 // Gives up this CTA's right to allocate more TMEM, so that CTAs co-resident on the SM waiting in
 // tmem_alloc are not blocked behind it. (cuda::ptx::tcgen05_relinquish_alloc_permit)
+template <int CTA_GROUP = 1>
 __device__ __forceinline__ void tmem_relinquish_alloc_permit() {
-  asm volatile("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;" ::: "memory");
+  static_assert(CTA_GROUP == 1 || CTA_GROUP == 2, "cta_group is 1 or 2");
+  if constexpr (CTA_GROUP == 1)
+    asm volatile("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;" ::: "memory");
+  else
+    asm volatile("tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;" ::: "memory");
 }
 
 // Frees TMEM; must be done by the allocating warp before the kernel exits: a kernel that exits holding TMEM
 // leaves it allocated for later CTAs on that SM. (cuda::ptx::tcgen05_dealloc)
+template <int CTA_GROUP = 1>
 __device__ __forceinline__ void tmem_dealloc(uint32_t taddr, uint32_t columns) {
-  asm volatile("tcgen05.dealloc.cta_group::1.sync.aligned.b32 %0, %1;" ::"r"(taddr), "r"(columns) : "memory");
+  static_assert(CTA_GROUP == 1 || CTA_GROUP == 2, "cta_group is 1 or 2");
+  if constexpr (CTA_GROUP == 1)
+    asm volatile("tcgen05.dealloc.cta_group::1.sync.aligned.b32 %0, %1;" ::"r"(taddr), "r"(columns)
+                 : "memory");
+  else
+    asm volatile("tcgen05.dealloc.cta_group::2.sync.aligned.b32 %0, %1;" ::"r"(taddr), "r"(columns)
+                 : "memory");
 }
 
 // ---- The MMA (cuda::ptx::tcgen05_mma) ----
 // D[tmem] (+)= A[smem desc] * B[smem desc]^T, issued by ONE thread, asynchronous. `accumulate` is the
 // enable-input-d predicate: 0 overwrites D (first K step of a tile), 1 accumulates.
+// CTA_GROUP = 2: issued by one thread of the pair with ITS OWN shared-memory descriptors; the tensor core
+// reads the peer CTA's half of A and of B at the same offsets, and writes each CTA's rows of D into that
+// CTA's TMEM (PTX ISA "tcgen05.mma", .cta_group::2).
+template <int CTA_GROUP = 1>
 __device__ __forceinline__ void mma_f16_ss(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
                                            uint32_t accumulate) {
-  asm volatile(
-      "{\n\t.reg .pred p;\n\t"
-      "setp.ne.b32 p, %4, 0;\n\t"
-      "tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, p;\n\t}" ::"r"(d_tmem),
-      "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(accumulate)
-      : "memory");
+  static_assert(CTA_GROUP == 1 || CTA_GROUP == 2, "cta_group is 1 or 2");
+  if constexpr (CTA_GROUP == 1)
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t"
+        "setp.ne.b32 p, %4, 0;\n\t"
+        "tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, p;\n\t}" ::"r"(d_tmem),
+        "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(accumulate)
+        : "memory");
+  else
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t"
+        "setp.ne.b32 p, %4, 0;\n\t"
+        "tcgen05.mma.cta_group::2.kind::f16 [%0], %1, %2, %3, p;\n\t}" ::"r"(d_tmem),
+        "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(accumulate)
+        : "memory");
 }
 
 // Makes `bar` track completion of every earlier async tcgen05 op of this thread: its arrival happens when
@@ -67,6 +103,32 @@ __device__ __forceinline__ void commit(uint64_t* bar) {
   asm volatile("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];" ::"r"(
                    ptx::smem_addr(bar))
                : "memory");
+}
+
+// The 2-SM form (v5): the arrival is multicast to the barrier at `bar`'s offset in every CTA of the cluster
+// whose bit is set in `cta_mask` (bit i = rank i): one commit tells both CTAs of the pair that the MMAs that
+// read their shared memory and wrote their TMEM are done. (cuda::ptx::tcgen05_commit_multicast)
+template <int CTA_GROUP>
+__device__ __forceinline__ void commit_multicast(uint64_t* bar, uint16_t cta_mask) {
+  static_assert(CTA_GROUP == 2, "the multicast commit is the pair's (cta_group::2)");
+  asm volatile(
+      "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%0], "
+      "%1;" ::"r"(ptx::smem_addr(bar)),
+      "h"(cta_mask)
+      : "memory");
+}
+
+// ---- TMA for a CTA pair (sm_100a): cp.async.bulk.tensor with .cta_group::2 ----
+// As ptx::tma_load_3d, into this CTA's shared memory, but the bytes may complete on an mbarrier of the PEER
+// CTA: `bar_cluster_addr` is a shared::cluster address (ptx::mapa_shared_cluster). v5 completes both CTAs'
+// loads on CTA 0's barrier, the one its MMA thread waits on. (PTX ISA "cp.async.bulk.tensor", .cta_group)
+__device__ __forceinline__ void tma_load_3d_cta_group2(void* dst, const CUtensorMap* map,
+                                                       uint32_t bar_cluster_addr, int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2 "
+      "[%0], [%1, {%2, %3, %4}], [%5];" ::"r"(ptx::smem_addr(dst)),
+      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(bar_cluster_addr)
+      : "memory");
 }
 
 // ---- TMEM -> registers (cuda::ptx::tcgen05_ld_32x32b) ----

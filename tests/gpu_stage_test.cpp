@@ -133,7 +133,8 @@ TEST_CASE("the traced kernel (--trace) gives the same result and records every r
     uint64_t dropped = 0;
     REQUIRE(trace.download(events, dropped).empty());
     CHECK(dropped == 0);
-    const uint32_t ctas = uint32_t((s.m / v.shape.m_multiple) * (s.n / v.shape.n_multiple));
+    // One CTA per a.rows x (b.rows x cta_group) block of C: the shape rule's multiples may be whole clusters.
+    const uint32_t ctas = uint32_t((s.m / v.tiles.a.rows) * (s.n / (v.tiles.b.rows * v.tiles.cta_group)));
     CHECK(trace.num_ctas() == ctas);
     // Every role of every CTA recorded, beginning with its setup; each K tile was loaded exactly once.
     std::map<std::pair<uint32_t, uint32_t>, std::vector<const TraceEvent*>> slots;

@@ -1,6 +1,7 @@
 # cmake -DCUOBJDUMP=... -DBINARY=... -DARCH=sm_100a "-DREQUIRED=A;B" -P sass_check.cmake
 # Fails unless the binary's ${ARCH} SASS contains every mnemonic in REQUIRED, no local-memory access
-# (LDL/STL), and every kernel reports a zero stack frame and no local memory in its resource usage.
+# (LDL/STL), nothing that matches a regex of FORBIDDEN ("-DFORBIDDEN=re1;re2", optional), and every kernel
+# reports a zero stack frame and no local memory in its resource usage.
 # cuobjdump needs nvdisasm for -sass: look beside it first (the wheels put both in one bin/).
 get_filename_component(tool_dir ${CUOBJDUMP} DIRECTORY)
 set(ENV{PATH} "${tool_dir}:$ENV{PATH}")
@@ -27,6 +28,13 @@ foreach(op ${REQUIRED})
   string(REGEX MATCHALL "[ \t]${op}[ .;]" hits "${sass}")
   list(LENGTH hits n)
   message(STATUS "${op}: ${n}")
+endforeach()
+foreach(re ${FORBIDDEN})
+  string(REGEX MATCH "${re}[^\n]*" hit "${sass}")
+  if(hit)
+    message(FATAL_ERROR "${ARCH} code of ${BINARY} has an instruction it must not have (${re}): ${hit}")
+  endif()
+  message(STATUS "absent, as required: ${re}")
 endforeach()
 string(REGEX MATCH "[ \t](LDL|STL)[ .;][^\n]*" local "${sass}")
 if(local)

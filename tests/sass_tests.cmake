@@ -15,7 +15,8 @@ if(NOT GEMM_CUOBJDUMP)
   endif()
 endif()
 
-# add_sass_test(<stage> <arch> <required SASS mnemonics...>)
+# add_sass_test(<stage> <arch> <required SASS mnemonics...>); GEMM_SASS_FORBIDDEN_<arch>_<stage>: regexes that
+# must match no instruction (v5's sm_100a code: no tcgen05 instruction in its 1-CTA form).
 function(add_sass_test stage arch)
   set(name sass/${stage}/${arch})
   if(NOT GEMM_CUOBJDUMP)
@@ -27,7 +28,8 @@ function(add_sass_test stage arch)
   endif()
   add_test(NAME ${name}
            COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} -DBINARY=$<TARGET_FILE:matmul_${stage}>
-                   -DARCH=${arch} "-DREQUIRED=${ARGN}" -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.cmake)
+                   -DARCH=${arch} "-DREQUIRED=${ARGN}" "-DFORBIDDEN=${GEMM_SASS_FORBIDDEN_${arch}_${stage}}"
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.cmake)
 endfunction()
 
 # tcgen05.mma kind::f16 -> UTCHMMA, tcgen05.ld -> LDTM, TMA load -> UTMALDG, tcgen05.commit -> UTCBAR,
@@ -35,6 +37,23 @@ endfunction()
 # Per stage, what it adds on top: GEMM_SASS_<arch>_<stage>. setmaxnreg.dec -> USETMAXREG.DEALLOC and
 # setmaxnreg.inc -> USETMAXREG.TRY_ALLOC (read with cuobjdump 13.0 from v4's sm_90a code).
 set(GEMM_SASS_sm_90a_v4 USETMAXREG.DEALLOC USETMAXREG.TRY_ALLOC)
+# v5, read with cuobjdump 13.0 from v5's own code and from a probe of alloc/relinquish/dealloc at both
+# cta_groups (nvcc 13.0, sm_100a; sm_103a gives the same names):
+#   tcgen05.mma.cta_group::2.kind::f16             -> UTCHMMA.2CTA           (cta_group::1: UTCHMMA)
+#   tcgen05.commit.cta_group::2...multicast::cluster -> UTCBAR.2CTA.MULTICAST (cta_group::1: UTCBAR)
+#   tcgen05.alloc.cta_group::2                      -> UTCATOMSWS.2CTA.FIND_AND_SET.ALIGN
+#   tcgen05.dealloc.cta_group::2                    -> UTCATOMSWS.AND, the same as cta_group::1: not checkable
+#   tcgen05.relinquish_alloc_permit (either)        -> no UTC* instruction (shared-memory atomics ATOMS.*)
+#   cp.async.bulk.tensor.3d ... .cta_group::2       -> UTMALDG.3D.2CTA
+#   cp.async.bulk.tensor.3d ... .multicast::cluster -> UTMALDG.3D.MULTICAST   (sm_90a)
+#   barrier.cluster.arrive / .wait                  -> UCGABAR_ARV / UCGABAR_WAIT
+# The 1-CTA forms must be absent from v5's sm_100a code: all tcgen05 instructions of a kernel share one
+# cta_group.
+set(GEMM_SASS_sm_100a_v5 UTCHMMA.2CTA UTCBAR.2CTA.MULTICAST UTCATOMSWS.2CTA.FIND_AND_SET.ALIGN UTMALDG.3D.2CTA
+                         UCGABAR_ARV UCGABAR_WAIT)
+set(GEMM_SASS_FORBIDDEN_sm_100a_v5 "[ \t]UTCHMMA " "[ \t]UTCBAR " "[ \t]UTCATOMSWS\\.FIND_AND_SET")
+set(GEMM_SASS_FORBIDDEN_sm_103a_v5 ${GEMM_SASS_FORBIDDEN_sm_100a_v5})
+set(GEMM_SASS_sm_90a_v5 UTMALDG.3D.MULTICAST UCGABAR_ARV UCGABAR_WAIT USETMAXREG.DEALLOC USETMAXREG.TRY_ALLOC)
 foreach(stage ${GEMM_STAGES})
   add_sass_test(${stage} sm_100a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS ${GEMM_SASS_sm_100a_${stage}})
   add_sass_test(${stage} sm_103a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS ${GEMM_SASS_sm_100a_${stage}})

@@ -49,6 +49,14 @@ constexpr int NUM_STAGES_SM100 = 4;  // v3: 4 x 32 KB ring
 constexpr int NUM_STAGES_SM90  = 4;  // v3: 4 x 48 KB ring
 constexpr int NUM_STAGES_V4_SM100 = 7;  // v4: as many 32 KB stages as fit in 227 KB
 constexpr int NUM_STAGES_V4_SM90  = 4;  // v4: as many 48 KB stages as fit in 227 KB (as v3)
+// v5, per CTA of the pair. sm100: its 128 rows of A and its half (128 rows) of the 256-wide B tile of the
+// M = 256, N = 256 cta_group::2 MMA: 32 KB stages, 7 of them, as v4. sm90: its 128 rows of A and the whole
+// 256-row B tile, each 128-row half multicast by one CTA of the pair: v4's 48 KB stages.
+constexpr int NUM_STAGES_V5_SM100 = 7;
+constexpr int NUM_STAGES_V5_SM90  = 4;
+constexpr int V5_SM100_MMA_M      = 2 * SM100_BLOCK_M;  // the pair's M
+constexpr int V5_SM100_MMA_N      = 256;                // the pair's N: 128 B rows per CTA
+constexpr int V5_SM90_B_BOX_ROWS  = SM90_BLOCK_N / 2;   // one CTA's half of the shared B tile
 // Tiles start after 1 KB of barriers and the TMEM address slot: a non-zero base makes address bits above the
 // swizzle atom matter, which the models must then get right.
 constexpr uint32_t SMEM_TILES_BASE = 1024;
@@ -84,6 +92,15 @@ constexpr StageConfig tile(const char* stage, Arch arch, Operand op, int rows, i
   // clang-format on
 }
 
+// A row whose 3D-boxed tile is written by rows / box_rows boxes stacked along its rows, box j by CTA j of a
+// cluster (v5 Hopper: each CTA of the pair multicasts its half of the shared B tile to both).
+constexpr StageConfig split_tile(const char* stage, Arch arch, Operand op, int rows, int mma_rows,
+                                 int box_rows, int slot) {
+  StageConfig c = tile(stage, arch, op, rows, mma_rows, TmaShape::BOX_3D, gemm::Swizzle::B128, slot);
+  c.box[1]      = uint32_t(box_rows);
+  return c;
+}
+
 // The TMA boxes of a row, as the layout model issues them: box j (0 .. row_tma_boxes(c) - 1) of the tile
 // whose first row is row0 and first K element k0, its shared-memory offset from the tile and its coordinates
 // (innermost first). tests/test_stage_table.cpp checks that each kernel's own tma_box() (SmemTiles::tma_box,
@@ -93,13 +110,17 @@ struct RowBox {
   uint32_t smem_offset;
   int64_t coords[3];
 };
+// A 3D box of fewer rows than the tile (v5 Hopper B: each CTA of the pair multicasts its half) is one of
+// rows / box[1] boxes stacked along the rows, box j at j * box[1] rows of one swizzle span each; this needs
+// one K slice per box (box[2] == 1), else the halves' slices would interleave.
 constexpr int row_tma_boxes(const StageConfig& c) {
-  return c.tma == TmaShape::BOXES_2D ? c.block_k / int(c.box[0]) : 1;
+  return c.tma == TmaShape::BOXES_2D ? c.block_k / int(c.box[0]) : c.rows / int(c.box[1]);
 }
 constexpr RowBox row_tma_box(const StageConfig& c, int row0, int k0, int j) {
   if (c.tma == TmaShape::BOXES_2D)
     return {uint32_t(j) * c.box_smem_step, {k0 + int64_t(j) * c.box[0], row0, 0}};
-  return {0u, {0, row0, k0 / int64_t(c.box[0])}};
+  return {uint32_t(j) * c.box[1] * gemm::swizzle_span_bytes(c.swizzle),
+          {0, row0 + int64_t(j) * c.box[1], k0 / int64_t(c.box[0])}};
 }
 
 // Short names for the table only.
@@ -177,6 +198,31 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   tile("v4 stage 2", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D,   S::B128, 2),
   tile("v4 stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 3),
   tile("v4 stage 3", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D,   S::B128, 3),
+  // v5: per CTA of the pair (see NUM_STAGES_V5_*). sm100: v4's tiles, B now the CTA's half of N = 256 (the
+  // MMA reads the peer's tiles at the same offsets: one layout serves both CTAs). sm90: v4's tiles, B written
+  // as two 128-row boxes, box j multicast by CTA j.
+  tile("v5 stage 0", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 0),
+  tile("v5 stage 0", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOX_3D, S::B128, 0),
+  tile("v5 stage 1", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 1),
+  tile("v5 stage 1", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOX_3D, S::B128, 1),
+  tile("v5 stage 2", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 2),
+  tile("v5 stage 2", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOX_3D, S::B128, 2),
+  tile("v5 stage 3", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 3),
+  tile("v5 stage 3", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOX_3D, S::B128, 3),
+  tile("v5 stage 4", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 4),
+  tile("v5 stage 4", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOX_3D, S::B128, 4),
+  tile("v5 stage 5", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 5),
+  tile("v5 stage 5", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOX_3D, S::B128, 5),
+  tile("v5 stage 6", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 6),
+  tile("v5 stage 6", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOX_3D, S::B128, 6),
+  tile("v5 stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 0),
+  split_tile("v5 stage 0", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 0),
+  tile("v5 stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 1),
+  split_tile("v5 stage 1", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 1),
+  tile("v5 stage 2", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 2),
+  split_tile("v5 stage 2", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 2),
+  tile("v5 stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 3),
+  split_tile("v5 stage 3", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 3),
 };
 // clang-format on
 
@@ -190,11 +236,14 @@ struct MmaShape {
 };
 constexpr MmaShape SM100_MMA_SHAPES[] = {
     {"v1 v2 v3 v4", 1, SM100_MMA_M, SM100_BLOCK_N},
+    {"v5", 2, V5_SM100_MMA_M, V5_SM100_MMA_N},  // the CTA pair: 128 rows of A and of B in each CTA
 };
 
 static_assert(NUM_STAGES_SM100 == 4 && NUM_STAGES_SM90 == 4,
               "v3 rows list stages 0..3: update them together");
 static_assert(NUM_STAGES_V4_SM100 == 7 && NUM_STAGES_V4_SM90 == 4,
               "v4 rows list stages 0..6 (sm100) and 0..3 (sm90): update them together");
+static_assert(NUM_STAGES_V5_SM100 == 7 && NUM_STAGES_V5_SM90 == 4,
+              "v5 rows list stages 0..6 (sm100) and 0..3 (sm90): update them together");
 
 }  // namespace stage_configs

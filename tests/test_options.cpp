@@ -123,3 +123,15 @@ TEST_CASE("nearest_multiple rounds to the closest whole tile, at least one") {
   CHECK(gemm::nearest_multiple(4096, 256) == 4096);
   CHECK(gemm::nearest_multiple(4225, 256) == 4352);
 }
+
+TEST_CASE("a stage whose cluster pairs M tiles asks for M in whole pairs, and says so") {
+  // v5: the two CTAs of a cluster take adjacent 128-row M tiles, so M must be a multiple of 2*BLOCK_M = 256.
+  const gemm::ShapeRule rule{256, 256, 64, "pairs 128-row M tiles in a 2-CTA cluster", "2*BLOCK_M"};
+  CHECK(gemm::check_shape(rule, "v5", 256, 256, 64).empty());
+  const std::string m_msg = gemm::check_shape(rule, "v5", 384, 4096, 4096);  // whole 128-row tiles, odd count
+  INFO(m_msg);
+  CHECK(m_msg.find("M=384") != std::string::npos);
+  CHECK(m_msg.find("2*BLOCK_M=256") != std::string::npos);
+  CHECK(m_msg.find("2-CTA cluster") != std::string::npos);
+  CHECK((m_msg.find("try M=256") != std::string::npos || m_msg.find("try M=512") != std::string::npos));
+}

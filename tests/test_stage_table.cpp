@@ -23,14 +23,19 @@ bool row_belongs_to(const char* row_stage, const char* variant) {
 
 // The boxes the kernel issues (its own tma_box(), which its TMA loop calls) are the row's boxes, which the
 // layout model writes and reads back: a kernel whose box step, coordinates or box count drift fails here.
-void check_boxes_match(const gemm::Variant& v, const gemm::KMajorTile& t, const sc::StageConfig& row) {
+// B's boxes: num_boxes along K, or b_split stacked along the rows (one per CTA of a v5 Hopper cluster).
+void check_boxes_match(const gemm::Variant& v, const gemm::KMajorTile& t, const sc::StageConfig& row,
+                       sc::Operand op) {
   REQUIRE(v.tiles.tma_box != nullptr);
   CHECK(v.tiles.box_k == int(row.box[0]));  // the launcher's tensor-map box is box_k wide, the model's box[0]
-  REQUIRE(v.tiles.num_boxes == sc::row_tma_boxes(row));
+  REQUIRE(v.tiles.b_split >= 1);
+  if (v.tiles.b_split > 1) REQUIRE(v.tiles.num_boxes == 1);  // split along rows or along K, not both
+  const int boxes = v.tiles.num_boxes * (op == sc::Operand::B ? v.tiles.b_split : 1);
+  REQUIRE(boxes == sc::row_tma_boxes(row));
   // Tiles at the origin, at (1, 1) tiles and further out, so every coordinate term is exercised.
   const int origins[][2] = {{0, 0}, {t.rows, t.block_k}, {3 * t.rows, 5 * t.block_k}};
   for (const auto& o : origins) {
-    for (int j = 0; j < v.tiles.num_boxes; ++j) {
+    for (int j = 0; j < boxes; ++j) {
       const gemm::TmaBox kernel = v.tiles.tma_box(t, o[0], o[1], j);
       const sc::RowBox model    = sc::row_tma_box(row, o[0], o[1], j);
       INFO("tile at row " << o[0] << ", k " << o[1] << ", box " << j);
@@ -42,11 +47,13 @@ void check_boxes_match(const gemm::Variant& v, const gemm::KMajorTile& t, const 
 
 // The tcgen05 instruction shape of an sm_100a variant (M = A rows one MMA reads, N = the B tile) is listed in
 // SM100_MMA_SHAPES, which the CUTLASS cross-check and the layout model's instruction-descriptor tests read.
+// A cta_group::2 MMA (v5) spans the CTA pair: M and N are twice one CTA's rows of A and of B.
 void check_mma_shape_is_listed(const gemm::Variant& v) {
+  const int g = v.tiles.cta_group, m = v.tiles.a_mma_rows * g, n = v.tiles.b.rows * g;
   bool listed = false;
   for (const sc::MmaShape& s : sc::SM100_MMA_SHAPES)
-    listed = listed || (s.cta_group == 1 && s.m == v.tiles.a_mma_rows && s.n == v.tiles.b.rows);
-  INFO("variant " << v.name << ": tcgen05 shape M=" << v.tiles.a_mma_rows << " N=" << v.tiles.b.rows);
+    listed = listed || (s.cta_group == g && s.m == m && s.n == n);
+  INFO("variant " << v.name << ": tcgen05 shape cta_group::" << g << " M=" << m << " N=" << n);
   CHECK(listed);
 }
 
@@ -67,7 +74,7 @@ void check_variant_is_listed(const gemm::Variant& v, sc::Arch arch) {
       CHECK(row.swizzle == t.swizzle);
       CHECK(row.mma_rows == mma_rows);
       CHECK((row.tma == sc::TmaShape::BOX_3D) == v.tiles.tma_3d);
-      check_boxes_match(v, t, row);
+      check_boxes_match(v, t, row, op);
       tile_addrs.insert(row.tile_addr);
     }
     REQUIRE_FALSE(tile_addrs.empty());  // the variant has rows at all
