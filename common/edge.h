@@ -3,8 +3,9 @@
 //
 // Stages v1-v5 take whole tiles only (ShapeRule{BLOCK_M, BLOCK_N, BLOCK_K}). From v6 the kernels take any
 // M >= 1 and N >= 1, because TMA does the edge work:
-//  - A load whose box reaches past the tensor's extent fills the missing elements with zeros (also a box
-//    that lies wholly outside, such as the A rows of a 2-CTA pair's padding tile; scheduler.h). Zero rows of
+//  - A load whose box reaches past the tensor's extent fills the missing elements with zeros (a box wholly
+//    outside too, such as the A rows of a 2-CTA pair's padding tile, scheduler.h: expected from the PTX ISA's
+//    out-of-bound rule, to be confirmed on the GPU; a kernel may skip that load instead). Zero rows of
 //    A or columns of B give zero rows or columns of C, and zero K columns add nothing to the dot products.
 //    So the main loop needs no branch: an edge tile is a full tile whose outer part is discarded, and a short
 //    last K tile is a full K tile whose tail is zeros.
@@ -18,9 +19,10 @@
 // A and B are K-major, their row stride is K * sizeof(element), so K must be a multiple of 8 for bf16 (16
 // for fp8). The same rule applies to C's row stride, N * 2 bytes, for a TMA store of C: a kernel with a
 // TMA-store epilogue needs N % 8 == 0, or a predicated direct store for other N (tma_row_stride_ok(N, 2)).
-// And a 3D tensor map that cuts K into 64-element slices (tma.h kmajor_tma_3d) needs K % 64 == 0: its
-// slices lie inside the row, so a K tail would read the next row rather than zeros. Ragged K takes the 2D
-// maps, whose K extent is K itself.
+// And a 3D tensor map that cuts K into slices (tma.h kmajor_tma_3d: 8 elements without swizzle, 64 with the
+// 128B swizzle) needs K to be a multiple of its slice: its K extent is K / slice whole slices, so a K tail
+// would be dropped (or, with one more slice, read from the next row) instead of being zero-filled. Ragged K
+// with 64-element slices takes the 2D maps, whose K extent is K itself.
 #pragma once
 
 #include <cstdint>
