@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/edge.h"
+
 namespace gemm {
 
 namespace {
@@ -128,7 +130,12 @@ std::string check_shape(const ShapeRule& rule, const char* variant, int64_t m, i
     const char* tile;
   } dims[] = {{"M", m, rule.m_multiple, rule.m_name},
               {"N", n, rule.n_multiple, "BLOCK_N"},
-              {"K", k, rule.k_multiple, "BLOCK_K"}};
+              {"K", k, rule.k_multiple, rule.k_name}};
+  for (const Dim& d : dims) {
+    if (d.value < 1)
+      return std::string(d.name) + "=" + std::to_string(d.value) + " is below 1 (" + variant +
+             " needs M, N and K of at least 1)";
+  }
   for (const Dim& d : dims) {
     if (d.value % d.multiple != 0) {
       return std::string(d.name) + "=" + std::to_string(d.value) + " is not a multiple of " + d.tile + "=" +
@@ -137,6 +144,18 @@ std::string check_shape(const ShapeRule& rule, const char* variant, int64_t m, i
     }
   }
   return "";
+}
+
+ShapeRule any_mn_shape_rule(int elem_bytes) {
+  ShapeRule rule{1, 1, tma_k_multiple(elem_bytes),
+                 "takes any M and N, but K is the row length of A and B, and a TMA global stride is a "
+                 "multiple of 16 bytes"};
+  rule.k_name = elem_bytes == 1 ? "16 B / sizeof(fp8)" : "16 B / sizeof(bf16)";
+  return rule;
+}
+
+std::string check_shape_any(const char* variant, int64_t m, int64_t n, int64_t k, int elem_bytes) {
+  return check_shape(any_mn_shape_rule(elem_bytes), variant, m, n, k);
 }
 
 }  // namespace gemm

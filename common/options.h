@@ -34,10 +34,20 @@ struct ShapeRule {
   // What the M multiple is, for the message: BLOCK_M by default; "2*BLOCK_M" where the two CTAs of a cluster
   // take adjacent M tiles (v5), so that M must hold whole pairs of them.
   const char* m_name = "BLOCK_M";
+  // What the K multiple is, for the message: BLOCK_K by default; the TMA stride unit from v6 on.
+  const char* k_name = "BLOCK_K";
 };
 
-// Empty string if M, N, K satisfy the rule; else one line naming the constraint and the nearest valid value.
+// Empty string if M, N, K satisfy the rule (and are >= 1); else one line naming the constraint and the
+// nearest valid value.
 std::string check_shape(const ShapeRule& rule, const char* variant, int64_t m, int64_t n, int64_t k);
+
+// The rule from v6 on (common/edge.h): any M >= 1 and N >= 1, and K a positive multiple of 16 / elem_bytes
+// (8 for bf16, 16 for fp8), since K is the row length of the K-major A and B and a TMA global stride is a
+// multiple of 16 bytes. Stages v1-v5 keep their whole-tile rules.
+ShapeRule any_mn_shape_rule(int elem_bytes = 2);
+// check_shape(any_mn_shape_rule(elem_bytes), ...).
+std::string check_shape_any(const char* variant, int64_t m, int64_t n, int64_t k, int elem_bytes = 2);
 // The multiple of `multiple` nearest to `value` (never below `multiple`).
 int64_t nearest_multiple(int64_t value, int64_t multiple);
 
