@@ -5,7 +5,8 @@
 // What it is: a memory-bound elementwise pass (bf16 in: 2 bytes read, 1 + 1/32 written per element), so
 // the only goal is to keep HBM busy, measured against a device-to-device copy (mxfp8/mx_quant_bench.cpp).
 //  1. The operand is one flat sequence of 32-element blocks: rows are contiguous and K is a multiple of 32,
-//     so block b is row b / (K/32), scale column b % (K/32); rows need no special handling.
+//     so block b is row b / (K/32), scale column b % (K/32); rows need no special handling. The division
+//     is a multiply and a shift (mxfp8/fast_div.h), not the compiler's ~15-instruction generic division.
 //  2. A warp takes a unit of LOADS_PER_LANE warp-wide 16-byte loads: load j, lane l reads the 16-byte chunk
 //     32 j + l, so each warp-wide load is 512 contiguous bytes (fully used 32-byte sectors), and all the
 //     unit's loads are in flight before the first is used. A block (64 bytes of bf16) is the chunks of 4
@@ -28,6 +29,7 @@
 #include <cuda_fp8.h>
 
 #include "common/check.h"
+#include "mxfp8/fast_div.h"
 
 namespace gemm {
 namespace {
@@ -77,8 +79,8 @@ __device__ __forceinline__ uint32_t cvt_e4m3x2(float first, float second) {
 // ---- kernel ----
 template <typename In, bool RCEIL>
 __global__ void __launch_bounds__(THREADS)
-    mx_quantize_kernel(const uint4* __restrict__ in, uint32_t total_blocks, int scale_cols, bool pack_scales,
-                       uint8_t* __restrict__ data, uint8_t* __restrict__ scales) {
+    mx_quantize_kernel(const uint4* __restrict__ in, uint32_t total_blocks, FastDiv scale_cols,
+                       bool pack_scales, uint8_t* __restrict__ data, uint8_t* __restrict__ scales) {
   using C                  = Cfg<In>;
   const int lane           = threadIdx.x % 32;
   const uint64_t unit      = uint64_t(blockIdx.x) * WARPS + threadIdx.x / 32;
@@ -139,12 +141,13 @@ __global__ void __launch_bounds__(THREADS)
       for (int t = 0; t < 4; ++t)
         packed |= __shfl_sync(0xFFFFFFFFu, scale, base + t * C::LANES_PER_BLOCK) << (8 * t);
       if (valid && lane % C::LANES_PER_PACK == 0) {
-        const uint32_t row = blk / uint32_t(scale_cols), col = blk % uint32_t(scale_cols);
-        *reinterpret_cast<uint32_t*>(scales + mx_scale_offset(int(row), int(col), scale_cols)) = packed;
+        const uint32_t row = fast_div(blk, scale_cols), col = blk - row * scale_cols.divisor;
+        *reinterpret_cast<uint32_t*>(scales + mx_scale_offset(int(row), int(col), int(scale_cols.divisor))) =
+            packed;
       }
     } else if (valid && lane % C::LANES_PER_BLOCK == 0) {
-      const uint32_t row = blk / uint32_t(scale_cols), col = blk % uint32_t(scale_cols);
-      scales[mx_scale_offset(int(row), int(col), scale_cols)] = uint8_t(scale);
+      const uint32_t row = fast_div(blk, scale_cols), col = blk - row * scale_cols.divisor;
+      scales[mx_scale_offset(int(row), int(col), int(scale_cols.divisor))] = uint8_t(scale);
     }
   }
 }
@@ -158,7 +161,8 @@ void launch(const void* in, int64_t rows, int64_t k, MxRule rule, void* data, vo
   const unsigned ctas         = unsigned((units + WARPS - 1) / WARPS);
   const bool pack_scales      = scale_cols % MX_SF_TILE_COLS == 0;
   auto kernel = rule == MxRule::Rceil ? mx_quantize_kernel<In, true> : mx_quantize_kernel<In, false>;
-  kernel<<<ctas, THREADS, 0, stream>>>(static_cast<const uint4*>(in), total_blocks, scale_cols, pack_scales,
+  kernel<<<ctas, THREADS, 0, stream>>>(static_cast<const uint4*>(in), total_blocks,
+                                       make_fast_div(uint32_t(scale_cols)), pack_scales,
                                        static_cast<uint8_t*>(data), static_cast<uint8_t*>(scales));
   CUDA_CHECK(cudaGetLastError());
 }

@@ -14,6 +14,7 @@
 
 #include <cuda_fp8.h>
 
+#include "mxfp8/fast_div.h"
 #include "mxfp8/mx_quant.h"
 #include "mxfp8/mx_quant_gpu.h"
 
@@ -461,4 +462,29 @@ TEST_CASE("bad shapes and pointers are refused with a message, before anything i
         std::string::npos);
   CHECK(mx_quantize_gpu(fake, MxInput::F32, 128, 128, MxRule::Floor, odd, fake, nullptr).find("16-byte") !=
         std::string::npos);
+}
+
+TEST_CASE("fast_div (the GPU kernel's row = block / (K/32)) equals '/' for numerators below 2^31",
+          "[mx][fastdiv]") {
+  std::mt19937 gen(99);
+  std::vector<uint32_t> divisors;
+  for (uint32_t d = 1; d <= 4096; ++d) divisors.push_back(d);
+  for (uint32_t d : {65535u, 65536u, 65537u, (1u << 26) - 1, 1u << 26, (1u << 30) + 1, (1u << 31) - 1})
+    divisors.push_back(d);
+  for (uint32_t d : divisors) {
+    const FastDiv f = make_fast_div(d);
+    INFO("d = " << d);
+    // Multiples of d and their neighbours (where a wrong quotient would show first), the top of the
+    // range, and random numerators.
+    for (uint32_t q : {0u, 1u, 2u, 1000u, (0x7FFFFFFFu / d) - 1, 0x7FFFFFFFu / d})
+      for (int64_t delta : {-1, 0, 1}) {
+        const int64_t n = int64_t(q) * d + delta;
+        if (n < 0 || n > 0x7FFFFFFF) continue;
+        REQUIRE(fast_div(uint32_t(n), f) == uint32_t(n) / d);
+      }
+    for (int i = 0; i < 200; ++i) {
+      const uint32_t n = gen() & 0x7FFFFFFFu;
+      REQUIRE(fast_div(n, f) == n / d);
+    }
+  }
 }
