@@ -315,7 +315,7 @@ TEST_CASE("saturation under FLOOR, none under RCEIL", "[mx][block]") {
   CHECK(quantize({-big}, MxRule::Rceil).data[0] == 0xF8);
 }
 
-TEST_CASE("NaN and Inf: the block's scale is 0xFF (e8m0 NaN) and its data 0x7F; other blocks unaffected",
+TEST_CASE("NaN and Inf: the block's scale is 0xFF (e8m0 NaN) and its data 0x7F, other blocks unaffected",
           "[mx][block][special]") {
   for (MxRule rule : RULES) {
     INFO(mx_rule_name(rule));
@@ -377,7 +377,7 @@ TEST_CASE("the blocked layout: each scale at mx_scale_offset, every padding byte
 
 TEST_CASE(
     "round trip: every dequantized value is within half an e4m3 ulp (times the scale) of its input, "
-    "except FLOOR's saturated ones; RCEIL never saturates",
+    "except FLOOR's saturated ones (RCEIL never saturates)",
     "[mx][roundtrip]") {
   const uint64_t seed = 20250611;
   std::printf("round trip: seed %llu\n", (unsigned long long)seed);
