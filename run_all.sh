@@ -8,6 +8,10 @@
 #   ./run_all.sh --repeat 2               the whole run twice, back to back, and how far the ratios agree
 #   ./run_all.sh --update-readme          also rewrite the README's tables (between their markers) and chart
 #   ./run_all.sh --seconds S --round N --iters N    passed to every stage binary (see its --help)
+#   ./run_all.sh --sweep                  the shape sweep of tools/sweep_shapes.txt (cubes 512-16384, LLM
+#                                         layers, ragged) on the last stage only; --update-readme then writes
+#                                         the README's sweep table, nothing else
+#   ./run_all.sh --stages "v5 v6" --variant v6b     only these stage binaries / only this variant of them
 #   ./run_all.sh --build-only             configure and build only (machines without a GPU)
 # Exits non-zero if any kernel fails verification.
 set -euo pipefail
@@ -17,6 +21,8 @@ sizes="4096"
 repeat=1
 update_readme=0
 build_only=0
+sweep=0
+only_stages=""
 pass=()
 args_given=""  # the command line as typed, quoted where needed, for the README
 for a in "$@"; do case "$a" in *" "*) args_given+=" \"$a\"" ;; *) args_given+=" $a" ;; esac; done
@@ -24,14 +30,22 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --sizes) sizes="${2:?--sizes needs a list, e.g. \"4096 8192\"}"; shift 2 ;;
     --repeat) repeat="${2:?--repeat needs a number}"; shift 2 ;;
-    --seconds|--round|--iters|--warmup) pass+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
+    --seconds|--round|--iters|--warmup|--variant) pass+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
+    --stages) only_stages="${2:?--stages needs a list, e.g. \"v5 v6\"}"; shift 2 ;;
+    --sweep) sweep=1; shift ;;
     --update-readme) update_readme=1; shift ;;
     --build-only) build_only=1; shift ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_all.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 case "$repeat" in ''|*[!0-9]*|0) echo "run_all.sh: --repeat needs a positive integer" >&2; exit 2 ;; esac
+shapes_file="$root/tools/sweep_shapes.txt"
+[ "$sweep" = 1 ] && sizes=$(awk '!/^#/ && NF {print $1}' "$shapes_file" | tr '\n' ' ')
+for size in $sizes; do
+  [[ "$size" =~ ^[0-9]+(x[0-9]+x[0-9]+)?$ ]] ||
+    { echo "run_all.sh: bad size '$size' (a cube edge like 4096, or MxNxK like 4096x8192x2048)" >&2; exit 2; }
+done
 
 # ---- build ----
 if [ ! -f "$build/CMakeCache.txt" ]; then
@@ -45,6 +59,17 @@ toolkit=$(sed -n 's/^set(CMAKE_CUDA_COMPILER_VERSION "\(.*\)")$/\1/p' "$build"/C
 # ---- run ----
 stages=$(cd "$build" && ls matmul_v[0-9]* matmul_mxfp8 2>/dev/null | sort -V || true)
 [ -n "$stages" ] || { echo "run_all.sh: no stage binaries in $build" >&2; exit 1; }
+if [ -n "$only_stages" ]; then
+  picked=""
+  for want in $only_stages; do
+    echo "$stages" | grep -qx "matmul_$want" || { echo "run_all.sh: no stage '$want' in $build (have:" \
+      $stages")" >&2; exit 2; }
+    picked+="matmul_$want "
+  done
+  stages=$picked
+elif [ "$sweep" = 1 ]; then
+  stages=$(echo "$stages" | grep -v mxfp8 | tail -n 1)  # the sweep is the last bf16 stage's, unless --stages
+fi
 mkdir -p "$root/results"
 stamp=$(date +%Y%m%d-%H%M%S)
 status=0
@@ -83,6 +108,16 @@ md="$root/results/progression_$stamp.md"
 csv="$root/results/progression_$stamp.csv"
 if ! command -v python3 >/dev/null; then
   echo "run_all.sh: python3 not found, so no table or chart; the RESULT| lines are in ${logs[0]}" >&2
+  exit $status
+fi
+if [ "$sweep" = 1 ]; then
+  python3 "$root/tools/progression.py" sweep "${logs[@]}" --shapes "$shapes_file" --csv "$csv" | tee "$md"
+  echo "Logs: ${logs[*]#$root/}"
+  if [ "$update_readme" = 1 ]; then
+    python3 "$root/tools/progression.py" sweep "${logs[@]}" --shapes "$shapes_file" --readme "$root/README.md" \
+      --command "./run_all.sh$args_given" >/dev/null
+  fi
+  [ $status = 0 ] || echo "run_all.sh: at least one kernel FAILED verification (see ${logs[*]})" >&2
   exit $status
 fi
 python3 "$root/tools/progression.py" table "${logs[@]}" --csv "$csv" | tee "$md"

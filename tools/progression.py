@@ -4,6 +4,8 @@
   tools/progression.py table  LOG...                 markdown table(s) on stdout, CSV with --csv FILE
   tools/progression.py chart  LOG --out PREFIX       PREFIX.png and PREFIX.svg (needs matplotlib)
   tools/progression.py readme LOG... --readme README.md --command "..." [--chart PATH]
+  tools/progression.py sweep  LOG... --shapes tools/sweep_shapes.txt [--csv FILE]
+                              [--readme README.md --command "..."]   the shape sweep (run_all.sh --sweep)
 
 LOG is a run_all.sh log (several logs: back-to-back runs of the same command; the first is the one shown,
 the others are compared with it). Only the standard library is needed, except for `chart`.
@@ -255,6 +257,85 @@ def cmd_readme(args):
     return 0
 
 
+def read_shapes(path):
+    """(M, N, K) -> why, in file order, from tools/sweep_shapes.txt."""
+    shapes = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            shape, _, why = line.partition(" ")
+            m, n, k = (int(x) for x in shape.split("x"))
+            shapes[(m, n, k)] = why.strip()
+    return shapes
+
+
+def sweep_table(runs, shapes):
+    """One row per shape of the sweep and variant run: the first run's numbers, the other runs' ratios."""
+    keyed = [{(size_of(r), r["variant"]): r for r in run["rows"] if r["variant"] != "cublas"} for run in runs]
+    variants = sorted({v for k in keyed for (_, v) in k}, key=lambda v: (stage_key(v[:2]), v))
+    extra = "".join(f" ratio, run {i + 1} |" for i in range(1, len(runs)))
+    out = [f"| shape | why | variant | TFLOPS | cuBLAS, paired | ratio | ratio min-max |{extra} "
+           f"SM clock kernel / cuBLAS | check |",
+           "|---|---|---|---:|---:|---:|---:|" + "---:|" * (len(runs) - 1) + "---:|---|"]
+    missing = []
+    for shape, why in shapes.items():
+        for v in variants:
+            r = keyed[0].get((shape, v))
+            if r is None:
+                missing.append(f"{size_label(shape)} ({v})")
+                out.append(f"| {size_label(shape)} | {why} | {v} | — | — | not run | — |" + " — |" * (len(runs) - 1)
+                           + " — | refused or failed: see the log |")
+                continue
+            others = "".join(f" {fnum(k[(shape, v)]['ratio'], '{:.3f}')}× |" if (shape, v) in k else " — |"
+                             for k in keyed[1:])
+            out.append(
+                f"| {size_label(shape)} | {why} | {v} | {fnum(r['tflops'])} | {fnum(r['cublas_tflops'])} | "
+                f"**{fnum(r['ratio'], '{:.3f}')}×** | "
+                f"{fnum(r['ratio_min'], '{:.2f}')}-{fnum(r['ratio_max'], '{:.2f}')} |{others} "
+                f"{fnum(r['sm_clock_mhz'], '{:.0f}')} / {fnum(r['cublas_sm_clock_mhz'], '{:.0f}')} MHz | "
+                f"{r['status']} |")
+    return out, missing
+
+
+def cmd_sweep(args):
+    runs = [parse_log(p) for p in args.logs]
+    shapes = read_shapes(args.shapes)
+    table, missing = sweep_table(runs, shapes)
+    dev = device_line(runs[0])
+    if args.readme:
+        if not args.command:
+            print("sweep --readme needs --command", file=sys.stderr)
+            return 2
+        with open(args.readme) as f:
+            text = f.read()
+        block = table + ["", f"Measured with `{args.command}`. Device: {dev}."]
+        text, found = replace_between(text, "SWEEP-TABLE", block)
+        if not found:
+            print("README has no SWEEP-TABLE markers: the sweep was not written", file=sys.stderr)
+            return 1
+        with open(args.readme, "w") as f:
+            f.write(text)
+        print(f"updated {args.readme}: sweep")
+        return 0
+    print(dev)
+    print()
+    print("\n".join(table))
+    if missing:
+        print()
+        print(f"No result for: {', '.join(missing)}")
+    if args.csv:
+        keys = ["stage", "variant", "m", "n", "k", "tflops", "cublas_tflops", "ratio", "ratio_min", "ratio_max",
+                "sm_clock_mhz", "cublas_sm_clock_mhz", "rel_err", "status", "seed"]
+        with open(args.csv, "w") as f:
+            f.write(",".join(keys) + "\n")
+            for run in runs[:1]:
+                for r in run["rows"]:
+                    f.write(",".join(r.get(k, "").replace(",", ";") for k in keys) + "\n")
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -269,8 +350,14 @@ def main():
     r.add_argument("--readme", required=True)
     r.add_argument("--command", required=True)
     r.add_argument("--chart")
+    w = sub.add_parser("sweep")
+    w.add_argument("logs", nargs="+")
+    w.add_argument("--shapes", required=True)
+    w.add_argument("--csv")
+    w.add_argument("--readme")
+    w.add_argument("--command")
     args = p.parse_args()
-    return {"table": cmd_table, "chart": cmd_chart, "readme": cmd_readme}[args.cmd](args)
+    return {"table": cmd_table, "chart": cmd_chart, "readme": cmd_readme, "sweep": cmd_sweep}[args.cmd](args)
 
 
 if __name__ == "__main__":
