@@ -119,8 +119,12 @@ static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0 && (B_BOX_ROW
               "tiles and B's halves start on whole 1024-B swizzle atoms");
 static_assert(PRODUCER_REGS % 8 == 0 && CONSUMER_REGS % 8 == 0 && PRODUCER_REGS >= 24 && CONSUMER_REGS <= 256,
               "setmaxnreg takes a multiple of 8 in 24..256");
-static_assert(128 * (PRODUCER_REGS + NUM_CONSUMERS * CONSUMER_REGS) <= 64 * 1024,
-              "the warpgroups' registers after setmaxnreg must fit in the SM's 64K registers");
+// setmaxnreg moves registers inside the CTA's own allocation, fixed at launch: NUM_THREADS x the per-thread
+// count of __launch_bounds__(NUM_THREADS, 1), i.e. 65536 / 384 rounded down to a multiple of 8 = 168 (not the
+// SM's 64K). An inc the pool cannot grant blocks forever (a 4-consumer version at 120 registers hung so).
+constexpr int LAUNCH_REGS = 65536 / NUM_THREADS / 8 * 8;
+static_assert(128 * (PRODUCER_REGS + NUM_CONSUMERS * CONSUMER_REGS) <= NUM_THREADS * LAUNCH_REGS,
+              "the warpgroups' registers after setmaxnreg must fit in the CTA's allocation at launch");
 static_assert(CONSUMER_REGS >= 3 * ACC_REGS + 32,
               "a consumer holds its accumulator and two partials, plus scales and addresses");
 static_assert(SCALE_STAGE_BYTES % 16 == 0 && SF_RAW_BYTES % 16 == 0 && SCALES_OFFSET % 16 == 0,

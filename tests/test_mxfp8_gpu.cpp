@@ -159,7 +159,8 @@ TEST_CASE("mxfp8 sm_90a: random normal inputs with outlier rows, both rules, wit
     const MxCheck r = check_mx_output(out.data(), want.data(), bound.data(), out.size(), t.k);
     INFO(r.summary());
     CHECK(r.pass);
-    CHECK(r.rel_frob < 1e-3);  // far inside: measured ~1e-6 (README, "MXFP8 GEMM")
+    CHECK(r.max_ratio < 0.1);  // measured at most 5e-3 of the bound on the H100 (README, "MXFP8 GEMM")
+    CHECK(r.rel_frob < 1e-3);  // measured 3e-5 to 5e-5
     for (void* p : {staging, a16, b16, a_abs, b_abs, static_cast<void*>(ref), static_cast<void*>(abs_sum)})
       CUDA_CHECK(cudaFree(p));
   }
