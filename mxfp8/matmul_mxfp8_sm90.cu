@@ -28,7 +28,9 @@
 // The bound (README, "MXFP8 GEMM"): per accumulator element and MX block the tensor core does 32 MACs, at
 // 4096 fp8 MACs per clock per SM: 1/128 clock; the CUDA cores do 2 instructions (FMUL + FFMA) at 128 lanes
 // per clock per SM: 1/64 clock. Promotion, not the tensor core, is the ceiling: half the fp8 peak, i.e. the
-// bf16 peak (989 TFLOPS at 1830 MHz), before the scale loads and the rest.
+// bf16 peak (989 TFLOPS at 1830 MHz), before the scale loads and the rest. Measured on the H100: 0.44-0.45x
+// cuBLAS bf16, 47% of the issue bound of its own instruction stream: with 2 consumer warps per scheduler the
+// FP32 issue is latency-bound (README, "MXFP8 GEMM": ncu and probes).
 // What it costs against v5: 2x the tensor rate per byte, but every 32 of K a promotion on the CUDA cores;
 // smaller tiles (twice the L2 traffic per FLOP of a 128x256 tile, half of it for fp8 bytes); 5 KB per
 // stage for scales.
