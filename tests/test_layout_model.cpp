@@ -74,7 +74,7 @@ lm::TensorMap model_map(const gemm::TmaDesc& d) {
 // the launchers' own helpers from common/tma.h, from the table row's tile and box.
 gemm::TmaDesc launcher_tensor_map(const sc::StageConfig& c, int rows_total, int k_total) {
   if (c.tma == sc::TmaShape::BOXES_2D)
-    return gemm::kmajor_tma_2d(uint64_t(rows_total), uint64_t(k_total), uint32_t(c.rows), c.box[0],
+    return gemm::kmajor_tma_2d(uint64_t(rows_total), uint64_t(k_total), c.box[1], c.box[0],
                                uint32_t(c.elem_bytes), c.swizzle);
   return gemm::kmajor_tma_3d(uint64_t(rows_total), uint64_t(k_total), c.box[1], uint32_t(c.block_k),
                              c.box[0], uint32_t(c.elem_bytes), c.swizzle);
@@ -200,6 +200,7 @@ TEST_CASE("every stage tile round-trips: TMA writes it, the kernel's descriptors
     CHECK(c.rows % c.mma_rows == 0);
     CHECK(c.rows % int(c.box[1]) == 0);
     if (c.tma == sc::TmaShape::BOX_3D && int(c.box[1]) != c.rows) CHECK(c.box[2] == 1);  // row-split boxes
+    if (c.tma == sc::TmaShape::BOXES_2D && int(c.box[1]) != c.rows) CHECK(int(c.box[0]) == c.block_k);
     const gemm::TmaDesc map =
         launcher_tensor_map(c, 2 * c.rows, 2 * c.block_k);  // the box the launcher encodes
     CHECK(map.rank == (c.tma == sc::TmaShape::BOX_3D ? 3 : 2));
@@ -230,7 +231,7 @@ TEST_CASE("the tiles one stage keeps in shared memory at once do not overlap", "
       CHECK((a.tile_addr + tile_bytes(a) <= b.tile_addr || b.tile_addr + tile_bytes(b) <= a.tile_addr));
     }
   }
-  CHECK(families.size() == 14);  // v1a v1b v2a v2b v3 v4 v5, each on both architectures
+  CHECK(families.size() == 17);  // v1a v1b v2a v2b v3 v4 v5, each on both architectures; v6a v6b v6c sm90
 }
 
 // ==========================================================================================================
