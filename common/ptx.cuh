@@ -197,9 +197,9 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
 }
 
 
-// ---- v6 (Hopper): the 2D multicast load, the TMA store of C and its bulk async-groups, stmatrix. PTX
-//      ISA "cp.async.bulk.tensor", "cp.async.bulk.commit_group", "cp.async.bulk.wait_group",
-//      "stmatrix". ----
+// ---- v6 (Hopper): the 2D multicast load, the TMA store of C and its bulk async-groups, stmatrix, named
+//      barriers. PTX ISA "cp.async.bulk.tensor", "cp.async.bulk.commit_group", "cp.async.bulk.wait_group",
+//      "stmatrix", "bar.sync". ----
 
 // As tma_load_3d_multicast, from a 2D tensor map: its K extent is K itself, so the box of a short last K tile
 // is zero-filled past K (a 3D map cuts K into whole slices: edge.h).
@@ -247,6 +247,11 @@ __device__ __forceinline__ void stmatrix_x4(uint32_t row_addr, uint32_t r0, uint
                : "memory");
 }
 
+// bar.sync on named barrier `id` (1..15; 0 is __syncthreads) for `threads` threads (a multiple of 32): a
+// barrier of one warpgroup that the other warpgroups do not take part in.
+__device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
 
 }  // namespace gemm::ptx
 

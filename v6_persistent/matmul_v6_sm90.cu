@@ -15,21 +15,18 @@
 //     tiles.
 //  3. Overlapped epilogue through shared memory and a TMA store. v5's consumers wrote C from registers with
 //     st.global, about 5 us per tile at 4096^3 with the tensor pipe idle (ncu: 11% of the run); here each
-//     consumer WARP converts its 16 x 256 accumulators to bf16 and stores them in four 16 x 64 chunks: it
-//     writes a chunk with stmatrix into one of its two 2 KB chunk buffers, laid out in the 128-byte swizzle
-//     (the 8 rows of each 8x8 matrix fall in 8 different 16-byte bank groups: no bank conflict), fences the
-//     generic-proxy writes for the async proxy (fence.proxy.async), __syncwarp, and its lane 0 issues the
-//     TMA store of the chunk and commits it as a bulk async-group. Before a buffer is written again, lane 0
-//     waits until at most one of its groups still reads shared memory (cp.async.bulk.wait_group.read 1):
-//     the store of the chunk before last, which used that buffer. So chunk c + 1 is written while chunk c
-//     is read, each warp alone (no warpgroup barrier), and the warp starts the next tile's wgmmas as soon
-//     as its last chunk is written: the stores drain to global memory under the next main loop.
-//     The C buffers cost shared memory that the ring wants: 4 x 48 KB stages + a whole 128x256 bf16 tile
-//     (64 KB) do not fit in 227 KB. 8 warps x 2 x 2 KB = 32 KB leave the 4 stages. Measured on the H100
-//     (README, Stage 6): 3 stages with a whole-tile buffer (stores issued once per tile, no wait) were
-//     3% slower at 4096^3 than 4 stages with half-tile buffers (each warpgroup storing its block in two
-//     halves, waiting for the first half to be read, with a named barrier per half); the per-warp chunks
-//     replace the latter.
+//     consumer warpgroup converts its 64x256 accumulators to bf16, writes them with stmatrix into a C buffer
+//     laid out in the 128-byte swizzle (so that the 8 rows of each 8x8 matrix fall in 8 different 16-byte
+//     bank groups: no bank conflict), fences the generic-proxy writes for the async proxy (fence.proxy.async),
+//     syncs its 128 threads on a named barrier, and one thread issues the TMA stores (64-column boxes) and
+//     commits them as a bulk async-group. The warpgroup then starts the next tile's wgmmas at once: the
+//     store drains from shared memory to global memory under the next main loop. Before the C buffer is
+//     written again, the thread that issued the stores waits for them to have READ it
+//     (cp.async.bulk.wait_group.read), then the warpgroup syncs.
+//     The C buffer costs shared memory that the ring wants: 4 x 48 KB stages + a whole 128x256 bf16 tile
+//     (64 KB) do not fit in 227 KB. Measured on the H100 (README, Stage 6): 4 stages and a half-tile buffer
+//     (32 KB: each warpgroup stores its 64 x 256 block in two halves of 128 columns, waiting for the first
+//     half to be read before writing the second) against 3 stages and a whole-tile buffer: see C_PARTS.
 //     Why not ping-pong consumers (one warpgroup's epilogue under the other's MMAs, CUTLASS's "pingpong"):
 //     each warpgroup would own a whole 128x256 tile, 256 accumulator registers per thread, which do not fit
 //     beside the addresses in the 255 a thread may have; with 64x256 per warpgroup both warpgroups finish a
@@ -51,13 +48,13 @@
 // Why it helps: the tensor cores no longer idle while C is written (v5 lost ~11% at 4096^3 there); the
 // setup of a CTA (barriers, cluster barrier, tensor-map prefetch) is paid once per SM, not once per tile; and
 // the schedule keeps the tiles that run together close in C, so that their A and B blocks are L2 hits.
-// What it costs: 32 KB of shared memory and a store in chunks; a wave quantisation of its own when
+// What it costs: one ring stage, or a half-tile store split (C_PARTS); a wave quantisation of its own when
 // the number of tiles is not a multiple of the clusters (the last turn runs on fewer SMs); the schedule's
-// integer arithmetic per tile; a fence per chunk store.
+// integer arithmetic per tile; a named barrier and a fence per store.
 //
 // PTX ISA sections: as v5, plus "cp.async.bulk.tensor" (the .global.shared::cta store, .bulk_group),
 // "cp.async.bulk.commit_group", "cp.async.bulk.wait_group" (.read), "stmatrix", "membar/fence"
-// (fence.proxy.async), and the CUDA Runtime API's
+// (fence.proxy.async), "bar.sync" (named barriers), and the CUDA Runtime API's
 // cudaOccupancyMaxActiveClusters.
 #include <cuda_bf16.h>
 
@@ -70,6 +67,12 @@
 #include "common/scheduler.h"
 #include "common/tma.h"
 #include "common/wgmma.cuh"
+
+// C_PARTS: the C buffer holds 1/C_PARTS of each warpgroup's 64 x 256 block; the ring gets what is left. The
+// measured choice is the default; -DGEMM_V6_SM90_C_PARTS=1 builds the other one (README, Stage 6).
+#ifndef GEMM_V6_SM90_C_PARTS
+#define GEMM_V6_SM90_C_PARTS 2
+#endif
 
 namespace gemm {
 namespace {
@@ -90,11 +93,10 @@ constexpr int CLUSTER_SIZE   = 2;                   // CTAs per cluster, along M
 constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;  // multicast to every CTA of the cluster: 0b11
 constexpr int BOX_ROWS       = BLOCK_N / CLUSTER_SIZE;  // rows of a TMA box: A's tile, one CTA's half of B
 constexpr int GROUP_M        = 16;                  // grouped order: M tiles (8 cluster pairs) per group
-constexpr int C_BOX_COLS     = 64;                  // columns of a C chunk (TMA store box): 128 B, a swizzle span
-constexpr int C_BOX_ROWS     = 16;                  // rows of a C chunk: one warp's rows of the accumulator
-constexpr int C_CHUNKS       = BLOCK_N / C_BOX_COLS;  // chunks a warp stores per tile
-constexpr int C_BUFFERS      = 2;                   // chunk buffers per warp: write one while the other is read
-constexpr int CONSUMER_WARPS = NUM_CONSUMERS * 4;
+constexpr int C_PARTS        = GEMM_V6_SM90_C_PARTS;   // a warpgroup stores its 64 x 256 block in this many parts
+constexpr int C_BOX_COLS     = 64;                  // columns of a TMA store box: 128 B, one swizzle span
+constexpr int C_PART_COLS    = BLOCK_N / C_PARTS;   // columns of C staged at once per warpgroup
+constexpr int C_BOXES        = C_PART_COLS / C_BOX_COLS;  // TMA store boxes per part and warpgroup
 
 constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 2, Swizzle::B128};
 constexpr KMajorTile B_TILE{BLOCK_N, BLOCK_K, 2, Swizzle::B128};
@@ -102,11 +104,11 @@ constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
 constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
 constexpr uint32_t B_BOX_BYTES  = B_TILE_BYTES / CLUSTER_SIZE;  // one CTA's half of B
 constexpr uint32_t STAGE_BYTES  = A_TILE_BYTES + B_TILE_BYTES;  // one ring stage: [A tile][B tile]
-// C staging, after the ring: per consumer warp, C_BUFFERS chunk buffers of 16 rows x 128 B, each in the
+// C staging, after the ring: per consumer warpgroup, C_BOXES boxes of WGMMA_M rows x 128 B, each in the
 // 128-byte swizzle (a 1024-B atom per 8 rows), as the TMA store with a SWIZZLE_128B map reads it.
-constexpr uint32_t C_BOX_BYTES  = C_BOX_ROWS * C_BOX_COLS * 2;
-constexpr uint32_t C_WARP_BYTES = C_BUFFERS * C_BOX_BYTES;
-constexpr uint32_t C_BYTES      = CONSUMER_WARPS * C_WARP_BYTES;
+constexpr uint32_t C_BOX_BYTES  = WGMMA_M * C_BOX_COLS * 2;
+constexpr uint32_t C_WG_BYTES   = C_BOXES * C_BOX_BYTES;
+constexpr uint32_t C_BYTES      = NUM_CONSUMERS * C_WG_BYTES;
 // The ring's layout is the same in both CTAs of the cluster, and must be: a multicast copy and its barrier
 // signal land at the SAME offsets in every destination CTA. It is a function of these constants only (no CTA
 // rank), and the barriers are static shared memory, laid out identically by the compiler for every CTA of
@@ -114,7 +116,8 @@ constexpr uint32_t C_BYTES      = CONSUMER_WARPS * C_WARP_BYTES;
 GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
 GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + A_TILE_BYTES; }
 // Ring depth: as many stages as fit in the 227 KB a block may have, after the C buffer, the alignment slack
-// and the barriers (static shared memory, under 1 KB): 4 x 48 KB + 32 KB of C.
+// and the barriers (static shared memory, under 1 KB): 4 x 48 KB + 32 KB of C (C_PARTS 2), or 3 x 48 KB +
+// 64 KB (C_PARTS 1).
 constexpr uint32_t SMEM_BUDGET = 227 * 1024;
 constexpr int NUM_STAGES       = int((SMEM_BUDGET - C_BYTES - SMEM_ALIGN - 1024) / STAGE_BYTES);
 constexpr uint32_t C_OFFSET    = NUM_STAGES * STAGE_BYTES;  // the C buffer, after the ring
@@ -142,11 +145,10 @@ static_assert(b_tile_offset(1) - b_tile_offset(0) == STAGE_BYTES && a_tile_offse
                   b_tile_offset(NUM_STAGES - 1) + B_TILE_BYTES == NUM_STAGES * STAGE_BYTES,
               "the ring layout: [A_s B_s] per stage, contiguous, from the 1024-B aligned base");
 static_assert(GROUP_M % CLUSTER_SIZE == 0, "the tile order groups whole cluster pairs");
-static_assert(BLOCK_N % C_BOX_COLS == 0 && C_BOX_COLS % 16 == 0,
-              "a tile row is whole chunks, and a chunk whole stmatrix .x4 (16 columns of two row halves)");
-static_assert(C_BOX_ROWS * 4 == WGMMA_M, "a chunk holds one warp's 16 rows of the wgmma accumulator");
-static_assert(C_OFFSET % 1024 == 0 && C_BOX_BYTES % 1024 == 0, "each C chunk starts on a 1024-B swizzle atom");
-static_assert(C_BUFFERS == 2, "the wait before a chunk (wait_group.read 1) assumes two buffers per warp");
+static_assert(C_PARTS >= 1 && BLOCK_N % (C_PARTS * C_BOX_COLS) == 0, "a part is whole 64-column store boxes");
+static_assert(C_PART_COLS % 16 == 0, "stmatrix .x4 stores 16 columns (two 8x8 blocks of two row halves)");
+static_assert(C_OFFSET % 1024 == 0 && C_BOX_BYTES % 1024 == 0, "each C box starts on a 1024-B swizzle atom");
+static_assert(NUM_CONSUMERS + 1 <= 16, "named barriers 1..NUM_CONSUMERS, one per consumer warpgroup");
 static_assert(SMEM_BYTES + 1024 <= SMEM_BUDGET,
               "the ring and the C buffer must fit in the 227 KB of shared memory per block");
 
@@ -159,11 +161,11 @@ GEMM_HD constexpr TmaBox tma_box(KMajorTile tile, int row0, int k0, int j) {
   return {kmajor_row_offset(tile, j * BOX_ROWS), {k0, row0 + j * BOX_ROWS, 0}};
 }
 
-// Byte offset, in a C chunk buffer, of row `row` (0..15) and 8-column group `col8` (0..7): the 128-byte
-// swizzle (16-byte unit u of row r at u ^ (r % 8)), which is what a SWIZZLE_128B tensor map expects of the
-// box it stores.
-GEMM_HD constexpr uint32_t c_smem_offset(int row, int col8) {
-  return uint32_t(row) * 128 + uint32_t((col8 ^ (row % 8)) * 16);
+// Byte offset, in a warpgroup's C buffer, of row `row` (0..63) and 8-column chunk `chunk` (0..C_PART_COLS/8
+// - 1) of the part being staged: box chunk / 8, and inside it the 128-byte swizzle (16-byte unit u of row r
+// at u ^ (r % 8)), which is what a SWIZZLE_128B tensor map expects of the box it stores.
+GEMM_HD constexpr uint32_t c_smem_offset(int row, int chunk) {
+  return uint32_t(chunk / 8) * C_BOX_BYTES + uint32_t(row) * 128 + uint32_t(((chunk % 8) ^ (row % 8)) * 16);
 }
 
 __device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
@@ -266,7 +268,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     wg::setmaxnreg_inc<CONSUMER_REGS>();
     const int consumer = warpgroup - 1;
     float acc[ACC_REGS];
-    uint8_t* c_buf = ring + C_OFFSET + (warp_id - 4) * C_WARP_BYTES;  // this warp's C chunk buffers
+    uint8_t* c_buf           = ring + C_OFFSET + consumer * C_WG_BYTES;  // this warpgroup's C staging
+    const bool store_thread  = warp_id % 4 == 0 && ptx::elect_one_sync();  // issues the TMA stores
+    const uint32_t c_bar     = 1 + consumer;  // named barrier of the warpgroup's 128 threads
 
     int stage           = 0;  // ring stage of the next K tile: carried across output tiles
     uint32_t full_phase = 0;  // parity of this use of the stage's "full" barrier: flips when `stage` wraps
@@ -329,32 +333,31 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       const int wg_row0 = m0 + consumer * WGMMA_M;  // the warpgroup's first row of C
       if (c_tma) {
         // stmatrix: lane l addresses row (l%8) of 8x8 matrix q = l/8; matrices 0, 1 are rows 0-7, 8-15 of
-        // 8-column group j, matrices 2, 3 the same rows of group j + 1
-        const int q = lane / 8, r = (q % 2) * 8 + lane % 8;
-        const int warp_row0 = wg_row0 + (warp_id % 4) * C_BOX_ROWS;  // this warp's first row of C
+        // column chunk j, matrices 2, 3 the same rows of chunk j + 1
+        const int q = lane / 8, r = (warp_id % 4) * 16 + (q % 2) * 8 + lane % 8;
 #pragma unroll
-        for (int chunk = 0; chunk < C_CHUNKS; ++chunk) {
-          uint8_t* buf = c_buf + (chunk % C_BUFFERS) * C_BOX_BYTES;
-          // the buffer is free once the store that read it last (the chunk before last, perhaps of the last
-          // tile) has read it: at most the newest of lane 0's groups may still be reading
-          if (lane == 0) ptx::bulk_wait_group_read<C_BUFFERS - 1>();
-          __syncwarp();
+        for (int part = 0; part < C_PARTS; ++part) {
+          // the C buffer is free once the stores that read it last (the previous part or tile) have read it
+          if (store_thread) ptx::bulk_wait_group_read<0>();
+          ptx::named_barrier_sync(c_bar, 128);
 #pragma unroll
-          for (int jj = 0; jj < C_BOX_COLS / 16; ++jj) {
-            const int j = chunk * (C_BOX_COLS / 8) + 2 * jj;  // accumulator 8-column group
-            ptx::stmatrix_x4(ptx::smem_addr(buf + c_smem_offset(r, 2 * jj + q / 2)),
+          for (int jj = 0; jj < C_PART_COLS / 16; ++jj) {
+            const int j = part * (C_PART_COLS / 8) + 2 * jj;  // accumulator column chunk
+            ptx::stmatrix_x4(ptx::smem_addr(c_buf + c_smem_offset(r, 2 * jj + q / 2)),
                              pack_bf16x2(acc[4 * j + 0], acc[4 * j + 1]),
                              pack_bf16x2(acc[4 * j + 2], acc[4 * j + 3]),
                              pack_bf16x2(acc[4 * j + 4], acc[4 * j + 5]),
                              pack_bf16x2(acc[4 * j + 6], acc[4 * j + 7]));
           }
           ptx::fence_proxy_async_shared();  // the stmatrix writes, visible to the TMA store (async proxy)
-          __syncwarp();
-          if (lane == 0) {
-            const int col0 = n0 + chunk * C_BOX_COLS;
-            if (col0 < n && warp_row0 < m)  // chunks wholly outside C are not issued; the others clip
-              ptx::tma_store_2d(&c_map, buf, col0, warp_row0);
-            ptx::bulk_commit_group();  // one group per chunk, empty or not: the wait above counts them
+          ptx::named_barrier_sync(c_bar, 128);
+          if (store_thread) {
+            for (int b = 0; b < C_BOXES; ++b) {
+              const int col0 = n0 + part * C_PART_COLS + b * C_BOX_COLS;
+              if (col0 < n && wg_row0 < m)  // boxes wholly outside C are not issued; the others clip
+                ptx::tma_store_2d(&c_map, c_buf + b * C_BOX_BYTES, col0, wg_row0);
+            }
+            ptx::bulk_commit_group();
           }
         }
       } else {
@@ -375,7 +378,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     // Its last remote arrival is made: arrive on the exit barrier. The TMA stores must have read the C
     // buffer (and written C) before this CTA's shared memory goes away.
     ptx::barrier_cluster_arrive();
-    if (lane == 0) ptx::bulk_wait_group<0>();
+    if (store_thread) ptx::bulk_wait_group<0>();
   }
 
   // ---- teardown: no CTA exits while its peer may still arrive on its barriers or write into its ring ----
@@ -396,14 +399,14 @@ template <ScheduleKind KIND>
 Launch prepare_v6(const GemmArgs& g, DeviceTrace* trace) {
   // 2D maps (K extent = K: the short last K tile is zero-filled). B's map is N rows high: B is [N, K]. Its
   // box is one CTA's half of the tile. C's map (N % 8 == 0 only: its row stride must be a multiple of 16 B)
-  // stores 16 x 64 chunks from the 128-byte-swizzled C buffers.
+  // stores 64 x 64 boxes from the 128-byte-swizzled C buffer.
   const TmaDesc a_desc    = kmajor_tma_2d(g.m, g.k, BLOCK_M, BLOCK_K, 2, Swizzle::B128);
   const TmaDesc b_desc    = kmajor_tma_2d(g.n, g.k, BOX_ROWS, BLOCK_K, 2, Swizzle::B128);
   const CUtensorMap a_map = make_tensor_map(a_desc, g.a, "A");
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
   const bool c_tma        = tma_row_stride_ok(g.n, 2);
   CUtensorMap c_map       = {};  // unused by the st.global epilogue
-  if (c_tma) c_map = make_tensor_map(kmajor_tma_2d(g.m, g.n, C_BOX_ROWS, C_BOX_COLS, 2, Swizzle::B128), g.c, "C");
+  if (c_tma) c_map = make_tensor_map(kmajor_tma_2d(g.m, g.n, WGMMA_M, C_BOX_COLS, 2, Swizzle::B128), g.c, "C");
   auto* kernel = trace ? matmul_v6_kernel<true, KIND> : matmul_v6_kernel<false, KIND>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
 
