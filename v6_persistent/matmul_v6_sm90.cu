@@ -24,9 +24,13 @@
 //     written again, the thread that issued the stores waits for them to have READ it
 //     (cp.async.bulk.wait_group.read), then the warpgroup syncs.
 //     The C buffer costs shared memory that the ring wants: 4 x 48 KB stages + a whole 128x256 bf16 tile
-//     (64 KB) do not fit in 227 KB. Measured on the H100 (README, Stage 6): 4 stages and a half-tile buffer
-//     (32 KB: each warpgroup stores its 64 x 256 block in two halves of 128 columns, waiting for the first
-//     half to be read before writing the second) against 3 stages and a whole-tile buffer: see C_PARTS.
+//     (64 KB) do not fit in 227 KB. So each warpgroup stores its 64 x 256 block in two halves of 128
+//     columns (C_PARTS = 2, a 32 KB buffer), waiting for the first half to be read before writing the
+//     second. Measured on the H100 (paired, v6b; README, Stage 6): 3 stages and a whole-tile buffer
+//     (C_PARTS = 1) 0.966x cuBLAS at 4096^3 and 1.004x at 8192^3, against 0.997x and 1.025x for this; a
+//     per-warp form (16 x 64 chunks, two 2 KB buffers per warp, no warpgroup barrier) measured the same
+//     as this (0.993x against 0.996x at 4096^3; ncu: 210.7 against 210.9 us) and was not kept. With the
+//     store overlapped the tensor pipe is 94% busy at 4096^3 (ncu; v5: 81%).
 //     Why not ping-pong consumers (one warpgroup's epilogue under the other's MMAs, CUTLASS's "pingpong"):
 //     each warpgroup would own a whole 128x256 tile, 256 accumulator registers per thread, which do not fit
 //     beside the addresses in the 255 a thread may have; with 64x256 per warpgroup both warpgroups finish a
