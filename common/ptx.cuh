@@ -237,8 +237,8 @@ __device__ __forceinline__ void bulk_wait_group() {
 }
 
 // stmatrix .x4: the warp stores four 8x8 matrices of 16-bit elements. Lanes 8q .. 8q+7 give the shared
-// addresses of the 8 rows (16 bytes each) of matrix q; register q of lane t holds row t/4, elements 2(t%4) and
-// 2(t%4)+1 of matrix q (low half first): the layout of a wgmma accumulator's 8x8 blocks after conversion.
+// addresses of the 8 rows (16 bytes each) of matrix q; register q of lane t holds row t/4, elements 2(t%4)
+// and 2(t%4)+1 of matrix q (low half first): the layout of a wgmma accumulator's 8x8 blocks after conversion.
 // (cuda::ptx has no stmatrix wrapper in CUDA 13.0's libcu++.)
 __device__ __forceinline__ void stmatrix_x4(uint32_t row_addr, uint32_t r0, uint32_t r1, uint32_t r2,
                                             uint32_t r3) {

@@ -98,8 +98,8 @@ bool takes_any_mn(const Variant& v) {
   return v.shape.m_multiple == 1 && v.shape.n_multiple == 1;
 }
 
-// Ragged shapes around a variant's tiles (bm x bn, K tile 64): the smallest problem, one above and one below a
-// tile multiple in each dimension (an odd number of M tiles: the padding tile of a 2-CTA pair), N below and
+// Ragged shapes around a variant's tiles (bm x bn, K tile 64): the smallest problem, one above and one below
+// a tile multiple in each dimension (an odd number of M tiles: the padding tile of a 2-CTA pair), N below and
 // above one half of a 256-wide B tile, N % 8 != 0 (no TMA store), K % 8 == 0 but not % 64 (a short last K
 // tile), primes in M and N, fewer tiles than SMs, and more tiles than SMs with every edge ragged at once.
 std::vector<Shape> ragged_shapes(int64_t bm, int64_t bn) {
@@ -126,7 +126,7 @@ Recheck recheck_exact(const Problem& p, const std::vector<uint16_t>& out) {
   double ref_sq = 0;
   for (uint16_t e : p.ref) ref_sq += double(bf16_to_float(e)) * bf16_to_float(e);
   const double abs_tol = tol.abs_scale * std::sqrt(ref_sq / double(p.ref.size()));
-  auto off             = [&](double x, double e) { return !(std::fabs(x - e) <= tol.rel_elem * std::fabs(e) + abs_tol); };
+  auto off = [&](double x, double e) { return !(std::fabs(x - e) <= tol.rel_elem * std::fabs(e) + abs_tol); };
   Recheck rc;
   for (size_t i = 0; i < out.size(); ++i) {
     const double o = bf16_to_float(out[i]), e = bf16_to_float(p.ref[i]);
@@ -134,7 +134,8 @@ Recheck recheck_exact(const Problem& p, const std::vector<uint16_t>& out) {
     const size_t row = i / size_t(n), col = i % size_t(n);
     double exact = 0;
     for (int64_t kk = 0; kk < k; ++kk)
-      exact += double(bf16_to_float(a[row * size_t(k) + size_t(kk)])) * bf16_to_float(b[col * size_t(k) + size_t(kk)]);
+      exact += double(bf16_to_float(a[row * size_t(k) + size_t(kk)])) *
+               bf16_to_float(b[col * size_t(k) + size_t(kk)]);
     if (rc.checked++ == 0) {
       rc.first        = i;
       rc.first_kernel = o;
@@ -188,16 +189,17 @@ TEST_CASE("variants that take any M and N match cuBLAS at ragged shapes, and wri
       CHECK(guard_written == 0);
       CHECK(r.rel_frob <= Tolerance{}.rel_frob);
       if (r.pass) continue;
-      // The kernel and cuBLAS disagree beyond the tolerance somewhere: settle each such element with the exact
-      // (fp64) dot product. The kernel must be within the same tolerance of it at every one of them; cuBLAS,
-      // whose kernel choice (split-K, its reduction) is its own, is reported, not judged.
+      // The kernel and cuBLAS disagree beyond the tolerance somewhere: settle each such element with the
+      // exact (fp64) dot product. The kernel must be within the same tolerance of it at every one of them;
+      // cuBLAS, whose kernel choice (split-K, its reduction) is its own, is reported, not judged.
       const Recheck rc = recheck_exact(p, out);
-      std::printf("  recheck against fp64 at the %zu disagreeing elements: kernel off at %zu, cuBLAS off at %zu "
-                  "(first: row %zu col %zu kernel %.4f cuBLAS %.4f exact %.4f)\n",
-                  rc.checked, rc.kernel_off, rc.cublas_off, rc.first / size_t(s.n), rc.first % size_t(s.n),
-                  rc.first_kernel, rc.first_cublas, rc.first_exact);
-      INFO("fp64 recheck: " << rc.checked << " elements, kernel off at " << rc.kernel_off << ", cuBLAS off at "
-                            << rc.cublas_off);
+      std::printf(
+          "  recheck against fp64 at the %zu disagreeing elements: kernel off at %zu, cuBLAS off at %zu "
+          "(first: row %zu col %zu kernel %.4f cuBLAS %.4f exact %.4f)\n",
+          rc.checked, rc.kernel_off, rc.cublas_off, rc.first / size_t(s.n), rc.first % size_t(s.n),
+          rc.first_kernel, rc.first_cublas, rc.first_exact);
+      INFO("fp64 recheck: " << rc.checked << " elements, kernel off at " << rc.kernel_off
+                            << ", cuBLAS off at " << rc.cublas_off);
       CHECK(rc.checked == r.bad);
       CHECK(rc.kernel_off == 0);
     }

@@ -133,7 +133,8 @@ constexpr int row_tma_boxes(const StageConfig& c) {
 }
 constexpr RowBox row_tma_box(const StageConfig& c, int row0, int k0, int j) {
   if (c.tma == TmaShape::BOXES_2D && int(c.box[1]) != c.rows)
-    return {uint32_t(j) * c.box[1] * gemm::swizzle_span_bytes(c.swizzle), {k0, row0 + int64_t(j) * c.box[1], 0}};
+    return {uint32_t(j) * c.box[1] * gemm::swizzle_span_bytes(c.swizzle),
+            {k0, row0 + int64_t(j) * c.box[1], 0}};
   if (c.tma == TmaShape::BOXES_2D)
     return {uint32_t(j) * c.box_smem_step, {k0 + int64_t(j) * c.box[0], row0, 0}};
   return {uint32_t(j) * c.box[1] * gemm::swizzle_span_bytes(c.swizzle),

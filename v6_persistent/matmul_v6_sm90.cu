@@ -11,17 +11,17 @@
 //     vertically adjacent 128-row tiles, as in v5). The ring's stage index and phase carry across tiles, in
 //     every role: the producer fills the stages of the next tile while the consumers finish this one.
 //  2. The schedule is a template parameter: v6a static (round-robin, N fastest), v6b grouped (v5's order,
-//     GROUP_M = 16 rows of tiles), v6c Hilbert. Each role keeps its own copy of the iterator; all see the same
-//     tiles.
+//     GROUP_M = 16 rows of tiles), v6c Hilbert. Each role keeps its own copy of the iterator; all see the
+//     same tiles.
 //  3. Overlapped epilogue through shared memory and a TMA store. v5's consumers wrote C from registers with
 //     st.global, about 5 us per tile at 4096^3 with the tensor pipe idle (ncu: 11% of the run); here each
 //     consumer warpgroup converts its 64x256 accumulators to bf16, writes them with stmatrix into a C buffer
 //     laid out in the 128-byte swizzle (so that the 8 rows of each 8x8 matrix fall in 8 different 16-byte
-//     bank groups: no bank conflict), fences the generic-proxy writes for the async proxy (fence.proxy.async),
-//     syncs its 128 threads on a named barrier, and one thread issues the TMA stores (64-column boxes) and
-//     commits them as a bulk async-group. The warpgroup then starts the next tile's wgmmas at once: the
-//     store drains from shared memory to global memory under the next main loop. Before the C buffer is
-//     written again, the thread that issued the stores waits for them to have READ it
+//     bank groups: no bank conflict), fences the generic-proxy writes for the async proxy
+//     (fence.proxy.async), syncs its 128 threads on a named barrier, and one thread issues the TMA stores
+//     (64-column boxes) and commits them as a bulk async-group. The warpgroup then starts the next tile's
+//     wgmmas at once: the store drains from shared memory to global memory under the next main loop. Before
+//     the C buffer is written again, the thread that issued the stores waits for them to have READ it
 //     (cp.async.bulk.wait_group.read), then the warpgroup syncs.
 //     The C buffer costs shared memory that the ring wants: 4 x 48 KB stages + a whole 128x256 bf16 tile
 //     (64 KB) do not fit in 227 KB. So each warpgroup stores its 64 x 256 block in two halves of 128
@@ -39,9 +39,9 @@
 //     of a short last K tile is zero-filled past K; v5's 3D map cut K into whole 64-element slices), and
 //     TMA zero-fills the rows of a box past M or N. A box wholly outside the tensor (the A box of the padding
 //     tile of a pair when the number of M tiles is odd, the second half of B when N ends in the first) is
-//     not issued, and not counted in the stage's expect_tx; the smem rows it would fill keep old values, which
-//     only reach accumulator rows or columns that are never stored. The padding CTA still multicasts its
-//     half of B, which its peer needs, waits for and releases every stage, and runs its MMAs (on whatever
+//     not issued, and not counted in the stage's expect_tx; the smem rows it would fill keep old values,
+//     which only reach accumulator rows or columns that are never stored. The padding CTA still multicasts
+//     its half of B, which its peer needs, waits for and releases every stage, and runs its MMAs (on whatever
 //     its A stages hold: a branch around them serialises every wgmma), but stores nothing. The TMA
 //     store clips the box to the tensor. Where N % 8 != 0, C's row (N * 2 bytes) is no valid TMA stride:
 //     those shapes take a predicated st.global epilogue instead (one bf16 at a time: the row start is not
@@ -97,7 +97,7 @@ constexpr int CLUSTER_SIZE   = 2;                   // CTAs per cluster, along M
 constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;  // multicast to every CTA of the cluster: 0b11
 constexpr int BOX_ROWS       = BLOCK_N / CLUSTER_SIZE;  // rows of a TMA box: A's tile, one CTA's half of B
 constexpr int GROUP_M        = 16;                  // grouped order: M tiles (8 cluster pairs) per group
-constexpr int C_PARTS        = GEMM_V6_SM90_C_PARTS;   // a warpgroup stores its 64 x 256 block in this many parts
+constexpr int C_PARTS        = GEMM_V6_SM90_C_PARTS;  // parts of a warpgroup's 64 x 256 block, stored in turn
 constexpr int C_BOX_COLS     = 64;                  // columns of a TMA store box: 128 B, one swizzle span
 constexpr int C_PART_COLS    = BLOCK_N / C_PARTS;   // columns of C staged at once per warpgroup
 constexpr int C_BOXES        = C_PART_COLS / C_BOX_COLS;  // TMA store boxes per part and warpgroup
@@ -288,9 +288,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         prof.end(Ev::WaitFull);
 
         // compute: BLOCK_K/16 MMAs on this warpgroup's 64 rows of A; scale-d 0 on the tile's first. A padding
-        // tile (t.valid false) multiplies whatever its A rows hold (no A is loaded for it) and stores nothing:
-        // a branch around the wgmmas makes ptxas serialise every wgmma of the kernel (warning C7520: "wgmma
-        // serialized due to ... WG.AR in divergent path"), which costs far more than one wasted tile.
+        // tile (t.valid false) multiplies whatever its A rows hold (no A is loaded for it) and stores
+        // nothing: a branch around the wgmmas makes ptxas serialise every wgmma of the kernel (warning C7520:
+        // "wgmma serialized due to ... WG.AR in divergent path"), which costs far more than one wasted tile.
         const uint64_t issued = prof.begin(Ev::IssueMma);
         const uint32_t a_addr = ptx::smem_addr(a_smem(stage)), b_addr = ptx::smem_addr(b_smem(stage));
         wg::fence();
@@ -410,7 +410,8 @@ Launch prepare_v6(const GemmArgs& g, DeviceTrace* trace) {
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
   const bool c_tma        = tma_row_stride_ok(g.n, 2);
   CUtensorMap c_map       = {};  // unused by the st.global epilogue
-  if (c_tma) c_map = make_tensor_map(kmajor_tma_2d(g.m, g.n, WGMMA_M, C_BOX_COLS, 2, Swizzle::B128), g.c, "C");
+  if (c_tma)
+    c_map = make_tensor_map(kmajor_tma_2d(g.m, g.n, WGMMA_M, C_BOX_COLS, 2, Swizzle::B128), g.c, "C");
   auto* kernel = trace ? matmul_v6_kernel<true, KIND> : matmul_v6_kernel<false, KIND>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
 
@@ -474,8 +475,10 @@ std::vector<Variant> sm90_variants() {
   SmemTiles tiles{A_TILE, B_TILE, WGMMA_M, /*tma_3d=*/false, NUM_STAGES, SLICE_K, TMA_BOXES, tma_box};
   tiles.b_split = CLUSTER_SIZE;  // B's tile: one 128-row box multicast by each CTA of the pair
   return {
-      {"v6a", "persistent 2-CTA clusters, TMA-store epilogue overlapping the next tile, any M/N; static order",
-       kernel, any_mn, tiles, prepare_v6_untraced<ScheduleKind::Static>, prepare_v6_traced<ScheduleKind::Static>},
+      {"v6a",
+       "persistent 2-CTA clusters, TMA-store epilogue overlapping the next tile, any M/N; static order",
+       kernel, any_mn, tiles, prepare_v6_untraced<ScheduleKind::Static>,
+       prepare_v6_traced<ScheduleKind::Static>},
       {"v6b", "as v6a, grouped tile order (GROUP_M 16)", kernel, any_mn, tiles,
        prepare_v6_untraced<ScheduleKind::Grouped>, prepare_v6_traced<ScheduleKind::Grouped>},
       {"v6c", "as v6a, Hilbert tile order", kernel, any_mn, tiles, prepare_v6_untraced<ScheduleKind::Hilbert>,
