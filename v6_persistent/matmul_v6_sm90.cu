@@ -479,7 +479,7 @@ std::vector<Variant> sm90_variants() {
        "persistent 2-CTA clusters, TMA-store epilogue overlapping the next tile, any M/N; static order",
        kernel, any_mn, tiles, prepare_v6_untraced<ScheduleKind::Static>,
        prepare_v6_traced<ScheduleKind::Static>},
-      {"v6b", "as v6a, grouped tile order (GROUP_M 16)", kernel, any_mn, tiles,
+      {"v6b", "as v6a, grouped tile order (GROUP_M 16); the default", kernel, any_mn, tiles,
        prepare_v6_untraced<ScheduleKind::Grouped>, prepare_v6_traced<ScheduleKind::Grouped>},
       {"v6c", "as v6a, Hilbert tile order", kernel, any_mn, tiles, prepare_v6_untraced<ScheduleKind::Hilbert>,
        prepare_v6_traced<ScheduleKind::Hilbert>},
