@@ -11,7 +11,10 @@
 //    last K tile is a full K tile whose tail is zeros.
 //  - The complete_tx byte count of a box is its full size, zero-filled part included (CUTLASS arms its
 //    barriers with the same constant bytes for every K tile, edge or not): the expect_tx of a stage does not
-//    change at the edges. To be confirmed by v6's ragged GPU tests on the H100.
+//    change at the edges. Confirmed on the H100 for boxes PARTLY outside the tensor (rows past M or N, K
+//    past a short last K tile): the Hopper v6 arms every stage with full boxes' bytes, and its ragged GPU
+//    tests pass under -DGEMM_DEBUG_HANG=ON (a short count would hang the stage: the bounded wait traps).
+//    Boxes WHOLLY outside are not issued by the Hopper v6 (nor counted), so that case stays unverified.
 //  - The output of an edge tile must be clipped: a TMA store clips the box to the tensor by itself; a
 //    direct (st.global) store needs a predicate, row < rows valid and col < cols valid (tile_extent below).
 //

@@ -196,6 +196,63 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
+
+// ---- v6 (Hopper): the 2D multicast load, the TMA store of C and its bulk async-groups, stmatrix, named
+//      barriers. PTX ISA "cp.async.bulk.tensor", "cp.async.bulk.commit_group", "cp.async.bulk.wait_group",
+//      "stmatrix", "bar.sync". ----
+
+// As tma_load_3d_multicast, from a 2D tensor map: its K extent is K itself, so the box of a short last K tile
+// is zero-filled past K (a 3D map cuts K into whole slices: edge.h).
+__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                                      uint16_t cta_mask, int c0, int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
+      "[%0], [%1, {%2, %3}], [%4], %5;" ::"r"(smem_addr(dst)),
+      "l"(map), "r"(c0), "r"(c1), "r"(smem_addr(bar)), "h"(cta_mask)
+      : "memory");
+}
+
+// TMA store: one thread copies a box from shared memory to the tensor at element coordinates {c0, c1}. The
+// part of the box outside the tensor is not written (the store clips). Asynchronous: it joins this thread's
+// current bulk async-group; commit_group closes the group, wait_group_read<N> waits until at most N of this
+// thread's groups still READ shared memory (the buffer may then be rewritten), wait_group<N> until at most N
+// are still incomplete (their writes done). The writer threads' st.shared / stmatrix must be ordered before
+// the store by fence.proxy.async.shared::cta (fence_proxy_async_shared) and a barrier. (cuda::ptx::
+// cp_async_bulk_tensor, cp_async_bulk_commit_group, cp_async_bulk_wait_group_read)
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* src, int c0, int c1) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(map),
+               "r"(c0), "r"(c1), "r"(smem_addr(src))
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit_group() {
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+template <int N>
+__device__ __forceinline__ void bulk_wait_group() {
+  asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
+}
+
+// stmatrix .x4: the warp stores four 8x8 matrices of 16-bit elements. Lanes 8q .. 8q+7 give the shared
+// addresses of the 8 rows (16 bytes each) of matrix q; register q of lane t holds row t/4, elements 2(t%4)
+// and 2(t%4)+1 of matrix q (low half first): the layout of a wgmma accumulator's 8x8 blocks after conversion.
+// (cuda::ptx has no stmatrix wrapper in CUDA 13.0's libcu++.)
+__device__ __forceinline__ void stmatrix_x4(uint32_t row_addr, uint32_t r0, uint32_t r1, uint32_t r2,
+                                            uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(row_addr), "r"(r0),
+               "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+
+// bar.sync on named barrier `id` (1..15; 0 is __syncthreads) for `threads` threads (a multiple of 32): a
+// barrier of one warpgroup that the other warpgroups do not take part in.
+__device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
 }  // namespace gemm::ptx
 
 namespace gemm {

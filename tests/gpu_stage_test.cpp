@@ -4,7 +4,9 @@
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -90,6 +92,121 @@ TEST_CASE("every variant matches cuBLAS at the standard test shapes") {
   }
 }
 
+// Stages that take any M and N (v6 on: ShapeRule any_mn_shape_rule, M and N multiples of 1). Their tiles are
+// BLOCK_M = tiles.a.rows by BLOCK_N = tiles.b.rows * cta_group (B's tile spans the pair on Blackwell).
+bool takes_any_mn(const Variant& v) {
+  return v.shape.m_multiple == 1 && v.shape.n_multiple == 1;
+}
+
+// Ragged shapes around a variant's tiles (bm x bn, K tile 64): the smallest problem, one above and one below
+// a tile multiple in each dimension (an odd number of M tiles: the padding tile of a 2-CTA pair), N below and
+// above one half of a 256-wide B tile, N % 8 != 0 (no TMA store), K % 8 == 0 but not % 64 (a short last K
+// tile), primes in M and N, fewer tiles than SMs, and more tiles than SMs with every edge ragged at once.
+std::vector<Shape> ragged_shapes(int64_t bm, int64_t bn) {
+  return {{1, 1, 8},
+          {bm - 1, bn, 64},        {bm + 1, bn, 64},          {2 * bm - 1, bn, 64},  {2 * bm + 1, bn, 64},
+          {3 * bm, bn, 128},       {bm, bn - 1, 64},          {bm, bn + 1, 64},      {bm, bn - 8, 64},
+          {bm, bn + 8, 64},        {bm, bn / 2 - 8, 64},      {bm, 100, 64},         {2 * bm, 2 * bn, 56},
+          {2 * bm, 2 * bn, 72},    {bm, bn, 8},               {383, 509, 536},       {1021, 1031, 1000},
+          {2053, 2047, 2056},      {4099, 4093, 1032},        {7, 8191, 64},         {8191, 7, 64}};
+}
+
+// Where the kernel and cuBLAS disagree: each such element against the exact dot product (fp64 on the host),
+// with the element-wise tolerance of compare_bf16.
+struct Recheck {
+  size_t checked = 0, kernel_off = 0, cublas_off = 0, first = 0;
+  double first_kernel = 0, first_cublas = 0, first_exact = 0;
+};
+Recheck recheck_exact(const Problem& p, const std::vector<uint16_t>& out) {
+  const int64_t m = p.args.m, n = p.args.n, k = p.args.k;
+  std::vector<uint16_t> a(size_t(m * k)), b(size_t(n * k));
+  CUDA_CHECK(cudaMemcpy(a.data(), p.args.a, a.size() * 2, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(b.data(), p.args.b, b.size() * 2, cudaMemcpyDeviceToHost));
+  const Tolerance tol;
+  double ref_sq = 0;
+  for (uint16_t e : p.ref) ref_sq += double(bf16_to_float(e)) * bf16_to_float(e);
+  const double abs_tol = tol.abs_scale * std::sqrt(ref_sq / double(p.ref.size()));
+  auto off = [&](double x, double e) { return !(std::fabs(x - e) <= tol.rel_elem * std::fabs(e) + abs_tol); };
+  Recheck rc;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const double o = bf16_to_float(out[i]), e = bf16_to_float(p.ref[i]);
+    if (!off(o, e)) continue;
+    const size_t row = i / size_t(n), col = i % size_t(n);
+    double exact = 0;
+    for (int64_t kk = 0; kk < k; ++kk)
+      exact += double(bf16_to_float(a[row * size_t(k) + size_t(kk)])) *
+               bf16_to_float(b[col * size_t(k) + size_t(kk)]);
+    if (rc.checked++ == 0) {
+      rc.first        = i;
+      rc.first_kernel = o;
+      rc.first_cublas = e;
+      rc.first_exact  = exact;
+    }
+    rc.kernel_off += off(o, exact);
+    rc.cublas_off += off(e, exact);
+  }
+  return rc;
+}
+
+TEST_CASE("variants that take any M and N match cuBLAS at ragged shapes, and write nothing outside C") {
+  int ragged = 0;
+  for (const Variant& v : variants()) {
+    if (!takes_any_mn(v)) {
+      // Stages before v6 refuse every ragged shape, with a message naming the constraint.
+      const std::string why = check_shape(v.shape, v.name, v.shape.m_multiple + 1, v.shape.n_multiple,
+                                          v.shape.k_multiple);
+      INFO(v.name << ": " << why);
+      CHECK(why.find("is not a multiple of") != std::string::npos);
+      continue;
+    }
+    ++ragged;
+    const int64_t bm = v.tiles.a.rows, bn = int64_t(v.tiles.b.rows) * v.tiles.cta_group;
+    for (const Shape& s : ragged_shapes(bm, bn)) {
+      REQUIRE(check_shape(v.shape, v.name, s.m, s.n, s.k).empty());
+      const uint64_t seed = test_seed() + uint64_t(s.m * 7 + s.n * 5 + s.k * 3);
+      Problem p(s.m, s.n, s.k, seed);
+      // C with a guard band after it, poisoned: a store that is not clipped at the edge of C lands there.
+      constexpr size_t GUARD = 64 * 1024;  // elements: more than a whole 128 x 256 tile
+      const size_t count     = size_t(s.m * s.n);
+      void* c_guarded        = nullptr;
+      CUDA_CHECK(cudaMalloc(&c_guarded, (count + GUARD) * 2));
+      CUDA_CHECK(cudaMemset(c_guarded, 0xFF, (count + GUARD) * 2));
+      GemmArgs args = p.args;
+      args.c        = c_guarded;
+      std::vector<uint16_t> out;
+      const CompareResult r = check_launch(v.prepare(args), args, p.ref, &out);
+      std::vector<uint16_t> guard(GUARD);
+      CUDA_CHECK(cudaMemcpy(guard.data(), static_cast<uint16_t*>(c_guarded) + count, GUARD * 2,
+                            cudaMemcpyDeviceToHost));
+      CUDA_CHECK(cudaFree(c_guarded));
+      size_t guard_written = 0;
+      for (uint16_t g : guard) guard_written += g != 0xFFFF;
+      std::printf("%s %s ragged M=%lld N=%lld K=%lld seed=%llu: %s, guard %zu written\n", GEMM_STAGE_NAME,
+                  v.name, (long long)s.m, (long long)s.n, (long long)s.k, (unsigned long long)seed,
+                  r.summary().c_str(), guard_written);
+      INFO(v.name << " M=" << s.m << " N=" << s.n << " K=" << s.k << " seed=" << seed << ": " << r.summary());
+      CHECK(r.nonfinite == 0);  // every element written: the poison (NaN) would be left where one was not
+      CHECK(guard_written == 0);
+      CHECK(r.rel_frob <= Tolerance{}.rel_frob);
+      if (r.pass) continue;
+      // The kernel and cuBLAS disagree beyond the tolerance somewhere: settle each such element with the
+      // exact (fp64) dot product. The kernel must be within the same tolerance of it at every one of them;
+      // cuBLAS, whose kernel choice (split-K, its reduction) is its own, is reported, not judged.
+      const Recheck rc = recheck_exact(p, out);
+      std::printf(
+          "  recheck against fp64 at the %zu disagreeing elements: kernel off at %zu, cuBLAS off at %zu "
+          "(first: row %zu col %zu kernel %.4f cuBLAS %.4f exact %.4f)\n",
+          rc.checked, rc.kernel_off, rc.cublas_off, rc.first / size_t(s.n), rc.first % size_t(s.n),
+          rc.first_kernel, rc.first_cublas, rc.first_exact);
+      INFO("fp64 recheck: " << rc.checked << " elements, kernel off at " << rc.kernel_off
+                            << ", cuBLAS off at " << rc.cublas_off);
+      CHECK(rc.checked == r.bad);
+      CHECK(rc.kernel_off == 0);
+    }
+  }
+  if (ragged == 0) SUCCEED("no variant of this stage takes ragged shapes (checked: each refuses them)");
+}
+
 TEST_CASE("two runs give bit-identical output") {
   for (const Variant& v : variants()) {
     const Shape s = test_shapes(v.shape)[1];
@@ -122,7 +239,9 @@ TEST_CASE("the traced kernel (--trace) gives the same result and records every r
   for (const Variant& v : variants()) {
     if (!v.prepare_traced) continue;
     ++traced;
-    const Shape s = test_shapes(v.shape)[3];  // a wide grid: more CTAs than SMs, several per SM
+    // a wide grid: more tiles than SMs, several per SM (persistent stages: ragged in every dimension, an odd
+    // number of M tiles)
+    const Shape s = takes_any_mn(v) ? Shape{4099, 4093, 1032} : test_shapes(v.shape)[3];
     Problem p(s.m, s.n, s.k, test_seed());
     DeviceTrace trace;
     const CompareResult r = check_launch(v.prepare_traced(p.args, trace), p.args, p.ref);
@@ -134,8 +253,23 @@ TEST_CASE("the traced kernel (--trace) gives the same result and records every r
     REQUIRE(trace.download(events, dropped).empty());
     CHECK(dropped == 0);
     // One CTA per a.rows x (b.rows x cta_group) block of C: the shape rule's multiples may be whole clusters.
-    const uint32_t ctas = uint32_t((s.m / v.tiles.a.rows) * (s.n / (v.tiles.b.rows * v.tiles.cta_group)));
+    // Persistent stages (v6 on, which take any M and N) launch at most one CTA per SM and loop over tiles:
+    // their test shape is ragged, their grid is the launcher's, and a CTA pair loads every K tile of every
+    // pair unit it is given (both CTAs issue, the padding CTA of an odd last pair row included).
+    const int64_t bm = v.tiles.a.rows, bn = int64_t(v.tiles.b.rows) * v.tiles.cta_group;
+    const int64_t tiles_m = (s.m + bm - 1) / bm, tiles_n = (s.n + bn - 1) / bn;
+    const int cluster     = std::max(v.tiles.cta_group, v.tiles.b_split);
+    const int64_t k_tiles = (s.k + v.tiles.a.block_k - 1) / v.tiles.a.block_k;
+    const uint32_t ctas   = takes_any_mn(v) ? trace.num_ctas() : uint32_t(tiles_m * tiles_n);
+    if (takes_any_mn(v)) {
+      int sms = 0;
+      CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+      CHECK(ctas >= 1);
+      CHECK(ctas <= uint32_t(sms));
+      CHECK(ctas % uint32_t(cluster) == 0);
+    }
     CHECK(trace.num_ctas() == ctas);
+    const size_t expected_tma = size_t((tiles_m + cluster - 1) / cluster * cluster * tiles_n * k_tiles);
     // Every role of every CTA recorded, beginning with its setup; each K tile was loaded exactly once.
     std::map<std::pair<uint32_t, uint32_t>, std::vector<const TraceEvent*>> slots;
     size_t tma_issues = 0;
@@ -145,7 +279,7 @@ TEST_CASE("the traced kernel (--trace) gives the same result and records every r
     }
     CHECK(slots.size() == size_t(ctas) * trace.roles().size());
     for (const auto& kv : slots) CHECK(kv.second.front()->kind == Ev::Setup);
-    CHECK(tma_issues == size_t(ctas) * size_t(s.k / v.shape.k_multiple));
+    CHECK(tma_issues == expected_tma);
     const std::vector<EventStats> stats = event_stats(events);
     std::printf("%s traced, M=%lld N=%lld K=%lld: %zu events\n%s", v.name, (long long)s.m, (long long)s.n,
                 (long long)s.k, events.size(), format_event_stats(stats).c_str());

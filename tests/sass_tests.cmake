@@ -54,6 +54,15 @@ set(GEMM_SASS_sm_100a_v5 UTCHMMA.2CTA UTCBAR.2CTA.MULTICAST UTCATOMSWS.2CTA.FIND
 set(GEMM_SASS_FORBIDDEN_sm_100a_v5 "[ \t]UTCHMMA " "[ \t]UTCBAR " "[ \t]UTCATOMSWS\\.FIND_AND_SET")
 set(GEMM_SASS_FORBIDDEN_sm_103a_v5 ${GEMM_SASS_FORBIDDEN_sm_100a_v5})
 set(GEMM_SASS_sm_90a_v5 UTMALDG.3D.MULTICAST UCGABAR_ARV UCGABAR_WAIT USETMAXREG.DEALLOC USETMAXREG.TRY_ALLOC)
+# v6 sm_90a, read with cuobjdump 13.0 from v6's own code:
+#   cp.async.bulk.tensor.2d ... .multicast::cluster (load)   -> UTMALDG.2D.MULTICAST (and UTMALDG.2D for A)
+#   cp.async.bulk.tensor.2d.global.shared::cta (TMA store)    -> UTMASTG.2D
+#   stmatrix.sync.aligned.m8n8.x4.shared.b16                  -> STSM.16.M88.4
+#   fence.proxy.async.shared::cta                             -> FENCE.VIEW.ASYNC.S
+# Forbidden: any 3D TMA load (its map would drop a K tail that is not a whole 64-element slice).
+set(GEMM_SASS_sm_90a_v6 UTMALDG.2D.MULTICAST UTMASTG.2D STSM.16.M88.4 FENCE.VIEW.ASYNC.S UCGABAR_ARV
+                        UCGABAR_WAIT USETMAXREG.DEALLOC USETMAXREG.TRY_ALLOC)
+set(GEMM_SASS_FORBIDDEN_sm_90a_v6 "[ \t]UTMALDG\\.3D")
 foreach(stage ${GEMM_STAGES})
   add_sass_test(${stage} sm_100a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS ${GEMM_SASS_sm_100a_${stage}})
   add_sass_test(${stage} sm_103a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS ${GEMM_SASS_sm_100a_${stage}})

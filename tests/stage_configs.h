@@ -57,6 +57,11 @@ constexpr int NUM_STAGES_V5_SM90  = 4;
 constexpr int V5_SM100_MMA_M      = 2 * SM100_BLOCK_M;  // the pair's M
 constexpr int V5_SM100_MMA_N      = 256;                // the pair's N: 128 B rows per CTA
 constexpr int V5_SM90_B_BOX_ROWS  = SM90_BLOCK_N / 2;   // one CTA's half of the shared B tile
+// v6 sm90: v5's tiles, loaded by 2D boxes {64, 128} (the 2D map's K extent is K, so a short last K tile is
+// zero-filled), B's two halves multicast one by each CTA of the pair as in v5. 4 stages of 48 KB: the C
+// staging buffer of the TMA-store epilogue (32 KB, after the ring) takes what v5 left unused; it is written
+// by stmatrix and read by the TMA store, neither of which the layout model covers.
+constexpr int NUM_STAGES_V6_SM90 = 4;
 // Tiles start after 1 KB of barriers and the TMEM address slot: a non-zero base makes address bits above the
 // swizzle atom matter, which the models must then get right.
 constexpr uint32_t SMEM_TILES_BASE = 1024;
@@ -101,6 +106,14 @@ constexpr StageConfig split_tile(const char* stage, Arch arch, Operand op, int r
   return c;
 }
 
+// The same with 2D boxes {box_k, box_rows} (v6 Hopper B), one K slice per box.
+constexpr StageConfig split_tile_2d(const char* stage, Arch arch, Operand op, int rows, int mma_rows,
+                                    int box_rows, int slot) {
+  StageConfig c = tile(stage, arch, op, rows, mma_rows, TmaShape::BOXES_2D, gemm::Swizzle::B128, slot);
+  c.box[1]      = uint32_t(box_rows);
+  return c;
+}
+
 // The TMA boxes of a row, as the layout model issues them: box j (0 .. row_tma_boxes(c) - 1) of the tile
 // whose first row is row0 and first K element k0, its shared-memory offset from the tile and its coordinates
 // (innermost first). tests/test_stage_table.cpp checks that each kernel's own tma_box() (SmemTiles::tma_box,
@@ -113,10 +126,15 @@ struct RowBox {
 // A 3D box of fewer rows than the tile (v5 Hopper B: each CTA of the pair multicasts its half) is one of
 // rows / box[1] boxes stacked along the rows, box j at j * box[1] rows of one swizzle span each; this needs
 // one K slice per box (box[2] == 1), else the halves' slices would interleave.
+// 2D boxes split along the rows the same way (v6 Hopper B) need the box to span the tile's K.
 constexpr int row_tma_boxes(const StageConfig& c) {
-  return c.tma == TmaShape::BOXES_2D ? c.block_k / int(c.box[0]) : c.rows / int(c.box[1]);
+  return c.tma == TmaShape::BOXES_2D ? c.block_k / int(c.box[0]) * (c.rows / int(c.box[1]))
+                                     : c.rows / int(c.box[1]);
 }
 constexpr RowBox row_tma_box(const StageConfig& c, int row0, int k0, int j) {
+  if (c.tma == TmaShape::BOXES_2D && int(c.box[1]) != c.rows)
+    return {uint32_t(j) * c.box[1] * gemm::swizzle_span_bytes(c.swizzle),
+            {k0, row0 + int64_t(j) * c.box[1], 0}};
   if (c.tma == TmaShape::BOXES_2D)
     return {uint32_t(j) * c.box_smem_step, {k0 + int64_t(j) * c.box[0], row0, 0}};
   return {uint32_t(j) * c.box[1] * gemm::swizzle_span_bytes(c.swizzle),
@@ -215,6 +233,31 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   tile("v5 stage 5", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOX_3D, S::B128, 5),
   tile("v5 stage 6", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 6),
   tile("v5 stage 6", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOX_3D, S::B128, 6),
+  // v6 sm90 (see NUM_STAGES_V6_SM90): v5's tiles with 2D boxes, every ring slot, for each tile order.
+  tile("v6a stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 0),
+  split_tile_2d("v6a stage 0", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 0),
+  tile("v6a stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 1),
+  split_tile_2d("v6a stage 1", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 1),
+  tile("v6a stage 2", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 2),
+  split_tile_2d("v6a stage 2", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 2),
+  tile("v6a stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 3),
+  split_tile_2d("v6a stage 3", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 3),
+  tile("v6b stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 0),
+  split_tile_2d("v6b stage 0", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 0),
+  tile("v6b stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 1),
+  split_tile_2d("v6b stage 1", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 1),
+  tile("v6b stage 2", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 2),
+  split_tile_2d("v6b stage 2", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 2),
+  tile("v6b stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 3),
+  split_tile_2d("v6b stage 3", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 3),
+  tile("v6c stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 0),
+  split_tile_2d("v6c stage 0", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 0),
+  tile("v6c stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 1),
+  split_tile_2d("v6c stage 1", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 1),
+  tile("v6c stage 2", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 2),
+  split_tile_2d("v6c stage 2", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 2),
+  tile("v6c stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 3),
+  split_tile_2d("v6c stage 3", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 3),
   tile("v5 stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 0),
   split_tile("v5 stage 0", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 0),
   tile("v5 stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 1),
@@ -243,6 +286,7 @@ static_assert(NUM_STAGES_SM100 == 4 && NUM_STAGES_SM90 == 4,
               "v3 rows list stages 0..3: update them together");
 static_assert(NUM_STAGES_V4_SM100 == 7 && NUM_STAGES_V4_SM90 == 4,
               "v4 rows list stages 0..6 (sm100) and 0..3 (sm90): update them together");
+static_assert(NUM_STAGES_V6_SM90 == 4, "v6a/v6b/v6c sm90 rows list stages 0..3: update them together");
 static_assert(NUM_STAGES_V5_SM100 == 7 && NUM_STAGES_V5_SM90 == 4,
               "v5 rows list stages 0..6 (sm100) and 0..3 (sm90): update them together");
 

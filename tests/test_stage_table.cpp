@@ -5,7 +5,9 @@
 // add a stage, without updating the table, and this fails.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cstring>
+#include <string>
 #include <set>
 
 #include "common/harness.h"
@@ -97,4 +99,37 @@ TEST_CASE("the layout table lists every tile of this stage's sm_90a kernels") {
   const auto variants = gemm::sm90_variants();
   REQUIRE_FALSE(variants.empty());
   for (const gemm::Variant& v : variants) check_variant_is_listed(v, sc::Arch::SM90);
+}
+
+// Which shapes a stage takes (README, "Which shapes each stage takes"): v1-v5 whole tiles only, each ragged
+// dimension refused with a message that names its constraint; from v6 any M >= 1 and N >= 1, and K a multiple
+// of 8 (the TMA stride rule), whose refusal says so.
+TEST_CASE("stages before v6 refuse ragged shapes; v6 takes any M and N, and K a multiple of 8") {
+  const bool any_mn = std::strcmp(GEMM_STAGE_NAME, "v6") >= 0;  // "v1" .. "v5" sort before "v6"
+  for (const auto& list : {gemm::sm100_variants(), gemm::sm90_variants()}) {
+    for (const gemm::Variant& v : list) {
+      const gemm::ShapeRule& r = v.shape;
+      INFO(GEMM_STAGE_NAME << " variant " << v.name);
+      if (!any_mn) {
+        REQUIRE(r.m_multiple > 1);
+        REQUIRE(r.n_multiple > 1);
+        CHECK(gemm::check_shape(r, v.name, r.m_multiple, r.n_multiple, r.k_multiple).empty());
+        for (const auto& bad : {std::array<int64_t, 3>{r.m_multiple + 1, r.n_multiple, r.k_multiple},
+                                std::array<int64_t, 3>{r.m_multiple, r.n_multiple - 1, r.k_multiple},
+                                std::array<int64_t, 3>{r.m_multiple, r.n_multiple, r.k_multiple + 8}}) {
+          const std::string why = gemm::check_shape(r, v.name, bad[0], bad[1], bad[2]);
+          INFO(why);
+          CHECK(why.find("is not a multiple of") != std::string::npos);
+        }
+        continue;
+      }
+      for (const auto& ok : {std::array<int64_t, 3>{1, 1, 8}, std::array<int64_t, 3>{257, 255, 1000},
+                             std::array<int64_t, 3>{8191, 7, 72}})
+        CHECK(gemm::check_shape(r, v.name, ok[0], ok[1], ok[2]).empty());
+      const std::string why = gemm::check_shape(r, v.name, 256, 256, 100);
+      INFO(why);
+      CHECK(why.find("K=100 is not a multiple of 16 B / sizeof(bf16)=8") != std::string::npos);
+      CHECK(why.find("TMA global stride") != std::string::npos);
+    }
+  }
 }
