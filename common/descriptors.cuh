@@ -117,6 +117,11 @@ GEMM_HD constexpr uint32_t tmem_addr(uint32_t base, uint32_t lane, uint32_t colu
   return base + (lane << 16) + column;
 }
 
+// The first TMEM lane a warp may access with tcgen05.ld/st [tc5-tmem] "Access restrictions": warp w of the
+// CTA reaches lanes 32 * (w % 4) .. +31 only. An epilogue of 4 warps that do not start at warp 0 (v6: warps
+// 2-5) maps its rows by this, not by its own warp count.
+GEMM_HD constexpr uint32_t tmem_warp_lane_base(int warp_id) { return 32u * uint32_t(warp_id % 4); }
+
 // ------------------------------------------------------------------------------------------------------------
 // The K-major operand tiles of this series, and where each MMA K step (32 bytes of K) starts inside them.
 // ------------------------------------------------------------------------------------------------------------

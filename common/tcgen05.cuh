@@ -131,6 +131,17 @@ __device__ __forceinline__ void tma_load_3d_cta_group2(void* dst, const CUtensor
       : "memory");
 }
 
+// The 2D form (v6): a 2D tensor map's K extent is K itself, so a short last K tile is zero-filled (the 3D
+// maps cut K into whole slices). Same barrier rule as the 3D form above.
+__device__ __forceinline__ void tma_load_2d_cta_group2(void* dst, const CUtensorMap* map,
+                                                       uint32_t bar_cluster_addr, int c0, int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2 "
+      "[%0], [%1, {%2, %3}], [%4];" ::"r"(ptx::smem_addr(dst)),
+      "l"(map), "r"(c0), "r"(c1), "r"(bar_cluster_addr)
+      : "memory");
+}
+
 // ---- TMEM -> registers (cuda::ptx::tcgen05_ld_32x32b) ----
 // 32x32b.x8: thread t of the warp receives lane (taddr.lane + t), columns taddr.col .. +7, one 32-bit word
 // each. A warp may only access its own quarter of the lanes: 32 * (warp_id % 4) .. +31.

@@ -503,6 +503,56 @@ TEST_CASE("v1 tcgen05 epilogue: 4 warps x tcgen05.ld 32x32b.x8 cover the 128x128
   for (int h : hits) REQUIRE(h == 1);
 }
 
+// v6 (v6_persistent/matmul_v6.cu): the epilogue is warps 2-5 of 6, and TMEM holds two accumulators of
+// BLOCK_N = 256 columns (all 512). Each CTA of the cta_group::2 pair holds its own 128 rows of the M = 256
+// result in its 128 lanes, the M = 128 layout (PTX ISA "Matrix fragments", Layout A). Warp w maps its rows by
+// gemm::tmem_warp_lane_base(w) = 32 * (w % 4), the kernel's own function, and reads accumulator a at column
+// a * 256 + 8c: every (accumulator, row, column) exactly once, from the lane quarter the warp may access.
+TEST_CASE("v6 tcgen05 epilogue: warps 2-5 x tcgen05.ld 32x32b.x8 cover both 128x256 accumulators exactly once",
+          "[layout][tmem]") {
+  constexpr int BLOCK_M = 128, BLOCK_N = 256, CHUNK = 8, ACCUMULATORS = 2, EPILOGUE_WARP0 = 2;
+  const uint32_t tmem_base = 0;  // a 512-column allocation can only start at column 0
+  std::vector<int> hits(size_t(ACCUMULATORS) * BLOCK_M * BLOCK_N, 0);
+  for (int acc = 0; acc < ACCUMULATORS; ++acc) {
+    for (int warp = EPILOGUE_WARP0; warp < EPILOGUE_WARP0 + 4; ++warp) {
+      const uint32_t lane0 = gemm::tmem_warp_lane_base(warp);
+      for (int c = 0; c < BLOCK_N / CHUNK; ++c) {
+        const uint32_t taddr = gemm::tmem_addr(tmem_base, lane0, uint32_t(acc * BLOCK_N + CHUNK * c));
+        for (int t = 0; t < 32; ++t) {
+          for (int i = 0; i < CHUNK; ++i) {
+            lm::TmemCell cell;
+            const std::string error = lm::tmem_ld_32x32b(taddr, warp, t, i, CHUNK, cell);
+            INFO("accumulator " << acc << " warp " << warp << " chunk " << c << ": " << error);
+            REQUIRE(error.empty());
+            int row = -1, col = -1;
+            REQUIRE(lm::tmem_accumulator_m128(cell, tmem_base + uint32_t(acc * BLOCK_N), BLOCK_N, row, col));
+            // The other accumulator does not claim the cell: the two buffers are disjoint.
+            int other_row = -1, other_col = -1;
+            CHECK_FALSE(lm::tmem_accumulator_m128(cell, tmem_base + uint32_t((1 - acc) * BLOCK_N), BLOCK_N,
+                                                  other_row, other_col));
+            // The epilogue stores register i of lane t of warp w to tile row lane0 + t, column 8c + i.
+            CHECK(row == int(lane0) + t);
+            CHECK(col == CHUNK * c + i);
+            ++hits[(size_t(acc) * BLOCK_M + size_t(row)) * BLOCK_N + size_t(col)];
+          }
+        }
+      }
+    }
+  }
+  for (int h : hits) REQUIRE(h == 1);
+  // Rows mapped by the warp's place in the epilogue (warp - 2) instead: warps 2 and 3 would read lane
+  // quarters 0 and 1, which they may not access.
+  lm::TmemCell cell;
+  CHECK_FALSE(lm::tmem_ld_32x32b(gemm::tmem_addr(tmem_base, 32u * (2 - EPILOGUE_WARP0), 0), 2, 0, 0, CHUNK, cell)
+                  .empty());
+  CHECK_FALSE(lm::tmem_ld_32x32b(gemm::tmem_addr(tmem_base, 32u * (3 - EPILOGUE_WARP0), 0), 3, 0, 0, CHUNK, cell)
+                  .empty());
+  // A third accumulator would run past column 511.
+  CHECK_FALSE(lm::tmem_ld_32x32b(gemm::tmem_addr(tmem_base, 0, 2 * BLOCK_N + BLOCK_N - CHUNK), 4, 0, 0, CHUNK,
+                                 cell)
+                  .empty());
+}
+
 TEST_CASE("tcgen05.ld from a lane quadrant the warp may not access is rejected", "[layout][tmem][negative]") {
   lm::TmemCell cell;
   CHECK(lm::tmem_ld_32x32b(gemm::tmem_addr(0, 32, 0), 1, 0, 0, 8, cell).empty());

@@ -434,3 +434,33 @@ TEST_CASE("the contract check catches broken schedules") {
                 }).empty());
   }
 }
+
+TEST_CASE("the persistent grid: every resident cluster up to the number of units, and each gets work") {
+  using gemm::persistent_clusters;
+  // By hand: min(resident clusters, units); units are pairs of tiles along M for clusters of 2.
+  CHECK(persistent_clusters(74, 32, 16, 2) == 74);  // 4096 x 4096 in 128 x 256 tiles: 256 pair units
+  CHECK(persistent_clusters(74, 1, 1, 2) == 1);     // a single tile: one cluster, its rank 1 on padding
+  CHECK(persistent_clusters(74, 3, 5, 2) == 10);    // fewer units than SMs: 2 pair rows x 5
+  CHECK(persistent_clusters(66, 7, 1, 1) == 7);
+  CHECK(persistent_clusters(0, 32, 16, 2) == 0);  // nothing fits: the launcher refuses
+  CHECK(persistent_clusters(-1, 1, 1, 2) == 0);
+  static_assert(persistent_clusters(74, 33, 3, 2) == 51, "17 pair rows x 3");
+  // Over the scheduler's grids: no cluster is launched without a turn, and the turns stay balanced (the
+  // last wave is the only partial one).
+  for (int cs : {1, 2})
+    for (int tm : TILES_M)
+      for (int tn : TILES_N)
+        for (int resident : {1, 2, 7, 66, 74, 148}) {
+          const int clusters = persistent_clusters(resident, tm, tn, cs);
+          INFO(tm << "x" << tn << " tiles, clusters of " << cs << ", " << resident << " resident: " << clusters);
+          REQUIRE(clusters >= 1);
+          REQUIRE(clusters <= resident);
+          const int units = (tm + cs - 1) / cs * tn;
+          CHECK(clusters == std::min(resident, units));
+          const TileSchedule<ScheduleKind::Static> first(tm, tn, clusters, 0, cs, 0);
+          const TileSchedule<ScheduleKind::Static> last(tm, tn, clusters, clusters - 1, cs, cs - 1);
+          CHECK(last.num_turns() >= 1);
+          CHECK(first.num_turns() - last.num_turns() <= 1);
+          CHECK(first.num_turns() == (units + clusters - 1) / clusters);
+        }
+}
