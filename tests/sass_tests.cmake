@@ -29,6 +29,7 @@ function(add_sass_test stage arch)
   add_test(NAME ${name}
            COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} -DBINARY=$<TARGET_FILE:matmul_${stage}>
                    -DARCH=${arch} "-DREQUIRED=${ARGN}" "-DFORBIDDEN=${GEMM_SASS_FORBIDDEN_${arch}_${stage}}"
+                   "-DBUDGET=${GEMM_SASS_BUDGET_${arch}_${stage}}"
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.cmake)
 endfunction()
 
@@ -54,6 +55,18 @@ set(GEMM_SASS_sm_100a_v5 UTCHMMA.2CTA UTCBAR.2CTA.MULTICAST UTCATOMSWS.2CTA.FIND
 set(GEMM_SASS_FORBIDDEN_sm_100a_v5 "[ \t]UTCHMMA " "[ \t]UTCBAR " "[ \t]UTCATOMSWS\\.FIND_AND_SET")
 set(GEMM_SASS_FORBIDDEN_sm_103a_v5 ${GEMM_SASS_FORBIDDEN_sm_100a_v5})
 set(GEMM_SASS_sm_90a_v5 UTMALDG.3D.MULTICAST UCGABAR_ARV UCGABAR_WAIT USETMAXREG.DEALLOC USETMAXREG.TRY_ALLOC)
+# v6 sm_100a: v5's 2-CTA forms, the TMA now 2D (cp.async.bulk.tensor.2d ... .cta_group::2 -> UTMALDG.2D.2CTA,
+# read with cuobjdump 13.0 from v6's own code). Forbidden besides v5's 1-CTA forms: any 3D TMA (its map would
+# drop a K tail that is not a whole 64-element slice). Budget (GEMM_SASS_BUDGET_<stage>, "regs;static smem"):
+# at most 128 registers per thread (ptxas: 43-54; more means a register array or an unrolled loop grew) and
+# the 1 KB of static shared memory (barriers, TMEM slot) that NUM_STAGES leaves beside the ring; cuobjdump's
+# SHARED adds the 1 KB the driver reserves per CTA on sm_90 and later (v5's 128 B of barriers read as 1152).
+set(GEMM_SASS_sm_100a_v6 UTCHMMA.2CTA UTCBAR.2CTA.MULTICAST UTCATOMSWS.2CTA.FIND_AND_SET.ALIGN UTMALDG.2D.2CTA
+                         UCGABAR_ARV UCGABAR_WAIT)
+set(GEMM_SASS_FORBIDDEN_sm_100a_v6 ${GEMM_SASS_FORBIDDEN_sm_100a_v5} "[ \t]UTMALDG\\.3D")
+set(GEMM_SASS_FORBIDDEN_sm_103a_v6 ${GEMM_SASS_FORBIDDEN_sm_100a_v6})
+set(GEMM_SASS_BUDGET_sm_100a_v6 128 2048)
+set(GEMM_SASS_BUDGET_sm_103a_v6 ${GEMM_SASS_BUDGET_sm_100a_v6})
 foreach(stage ${GEMM_STAGES})
   add_sass_test(${stage} sm_100a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS ${GEMM_SASS_sm_100a_${stage}})
   add_sass_test(${stage} sm_103a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS ${GEMM_SASS_sm_100a_${stage}})
