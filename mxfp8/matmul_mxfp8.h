@@ -1,0 +1,51 @@
+// matmul_mxfp8.h: what the MXFP8 GEMM kernels take, and the checks made before anything is launched.
+//
+// C[M,N] (fp32, row-major) = dequant(A)[M,K] * dequant(B)[N,K]^T, where A and B are MXFP8 as
+// mxfp8/mx_quant.h defines it: e4m3 data [rows, K] (K-major) and e8m0 scales in the blocked layout of
+// common/mx_scale_layout.h, one per 1x32 block along K.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/problem.h"  // Launch
+
+namespace gemm {
+
+struct MxGemmArgs {
+  const void* a;    // e4m3 [M, K]
+  const void* sfa;  // e8m0, blocked layout of an M x K/32 grid
+  const void* b;    // e4m3 [N, K]
+  const void* sfb;  // e8m0, blocked layout of an N x K/32 grid
+  float* c;         // fp32 [M, N]
+  int64_t m, n, k;
+  // Sizes of the buffers above in bytes, as the caller allocated them: checked against what the shape needs.
+  uint64_t a_bytes, sfa_bytes, b_bytes, sfb_bytes, c_bytes;
+};
+
+// The Hopper kernel's whole-tile rule (mxfp8/matmul_mxfp8_sm90.cu): M a multiple of 256 (a 2-CTA cluster
+// takes two adjacent 128-row tiles), N of 128, K of 128 (its K tile: 4 MX blocks, one 128-byte row of fp8).
+constexpr int MXFP8_SM90_M_MULTIPLE = 256;
+constexpr int MXFP8_SM90_N_MULTIPLE = 128;
+constexpr int MXFP8_SM90_K_MULTIPLE = 128;
+
+// "" if the shape is one the Hopper kernel takes; else one line naming the constraint and the nearest
+// valid value. Every dimension >= 1 first, then K a multiple of 32 (the MX block), then the tile multiples.
+std::string mxfp8_sm90_check_shape(int64_t m, int64_t n, int64_t k);
+// The shape, then null pointers and every buffer size against what the shape needs.
+std::string mxfp8_sm90_check_args(const MxGemmArgs& g);
+
+// A kernel variant: tensor maps, shared-memory size and the cluster launch are built by `prepare`, which exits
+// with a message if mxfp8_sm90_check_args(g) is not empty (callers check first; this is the last guard before
+// a launch).
+struct MxVariant {
+  const char* name;    // "mxa"
+  const char* what;    // one line for the table
+  const char* kernel;  // which kernel and file
+  Launch (*prepare)(const MxGemmArgs&);
+};
+// The Hopper variants (mxfp8/matmul_mxfp8_sm90.cu): mxa (2 consumer warpgroups, m64n128k32) and mxb (4, m64n64k32).
+std::vector<MxVariant> mxfp8_sm90_variants();
+
+}  // namespace gemm
