@@ -3,6 +3,10 @@
 # (LDL/STL), nothing that matches a regex of FORBIDDEN ("-DFORBIDDEN=re1;re2", optional), and every kernel
 # reports a zero stack frame and no local memory in its resource usage, and, with "-DBUDGET=regs;shared"
 # (optional), at most that many registers per thread and bytes of SHARED (static + the driver's reserve).
+# KERNEL_RE (optional): the regex naming the kernels checked; the stages' matmul_vN..._kernel by default.
+if(NOT KERNEL_RE)
+  set(KERNEL_RE "matmul_v[0-9a-z_]*kernel")
+endif()
 # cuobjdump needs nvdisasm for -sass: look beside it first (the wheels put both in one bin/).
 get_filename_component(tool_dir ${CUOBJDUMP} DIRECTORY)
 set(ENV{PATH} "${tool_dir}:$ENV{PATH}")
@@ -17,9 +21,9 @@ message(STATUS "${ARCH}: ${n_functions} kernels in ${BINARY}")
 foreach(f ${functions})
   message(STATUS "  ${f}")
 endforeach()
-string(REGEX MATCHALL "Function : [^\n]*matmul_v[0-9a-z_]*kernel[^\n]*" stage_kernels "${sass}")
+string(REGEX MATCHALL "Function : [^\n]*${KERNEL_RE}[^\n]*" stage_kernels "${sass}")
 if(NOT stage_kernels)
-  message(FATAL_ERROR "no stage kernel (matmul_vN..._kernel) in the ${ARCH} code of ${BINARY}")
+  message(FATAL_ERROR "no stage kernel (${KERNEL_RE}) in the ${ARCH} code of ${BINARY}")
 endif()
 foreach(op ${REQUIRED})
   string(REGEX MATCH "[ \t]${op}[ .;]" hit "${sass}")
@@ -46,7 +50,7 @@ execute_process(COMMAND ${CUOBJDUMP} -res-usage -arch ${ARCH} ${BINARY} OUTPUT_V
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "cuobjdump -res-usage failed (${rc})")
 endif()
-string(REGEX MATCHALL "Function [^\n]*matmul_v[^\n]*\n[^\n]*" usages "${res}")
+string(REGEX MATCHALL "Function [^\n]*${KERNEL_RE}[^\n]*\n[^\n]*" usages "${res}")
 foreach(u ${usages})
   message(STATUS "${u}")
   string(REGEX MATCH "STACK:([0-9]+)" _ "${u}")

@@ -130,3 +130,32 @@ foreach(stage ${GEMM_STAGES})
     add_sass_trace_test(${stage} matmul_${stage} matmul_${stage}_kernel sm_90a sm_100a sm_103a)
   endif()
 endforeach()
+
+# ---- mxfp8 on Blackwell (mxfp8/matmul_mxfp8.cu, object library mxfp8_sm100 until the matmul_mxfp8 binary
+#      dispatches to it). Read with cuobjdump 13.0 from its own code (nvcc 13.0, sm_100a; sm_103a the same):
+#   tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale.block32     -> UTCQMMA.2CTA
+#   tcgen05.cp.cta_group::2.32x128b.warpx4                           -> UTCCP.T.S.2CTA.4x32dp128bit
+#   cp.async.bulk.tensor.4d ... .cta_group::2 (SFA)                  -> UTMALDG.4D.2CTA
+#   cp.async.bulk.tensor.4d ... .multicast::cluster.cta_group::2 (SFB) -> UTMALDG.4D.MULTICAST.2CTA
+#   tcgen05.ld.32x32b.x32                                            -> LDTM.x32
+#   st.global.L1::no_allocate.v8.f32                                 -> STG.E.NA.ENL2.256
+# Forbidden: v5's 1-CTA forms, any kind::f16 MMA (UTCHMMA), any 3D TMA; no LDL/STL (sass_check.cmake): the
+# seed lost 17% to runtime-indexed barrier/phase arrays in local memory. Budget: 128 registers (ptxas: 71),
+# 2 KB static shared memory (barriers and TMEM slot; cuobjdump adds the driver's 1 KB: 1168).
+set(GEMM_SASS_sm_100a_mxfp8 UTCQMMA.2CTA UTCCP.T.S.2CTA.4x32dp128bit UTMALDG.4D.2CTA UTMALDG.4D.MULTICAST.2CTA
+                            UTMALDG.2D.2CTA UTCBAR.2CTA.MULTICAST UTCATOMSWS.2CTA.FIND_AND_SET.ALIGN LDTM.x32
+                            STG.E.NA.ENL2.256 UCGABAR_ARV UCGABAR_WAIT)
+set(GEMM_SASS_FORBIDDEN_mxfp8 ${GEMM_SASS_FORBIDDEN_sm_100a_v5} "[ \t]UTCHMMA" "[ \t]UTMALDG\\.3D")
+foreach(arch sm_100a sm_103a)
+  set(name sass/mxfp8/${arch})
+  if(NOT GEMM_CUOBJDUMP)
+    add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -E echo "cuobjdump not found")
+    set_tests_properties(${name} PROPERTIES WILL_FAIL ON PASS_REGULAR_EXPRESSION "^$")
+  else()
+    add_test(NAME ${name}
+             COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} "-DBINARY=$<TARGET_OBJECTS:mxfp8_sm100>"
+                     -DARCH=${arch} -DKERNEL_RE=matmul_mxfp8_kernel "-DREQUIRED=${GEMM_SASS_sm_100a_mxfp8}"
+                     "-DFORBIDDEN=${GEMM_SASS_FORBIDDEN_mxfp8}" "-DBUDGET=128;2048"
+                     -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.cmake)
+  endif()
+endforeach()
