@@ -72,9 +72,10 @@ namespace gemm {
 // so:
 //  - SBO = 8 lines x 16 B = 128 B: the one value under which row r of the source is line r of the tile;
 //  - LBO: the source is one core matrix wide (128 bits = 16 B), so no byte of it is at +LBO: the field is
-//    never used and 0 is written. (Seed 001 found "LBO 0, SBO 128" by trial; tests/test_layout_model.cpp
-//    derives both from the canonical layout, and tests/test_cutlass_crosscheck.cpp compares the descriptor
-//    with the one CuTe builds for the same source.)
+//    never used and 0 is written. (Seed 001 found "LBO 0, SBO 128" by trial; tests/test_mxfp8_sm100.cpp
+//    derives both in the layout model: SBO 128 is the only SBO that reads the right lines, any LBO reads the
+//    same bytes; tests/test_cutlass_crosscheck.cpp compares with the descriptor CuTe builds for the same
+//    source: the same SBO, and LBO 16 B there, in the field nothing reads.)
 // .warpx4 copies line r into TMEM lane r of each of the four 32-lane quarters; its 16 bytes fill 4 columns:
 // byte b of line r goes to column b / 4, byte b % 4 of that 32-bit cell. With the blocked layout (line r
 // holds rows r, r + 32, r + 64, r + 96 of the tile, 4 scales each) the scale of (row, scale column j) of the
