@@ -20,6 +20,7 @@
 #include "common/tma.h"
 #include "layout_model.h"
 #include "mxfp8/matmul_mxfp8_sm100.h"
+#include "mxfp8/mx_lt_ref_sm100.h"
 
 namespace lm = layout_model;
 using namespace gemm;
@@ -286,4 +287,15 @@ TEST_CASE("model: the idesc of K step j: E4M3 x E4M3, UE8M0 scales, M 256, N 256
     // whose scale is column j of the tile's scale tile, the byte SF id j selects.
     for (int e = 32 * int(j); e < 32 * int(j) + 32; ++e) CHECK((e / MX_BLOCK_K) % MX_SF_TILE_COLS == int(j));
   }
+}
+
+TEST_CASE("the cuBLASLt MXFP8 reference refuses plainly where it cannot run (no GPU, or not compute 10.x)",
+          "[mxfp8][sm100][reference]") {
+  const std::string reason = lt_mxfp8_unavailable_reason();
+  if (reason.empty()) return;  // a Blackwell GPU: the reference is built for real (the GPU test uses it)
+  alignas(16) static uint8_t scales[512];
+  LtMxfp8Gemm lt(256, 256, 128, scales, scales);
+  CHECK_FALSE(lt.ok());
+  CHECK(lt.error() == reason);
+  CHECK((contains(reason, "no CUDA device") || contains(reason, "needs compute capability 10.x")));
 }
