@@ -153,9 +153,27 @@ foreach(arch sm_100a sm_103a)
     set_tests_properties(${name} PROPERTIES WILL_FAIL ON PASS_REGULAR_EXPRESSION "^$")
   else()
     add_test(NAME ${name}
-             COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} "-DBINARY=$<TARGET_OBJECTS:mxfp8_sm100>"
+             COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} "-DBINARY=$<FILTER:$<TARGET_OBJECTS:mxfp8_sm100>,INCLUDE,matmul_mxfp8[.]cu>"
                      -DARCH=${arch} -DKERNEL_RE=matmul_mxfp8_kernel "-DREQUIRED=${GEMM_SASS_sm_100a_mxfp8}"
                      "-DFORBIDDEN=${GEMM_SASS_FORBIDDEN_mxfp8}" "-DBUDGET=128;2048"
                      -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.cmake)
   endif()
 endforeach()
+# The local-memory rule can fail: the seed's runtime-indexed parity array, compiled for sm_100a, must be refused.
+set(probe_cubin ${CMAKE_CURRENT_BINARY_DIR}/sass_probe_local_phases.cubin)
+add_custom_command(
+  OUTPUT ${probe_cubin}
+  COMMAND ${CMAKE_CUDA_COMPILER} -std=c++17 -gencode arch=compute_100a,code=sm_100a -cubin -o ${probe_cubin}
+          ${CMAKE_CURRENT_SOURCE_DIR}/sass_probe_local_phases.cu
+  DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/sass_probe_local_phases.cu
+  COMMENT "nvcc sass_probe_local_phases.cu (sm_100a)"
+  VERBATIM)
+add_custom_target(sass_probe_local_phases_cubin ALL DEPENDS ${probe_cubin})
+if(GEMM_CUOBJDUMP)
+  add_test(NAME sass/mxfp8/local_phases_probe_fails
+           COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} -DBINARY=${probe_cubin} -DARCH=sm_100a
+                   -DKERNEL_RE=local_phases_probe_kernel "-DREQUIRED=" -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.cmake)
+  # passes only if the check refuses it for its local memory (CTest then ignores the exit code)
+  set_tests_properties(sass/mxfp8/local_phases_probe_fails PROPERTIES PASS_REGULAR_EXPRESSION
+                       "touches local memory: [^\n]*(LDL|STL)")
+endif()
