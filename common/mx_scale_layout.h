@@ -81,9 +81,9 @@ namespace gemm {
 // holds rows r, r + 32, r + 64, r + 96 of the tile, 4 scales each) the scale of (row, scale column j) of the
 // tile ends up in lane row % 32, column row / 32, byte j: what the block-scaled MMA reads with SF id j
 // (PTX ISA "tcgen05 Scale factor A/B matrix layout", .block32 with K = 32 per MMA).
-constexpr uint32_t MX_SF_CP_LBO        = 0;    // unused: the source is one 16-byte core matrix wide
-constexpr uint32_t MX_SF_CP_SBO        = 128;  // 8 lines of 16 B: the next 8 rows of the 32-row source
-constexpr uint32_t MX_SF_TMEM_COLS     = 4;    // TMEM columns one scale tile fills (16 B per lane)
+constexpr uint32_t MX_SF_CP_LBO    = 0;    // unused: the source is one 16-byte core matrix wide
+constexpr uint32_t MX_SF_CP_SBO    = 128;  // 8 lines of 16 B: the next 8 rows of the 32-row source
+constexpr uint32_t MX_SF_TMEM_COLS = 4;    // TMEM columns one scale tile fills (16 B per lane)
 
 GEMM_HD constexpr uint64_t mx_sf_cp_desc_sm100(uint32_t smem_addr) {
   return make_smem_desc_sm100(smem_addr, MX_SF_CP_LBO, MX_SF_CP_SBO, Swizzle::None);

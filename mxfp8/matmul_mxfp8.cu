@@ -41,8 +41,8 @@
 //  7. Tile order: Hilbert only when M, N and K are all >= 8192, the static order otherwise (seed 001,
 //     "Optimization 8": neutral or worse below). Variants bw-static / bw-hilbert force one.
 //  8. No runtime-indexed arrays of barriers or phases in registers (seed 001, "Optimization 5": 17% at
-//     4096^3 lost to local memory): barriers are addressed in shared memory, phases are scalars; the SASS test
-//     checks that there is no LDL/STL.
+//     4096^3 lost to local memory): barriers are addressed in shared memory, phases are scalars; the SASS
+//     test checks that there is no LDL/STL.
 //
 // Why it helps: e4m3 doubles the tensor-core rate of bf16 on B200 (seed 001: 2599 TFLOPS at 8192^3, against
 // 2692 for cuBLAS MXFP8), and halves the bytes loaded per FLOP; 1x32 scales keep outliers local.
@@ -80,60 +80,66 @@ namespace gemm {
 namespace {
 
 // ---- configuration ----
-constexpr int BLOCK_M      = 128;      // this CTA's rows of A and of C: all 128 TMEM lanes
-constexpr int BLOCK_N      = 256;      // = MMA N, the pair's N (cta_group::2 allows up to 256)
-constexpr int CLUSTER_SIZE = 2;        // the CTA pair of one MMA, along M
-constexpr int MMA_M        = CLUSTER_SIZE * BLOCK_M;  // 256: the pair's rows
-constexpr int CTA_GROUP    = CLUSTER_SIZE;            // every tcgen05 instruction's .cta_group
-constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;  // commits and the SFB multicast: 0b11
-constexpr int BLOCK_K      = 128;      // K of one tile load: 128 bytes of e4m3, one swizzle span
-constexpr int MMA_K        = 32;       // fixed for kind::mxf8f6f4: 32 bytes of K per MMA = one MX block
-constexpr int K_STEPS      = BLOCK_K / MMA_K;         // 4 MMAs per K tile, SF ids 0..3
-constexpr int EPILOGUE_WARP0     = 2;  // warps 2..5: the epilogue
-constexpr int NUM_EPILOGUE_WARPS = 4;  // one per 32-lane TMEM quarter
-constexpr int NUM_THREADS = (EPILOGUE_WARP0 + NUM_EPILOGUE_WARPS) * 32;  // 6 warps: TMA, MMA, 4 x epilogue
-constexpr int NUM_ACCUMULATORS = 2;    // the TMEM ring, as v6
+constexpr int BLOCK_M            = 128;  // this CTA's rows of A and of C: all 128 TMEM lanes
+constexpr int BLOCK_N            = 256;  // = MMA N, the pair's N (cta_group::2 allows up to 256)
+constexpr int CLUSTER_SIZE       = 2;    // the CTA pair of one MMA, along M
+constexpr int MMA_M              = CLUSTER_SIZE * BLOCK_M;    // 256: the pair's rows
+constexpr int CTA_GROUP          = CLUSTER_SIZE;              // every tcgen05 instruction's .cta_group
+constexpr uint16_t CLUSTER_MASK  = (1u << CLUSTER_SIZE) - 1;  // commits and the SFB multicast: 0b11
+constexpr int BLOCK_K            = 128;  // K of one tile load: 128 bytes of e4m3, one swizzle span
+constexpr int MMA_K              = 32;   // fixed for kind::mxf8f6f4: 32 bytes of K per MMA = one MX block
+constexpr int K_STEPS            = BLOCK_K / MMA_K;                        // 4 MMAs per K tile, SF ids 0..3
+constexpr int EPILOGUE_WARP0     = 2;                                      // warps 2..5: the epilogue
+constexpr int NUM_EPILOGUE_WARPS = 4;                                      // one per 32-lane TMEM quarter
+constexpr int NUM_THREADS = (EPILOGUE_WARP0 + NUM_EPILOGUE_WARPS) * 32;    // 6 warps: TMA, MMA, 4 x epilogue
+constexpr int NUM_ACCUMULATORS       = 2;                                  // the TMEM ring, as v6
 constexpr uint32_t EPILOGUE_ARRIVALS = NUM_EPILOGUE_WARPS * CLUSTER_SIZE;  // per tmem_empty phase
 
 // -- the TMEM budget (512 columns x 128 lanes x 32 bit) --
-constexpr int TMEM_COLS      = 512;                         // all of it: one CTA per SM anyway
-constexpr int ACC_OVERLAP    = 128;                         // columns the two accumulators share (region Y)
-constexpr int ACC_STRIDE     = BLOCK_N - ACC_OVERLAP;       // accumulator a starts at column a * 128
-constexpr int ACC_SPAN       = ACC_STRIDE + BLOCK_N;        // 384: X, Y, Z
-constexpr int REGION_COLS    = ACC_OVERLAP;                 // X, Y, Z: 128 columns each
-constexpr int REGION_Y       = 1;                           // tmem_empty_bar index of the shared region
-constexpr int SFA_TILES      = BLOCK_M / MX_SF_TILE_ROWS;   // 1 scale tile of A per CTA and K tile
-constexpr int SFB_TILES      = BLOCK_N / MX_SF_TILE_ROWS;   // 2 scale tiles of B: the pair's whole N
+constexpr int TMEM_COLS         = 512;                        // all of it: one CTA per SM anyway
+constexpr int ACC_OVERLAP       = 128;                        // columns the two accumulators share (region Y)
+constexpr int ACC_STRIDE        = BLOCK_N - ACC_OVERLAP;      // accumulator a starts at column a * 128
+constexpr int ACC_SPAN          = ACC_STRIDE + BLOCK_N;       // 384: X, Y, Z
+constexpr int REGION_COLS       = ACC_OVERLAP;                // X, Y, Z: 128 columns each
+constexpr int REGION_Y          = 1;                          // tmem_empty_bar index of the shared region
+constexpr int SFA_TILES         = BLOCK_M / MX_SF_TILE_ROWS;  // 1 scale tile of A per CTA and K tile
+constexpr int SFB_TILES         = BLOCK_N / MX_SF_TILE_ROWS;  // 2 scale tiles of B: the pair's whole N
 constexpr int SF_COLS_PER_STAGE = (SFA_TILES + SFB_TILES) * int(MX_SF_TMEM_COLS);  // 12
-constexpr int SF_TMEM_COL0   = ACC_SPAN;                    // the scale slots follow the accumulators
+constexpr int SF_TMEM_COL0      = ACC_SPAN;  // the scale slots follow the accumulators
 
 constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 1, Swizzle::B128};
 constexpr KMajorTile B_TILE{BLOCK_N / CLUSTER_SIZE, BLOCK_K, 1, Swizzle::B128};  // this CTA's half of B
-constexpr uint32_t A_TILE_BYTES   = kmajor_tile_bytes(A_TILE);                // 16 KB
-constexpr uint32_t B_TILE_BYTES   = kmajor_tile_bytes(B_TILE);                // 16 KB
-constexpr uint32_t SFA_TILE_BYTES = SFA_TILES * MX_SF_TILE_BYTES;             // 512 B
-constexpr uint32_t SFB_TILE_BYTES = SFB_TILES * MX_SF_TILE_BYTES;             // 1 KB
+constexpr uint32_t A_TILE_BYTES   = kmajor_tile_bytes(A_TILE);                   // 16 KB
+constexpr uint32_t B_TILE_BYTES   = kmajor_tile_bytes(B_TILE);                   // 16 KB
+constexpr uint32_t SFA_TILE_BYTES = SFA_TILES * MX_SF_TILE_BYTES;                // 512 B
+constexpr uint32_t SFB_TILE_BYTES = SFB_TILES * MX_SF_TILE_BYTES;                // 1 KB
 constexpr uint32_t AB_STAGE_BYTES = A_TILE_BYTES + B_TILE_BYTES;
 constexpr uint32_t SF_STAGE_BYTES = SFA_TILE_BYTES + SFB_TILE_BYTES;
-constexpr uint32_t STAGE_BYTES    = AB_STAGE_BYTES + SF_STAGE_BYTES;           // 33.5 KB
+constexpr uint32_t STAGE_BYTES    = AB_STAGE_BYTES + SF_STAGE_BYTES;  // 33.5 KB
 // The bytes each CTA announces on CTA 0's full barrier per stage, each for the copies IT issues, before
 // issuing them (so the barrier's tx-count never goes below zero): its A, its half of B, its SFA, and for CTA
 // 0 the SFB multicast twice (with .cta_group::2 the signal of CTA 1's copy goes to CTA 0's barrier, the
 // barrier's CTA parity: both copies complete on it).
-constexpr uint32_t CTA_STAGE_TX  = A_TILE_BYTES + B_TILE_BYTES + SFA_TILE_BYTES;
-constexpr uint32_t SFB_STAGE_TX  = CLUSTER_SIZE * SFB_TILE_BYTES;
+constexpr uint32_t CTA_STAGE_TX = A_TILE_BYTES + B_TILE_BYTES + SFA_TILE_BYTES;
+constexpr uint32_t SFB_STAGE_TX = CLUSTER_SIZE * SFB_TILE_BYTES;
 static_assert(CLUSTER_SIZE * CTA_STAGE_TX + SFB_STAGE_TX == CLUSTER_SIZE * STAGE_BYTES,
               "CTA 0's full barrier receives every byte of both CTAs' ring stage, announced once");
 // The ring: [A_s B_s] for every stage (1024-B swizzle atoms), then [SFA_s SFB_s] for every stage. A function
 // of constants only, the same in both CTAs (the MMA and tcgen05.cp read the peer's stage at CTA 0's offsets).
 constexpr uint32_t SMEM_BUDGET = 227 * 1024;
 constexpr int NUM_STAGES       = int((SMEM_BUDGET - SMEM_ALIGN - 1024) / STAGE_BYTES);
-GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * AB_STAGE_BYTES; }
-GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * AB_STAGE_BYTES + A_TILE_BYTES; }
+GEMM_HD constexpr uint32_t a_tile_offset(int s) {
+  return uint32_t(s) * AB_STAGE_BYTES;
+}
+GEMM_HD constexpr uint32_t b_tile_offset(int s) {
+  return uint32_t(s) * AB_STAGE_BYTES + A_TILE_BYTES;
+}
 GEMM_HD constexpr uint32_t sfa_offset(int s) {
   return uint32_t(NUM_STAGES) * AB_STAGE_BYTES + uint32_t(s) * SF_STAGE_BYTES;
 }
-GEMM_HD constexpr uint32_t sfb_offset(int s) { return sfa_offset(s) + SFA_TILE_BYTES; }
+GEMM_HD constexpr uint32_t sfb_offset(int s) {
+  return sfa_offset(s) + SFA_TILE_BYTES;
+}
 constexpr uint32_t SMEM_BYTES = NUM_STAGES * STAGE_BYTES + SMEM_ALIGN;
 
 // kind::mxf8f6f4, E4M3 x E4M3 -> F32 with UE8M0 scales, both K-major, M = 256 (the pair), N = 256; the SF
@@ -202,8 +208,8 @@ __device__ __forceinline__ void cp_32x128b_warpx4(uint32_t taddr, uint64_t src_d
 }
 
 // 4D TMA into this CTA's shared memory, bytes completing on a (possibly peer) barrier: the scale maps.
-__device__ __forceinline__ void tma_load_4d_cta_group2(void* dst, const CUtensorMap* map, uint32_t bar_cluster,
-                                                       int c0, int c1, int c2, int c3) {
+__device__ __forceinline__ void tma_load_4d_cta_group2(void* dst, const CUtensorMap* map,
+                                                       uint32_t bar_cluster, int c0, int c1, int c2, int c3) {
   asm volatile(
       "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2 "
       "[%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"(ptx::smem_addr(dst)),
@@ -215,8 +221,8 @@ __device__ __forceinline__ void tma_load_4d_cta_group2(void* dst, const CUtensor
 // the barrier at `bar_cluster`'s offset in the CTA of the pair with the parity of the barrier's CTA: CTA 0's
 // barrier here, for both copies. (PTX ISA "cp.async.bulk.tensor", .multicast::cluster with .cta_group)
 __device__ __forceinline__ void tma_load_4d_multicast_cta_group2(void* dst, const CUtensorMap* map,
-                                                                 uint32_t bar_cluster, uint16_t cta_mask, int c0,
-                                                                 int c1, int c2, int c3) {
+                                                                 uint32_t bar_cluster, uint16_t cta_mask,
+                                                                 int c0, int c1, int c2, int c3) {
   asm volatile(
       "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
       ".cta_group::2 [%0], [%1, {%2, %3, %4, %5}], [%6], %7;" ::"r"(ptx::smem_addr(dst)),
@@ -251,8 +257,9 @@ __device__ __forceinline__ void st_global_v8_f32_no_allocate(float* p, const flo
 template <ScheduleKind SCHEDULE>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     matmul_mxfp8_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
-                        const __grid_constant__ CUtensorMap sfa_map, const __grid_constant__ CUtensorMap sfb_map,
-                        float* c, int m, int n, int k, bool vector_stores) {
+                        const __grid_constant__ CUtensorMap sfa_map,
+                        const __grid_constant__ CUtensorMap sfb_map, float* c, int m, int n, int k,
+                        bool vector_stores) {
 #if defined(GEMM_HAS_TCGEN05)
   extern __shared__ uint8_t smem_raw[];
   uint8_t* ring = align_smem_1024(smem_raw);
@@ -266,11 +273,11 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   __shared__ uint64_t tmem_empty_bar[3];  // (CTA 0's only) TMEM region X, Y, Z read by both epilogues
   __shared__ uint32_t tmem_slot;
 
-  const int warp_id  = threadIdx.x / 32;
-  const int lane     = threadIdx.x % 32;
-  const int cta_rank = int(ptx::cluster_ctarank());
-  const int tiles_m  = num_tiles(m, BLOCK_M);
-  const int tiles_n  = num_tiles(n, BLOCK_N);
+  const int warp_id   = threadIdx.x / 32;
+  const int lane      = threadIdx.x % 32;
+  const int cta_rank  = int(ptx::cluster_ctarank());
+  const int tiles_m   = num_tiles(m, BLOCK_M);
+  const int tiles_n   = num_tiles(n, BLOCK_N);
   const auto schedule = [&] {
     return TileSchedule<SCHEDULE>(tiles_m, tiles_n, int(gridDim.x) / CLUSTER_SIZE,
                                   int(blockIdx.x) / CLUSTER_SIZE, CLUSTER_SIZE, cta_rank);
@@ -295,7 +302,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   tc5::fence_after_thread_sync();
   const uint32_t tmem_base = tmem_slot;  // accumulator a at column a * ACC_STRIDE; scales from column 384
 
-  const int num_k_tiles = gemm::num_k_tiles(k, BLOCK_K);  // the last one may hold 1..4 MX blocks
+  const int num_k_tiles   = gemm::num_k_tiles(k, BLOCK_K);  // the last one may hold 1..4 MX blocks
   const int sf_col_blocks = mx_padded_scale_cols(mx_scale_cols(k)) / MX_SF_TILE_COLS;  // = num_k_tiles
   (void)sf_col_blocks;
   if (warp_id == 0) {
@@ -373,11 +380,12 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           cp_32x128b_warpx4(sfa_tmem, mx_sf_cp_desc_sm100(ptx::smem_addr(sfa_smem(stage))));
 #pragma unroll
           for (int i = 0; i < SFB_TILES; ++i)
-            cp_32x128b_warpx4(sfb_tmem + uint32_t(i) * MX_SF_TMEM_COLS,
-                              mx_sf_cp_desc_sm100(ptx::smem_addr(sfb_smem(stage)) + uint32_t(i) * MX_SF_TILE_BYTES));
+            cp_32x128b_warpx4(
+                sfb_tmem + uint32_t(i) * MX_SF_TMEM_COLS,
+                mx_sf_cp_desc_sm100(ptx::smem_addr(sfb_smem(stage)) + uint32_t(i) * MX_SF_TILE_BYTES));
 
           // compute: one MMA per MX block of the tile (the last tile of K may have fewer than 4)
-          const int k_steps = min(K_STEPS, (k - k_tile * BLOCK_K) / MMA_K);
+          const int k_steps     = min(K_STEPS, (k - k_tile * BLOCK_K) / MMA_K);
           const uint32_t a_addr = ptx::smem_addr(a_smem(stage)), b_addr = ptx::smem_addr(b_smem(stage));
 #pragma unroll
           for (int k_step = 0; k_step < K_STEPS; ++k_step) {
@@ -404,8 +412,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     __syncwarp();
   } else if (warp_id >= EPILOGUE_WARP0) {
     // ---- epilogue (warps 2-5 of both CTAs): TMEM -> registers -> C (fp32), shared region first ----
-    const uint32_t lane0  = tmem_warp_lane_base(warp_id);
-    const int row_in_tile = int(lane0) + lane;
+    const uint32_t lane0    = tmem_warp_lane_base(warp_id);
+    const int row_in_tile   = int(lane0) + lane;
     int acc                 = 0;
     uint32_t acc_full_phase = 0;
     auto schedule_e         = schedule();
@@ -417,7 +425,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       const int rows_valid = tile_extent(m, BLOCK_M, t.m);
       const int cols_valid = tile_extent(n, BLOCK_N, t.n);
       const bool row_ok    = row_in_tile < rows_valid;
-      float* c_row = c + (row_ok ? size_t(t.m * BLOCK_M + row_in_tile) * size_t(n) : 0) + size_t(t.n) * BLOCK_N;
+      float* c_row =
+          c + (row_ok ? size_t(t.m * BLOCK_M + row_in_tile) * size_t(n) : 0) + size_t(t.n) * BLOCK_N;
       // The accumulator's half in region Y first: columns [128, 256) of accumulator 0, [0, 128) of 1.
       const int y_first_col = acc == 0 ? ACC_OVERLAP : 0;
 #pragma unroll 1
@@ -503,10 +512,12 @@ std::string mxfp8_sm100_check_shape(int64_t m, int64_t n, int64_t k) {
     int64_t v;
   } dims[] = {{"M", m}, {"N", n}, {"K", k}};
   for (const auto& d : dims)
-    if (d.v < 1) return std::string(d.name) + "=" + std::to_string(d.v) + " is below 1 (M, N and K must be >= 1)";
+    if (d.v < 1)
+      return std::string(d.name) + "=" + std::to_string(d.v) + " is below 1 (M, N and K must be >= 1)";
   if (k % MXFP8_SM100_K_MULTIPLE != 0)
     return "K=" + std::to_string(k) +
-           " is not a multiple of 32 (MXFP8 has one scale per 32 elements of K, and each block-scaled MMA takes "
+           " is not a multiple of 32 (MXFP8 has one scale per 32 elements of K, and each block-scaled MMA "
+           "takes "
            "one whole block; try K=" +
            std::to_string(nearest_multiple(k, MXFP8_SM100_K_MULTIPLE)) + ")";
   if (m > (int64_t(1) << 30) || n > (int64_t(1) << 30) || k > (int64_t(1) << 30))
@@ -519,7 +530,8 @@ std::string mxfp8_sm100_check_args(const MxGemmArgs& g) {
   if (!why.empty()) return why;
   if (!g.a || !g.sfa || !g.b || !g.sfb || !g.c) return "a data, scale or output pointer is null";
   auto size_line = [](const char* what, uint64_t got, uint64_t want) {
-    return std::string(what) + " has " + std::to_string(got) + " bytes; the shape needs " + std::to_string(want);
+    return std::string(what) + " has " + std::to_string(got) + " bytes; the shape needs " +
+           std::to_string(want);
   };
   const uint64_t a_want = uint64_t(g.m) * uint64_t(g.k), b_want = uint64_t(g.n) * uint64_t(g.k);
   const uint64_t sfa_want = mx_scale_bytes(int(g.m), mx_scale_cols(int(g.k)));
@@ -548,19 +560,22 @@ Launch prepare_mxfp8_sm100(const MxGemmArgs& g) {
     std::fprintf(stderr, "prepare_mxfp8_sm100: %s\n", why.c_str());
     std::exit(EXIT_BAD_INPUT);
   }
-  // Data: 2D maps (K extent = K: the short last K tile is zero-filled), one 128-byte swizzled box per operand.
-  const TmaDesc a_desc   = kmajor_tma_2d(g.m, g.k, BLOCK_M, BLOCK_K, 1, Swizzle::B128);
-  const TmaDesc b_desc   = kmajor_tma_2d(g.n, g.k, B_TILE.rows, BLOCK_K, 1, Swizzle::B128);
-  const TmaDesc sfa_desc = mx_scale_tma_4d(g.m, g.k, SFA_TILES);
-  const TmaDesc sfb_desc = mx_scale_tma_4d(g.n, g.k, SFB_TILES);
+  // Data: 2D maps (K extent = K: the short last K tile is zero-filled), one 128-byte swizzled box per
+  // operand.
+  const TmaDesc a_desc      = kmajor_tma_2d(g.m, g.k, BLOCK_M, BLOCK_K, 1, Swizzle::B128);
+  const TmaDesc b_desc      = kmajor_tma_2d(g.n, g.k, B_TILE.rows, BLOCK_K, 1, Swizzle::B128);
+  const TmaDesc sfa_desc    = mx_scale_tma_4d(g.m, g.k, SFA_TILES);
+  const TmaDesc sfb_desc    = mx_scale_tma_4d(g.n, g.k, SFB_TILES);
   const CUtensorMap a_map   = make_tensor_map(a_desc, g.a, "A (e4m3)");
   const CUtensorMap b_map   = make_tensor_map(b_desc, g.b, "B (e4m3)");
   const CUtensorMap sfa_map = make_tensor_map(sfa_desc, g.sfa, "SFA (e8m0, blocked)");
   const CUtensorMap sfb_map = make_tensor_map(sfb_desc, g.sfb, "SFB (e8m0, blocked)");
-  const bool hilbert = ORDER == Order::Hilbert || (ORDER == Order::Auto && g.m >= 8192 && g.n >= 8192 && g.k >= 8192);
-  auto* kernel = hilbert ? matmul_mxfp8_kernel<ScheduleKind::Hilbert> : matmul_mxfp8_kernel<ScheduleKind::Static>;
+  const bool hilbert =
+      ORDER == Order::Hilbert || (ORDER == Order::Auto && g.m >= 8192 && g.n >= 8192 && g.k >= 8192);
+  auto* kernel =
+      hilbert ? matmul_mxfp8_kernel<ScheduleKind::Hilbert> : matmul_mxfp8_kernel<ScheduleKind::Static>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-  float* c = g.c;
+  float* c    = g.c;
   const int m = int(g.m), n = int(g.n), k = int(g.k);
   // 8 fp32 per store: rows must start 32-B aligned (N % 8 == 0 and C 32-B aligned), else element stores.
   const bool vector_stores = n % 8 == 0 && reinterpret_cast<uintptr_t>(c) % 32 == 0;
@@ -575,10 +590,10 @@ Launch prepare_mxfp8_sm100(const MxGemmArgs& g) {
   cfg.attrs                = &cluster;
   cfg.numAttrs             = 1;
   cfg.gridDim              = dim3(CLUSTER_SIZE);
-  int max_clusters = 0;
+  int max_clusters         = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveClusters(&max_clusters, kernel, &cfg));
-  const int clusters = persistent_clusters(max_clusters, num_tiles(g.m, BLOCK_M), num_tiles(g.n, BLOCK_N),
-                                           CLUSTER_SIZE);
+  const int clusters =
+      persistent_clusters(max_clusters, num_tiles(g.m, BLOCK_M), num_tiles(g.n, BLOCK_N), CLUSTER_SIZE);
   if (clusters < 1) {
     std::fprintf(stderr, "mxfp8 (sm_100a): no 2-CTA cluster of %u threads and %u B of shared memory fits\n",
                  unsigned(NUM_THREADS), unsigned(SMEM_BYTES));
@@ -597,8 +612,8 @@ Launch prepare_mxfp8_sm100(const MxGemmArgs& g) {
 std::vector<MxVariant> mxfp8_sm100_variants() {
   const char* kernel = "sm_100a tcgen05 block-scaled kernel (mxfp8/matmul_mxfp8.cu)";
   return {
-      {"bw", "2-CTA persistent, mxf8f6f4.block32, scales in TMEM; Hilbert if M,N,K >= 8192 else static", kernel,
-       prepare_mxfp8_sm100<Order::Auto>},
+      {"bw", "2-CTA persistent, mxf8f6f4.block32, scales in TMEM; Hilbert if M,N,K >= 8192 else static",
+       kernel, prepare_mxfp8_sm100<Order::Auto>},
       {"bw-static", "as bw, static tile order always", kernel, prepare_mxfp8_sm100<Order::Static>},
       {"bw-hilbert", "as bw, Hilbert tile order always", kernel, prepare_mxfp8_sm100<Order::Hilbert>},
   };

@@ -47,13 +47,13 @@ LtMxfp8Gemm::LtMxfp8Gemm(int64_t m, int64_t n, int64_t k, const void* sfa, const
   if (!error_.empty()) return;
   impl_   = new Impl;
   Impl& s = *impl_;
-#define LT_TRY(call)                           \
-  do {                                         \
-    const cublasStatus_t st_ = (call);         \
-    if (st_ != CUBLAS_STATUS_SUCCESS) {        \
-      error_ = lt_error(#call, st_);           \
-      return;                                  \
-    }                                          \
+#define LT_TRY(call)                    \
+  do {                                  \
+    const cublasStatus_t st_ = (call);  \
+    if (st_ != CUBLAS_STATUS_SUCCESS) { \
+      error_ = lt_error(#call, st_);    \
+      return;                           \
+    }                                   \
   } while (0)
   LT_TRY(cublasLtCreate(&s.handle));
   LT_TRY(cublasLtMatmulDescCreate(&s.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
@@ -74,8 +74,8 @@ LtMxfp8Gemm::LtMxfp8Gemm(int64_t m, int64_t n, int64_t k, const void* sfa, const
   }
   cublasLtMatmulPreference_t pref = nullptr;
   LT_TRY(cublasLtMatmulPreferenceCreate(&pref));
-  const cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                                 &s.workspace_bytes, sizeof s.workspace_bytes);
+  const cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(
+      pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &s.workspace_bytes, sizeof s.workspace_bytes);
   int found = 0;
   const cublasStatus_t hst =
       st == CUBLAS_STATUS_SUCCESS

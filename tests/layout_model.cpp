@@ -314,7 +314,8 @@ std::string tcgen05_cp_32x128b_warpx4(uint64_t desc, uint32_t taddr, std::vector
 std::string mma_scale_read_block32(uint32_t sf_taddr, int row, int rows, uint32_t sf_id, int quarter,
                                    TmemByte& out) {
   if (sf_taddr >> 16) return "[tc5-sf] the scale address's lane field must be 0";
-  if (row < 0 || row >= rows || rows > 256) return "[tc5-sf] row outside the operand (M <= 128 per CTA, N <= 256)";
+  if (row < 0 || row >= rows || rows > 256)
+    return "[tc5-sf] row outside the operand (M <= 128 per CTA, N <= 256)";
   if (sf_id > 3) return "[tc5-sf] SF ids are 2 bits";
   if (quarter < 0 || quarter > 3) return "[tc5-sf] 4 lane quarters";
   out = {uint32_t(32 * quarter + row % 32), (sf_taddr & 0xFFFF) + uint32_t(row / 32), sf_id};

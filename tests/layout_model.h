@@ -41,7 +41,8 @@
 //               lane taddr.lane + r, its bits to consecutive 32-bit columns from taddr.col; .warpx4
 //               ("multicast to all four warps") writes the same 32 rows into the lanes of all four 32-lane
 //               quarters. The address's lane field must be 0 for .warpx4 (all 128 lanes are written).
-//  [tc5-sf]     PTX ISA "tcgen05 Matrix fragments / Scale factor A / B layout" for the block-scaled kinds with
+//  [tc5-sf]     PTX ISA "tcgen05 Matrix fragments / Scale factor A / B layout" for the block-scaled kinds
+//  with
 //               .block32 and K = 32 per MMA (one scale per row): the scales of rows [32c, 32c + 32) are in
 //               TMEM column (sf_taddr.col + c), row i in lane i % 32, and the SF id of the instruction
 //               descriptor picks the byte of that 32-bit cell; the 32 lanes are replicated in every quarter

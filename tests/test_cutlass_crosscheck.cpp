@@ -487,15 +487,16 @@ TEST_CASE("the cross-check can fail: a scale offset with the 32-row lines and 4-
 // value (r, b) being the scale of row r + 32 (b / 4), scale column b % 4 (the TMEM byte it goes to: lane r,
 // column b / 4, byte b % 4 [tc5-cp], which the MMA reads as that scale [tc5-sf]); then make_umma_desc of it.
 // What is not repeated: CUTLASS's partitioning (make_utccp_copy / partition_S), which only selects the tile.
-TEST_CASE("tcgen05.cp scale source: CuTe's UMMA descriptor of its SF layout's 32x16 B view is ours (LBO 0, "
-          "SBO 128)",
-          "[cutlass][mx][utccp]") {
+TEST_CASE(
+    "tcgen05.cp scale source: CuTe's UMMA descriptor of its SF layout's 32x16 B view is ours (LBO 0, "
+    "SBO 128)",
+    "[cutlass][mx][utccp]") {
   using namespace cute;
   using Config   = cutlass::detail::Sm1xxBlockScaledConfig<gemm::MX_BLOCK_K>;
   const auto sfa = Config::tile_atom_to_shape_SFA(make_shape(256, 1, 512, 1));
   const auto sfb = Config::tile_atom_to_shape_SFB(make_shape(1, 256, 512, 1));
-  // The copy's source view of every 512-byte tile (row block rb, K tile kt) in CUTLASS's layouts: value (r, b)
-  // must sit at tile start + 16 r + b, i.e. the view is the (32, 16):(16, 1) byte layout.
+  // The copy's source view of every 512-byte tile (row block rb, K tile kt) in CUTLASS's layouts: value (r,
+  // b) must sit at tile start + 16 r + b, i.e. the view is the (32, 16):(16, 1) byte layout.
   long wrong = 0;
   for (int rb = 0; rb < 2; ++rb)
     for (int kt = 0; kt < 4; ++kt) {
@@ -519,7 +520,8 @@ TEST_CASE("tcgen05.cp scale source: CuTe's UMMA descriptor of its SF layout's 32
   UMMA::SmemDescriptor mine;
   mine.desc_ = gemm::mx_sf_cp_desc_sm100(0);
   INFO("CuTe " << std::hex << theirs.desc_ << ", ours " << mine.desc_);
-  // SBO: the same, 128 B (8 lines of 16 B), and so are the start, the fixed bits, base offset and layout type.
+  // SBO: the same, 128 B (8 lines of 16 B), and so are the start, the fixed bits, base offset and layout
+  // type.
   CHECK(uint32_t(theirs.stride_byte_offset_) == 128u / 16u);
   CHECK(uint32_t(mine.stride_byte_offset_) == uint32_t(theirs.stride_byte_offset_));
   CHECK(uint32_t(mine.start_address_) == uint32_t(theirs.start_address_));

@@ -1,7 +1,7 @@
-// test_mxfp8_protocol.cpp: the synchronisation protocol of the Blackwell MXFP8 kernel (mxfp8/matmul_mxfp8.cu),
-// which no GPU here can run, executed on the CPU against a model of its mbarriers and asynchronous units. The
-// model of tests/test_v6_protocol.cpp (v6's protocol, which this kernel keeps), extended by what this stage
-// adds:
+// test_mxfp8_protocol.cpp: the synchronisation protocol of the Blackwell MXFP8 kernel
+// (mxfp8/matmul_mxfp8.cu), which no GPU here can run, executed on the CPU against a model of its mbarriers
+// and asynchronous units. The model of tests/test_v6_protocol.cpp (v6's protocol, which this kernel keeps),
+// extended by what this stage adds:
 //  - per stage, each CTA's SFA box and the SFB box that CTA 0 multicasts into BOTH CTAs' stage, every copy's
 //    bytes on CTA 0's full barrier, announced by the CTA that issues the copy;
 //  - tcgen05.cp of the stage's scales into its TMEM slot, issued by the MMA thread before the stage's MMAs.
@@ -314,10 +314,11 @@ class Model {
         arrive_locked(full_[0][stage], (load_a ? A_BYTES + SFA_BYTES : 0) + (load_b ? B_BYTES : 0) +
                                            (rank == 0 ? CLUSTER_SIZE * SFB_BYTES : 0));
         const int s = stage;
-        auto copy = [&](int dst_rank, int op, uint32_t bytes) {
+        auto copy   = [&](int dst_rank, int op, uint32_t bytes) {
           async_pool(full_[0][s], [this, dst_rank, op, s, turn, k_tile, bytes] {
             StageContent& st = stage_[dst_rank][op][s];
-            if (st.reads_pending > 0) return fail_locked("TMA overwrote a stage an issued MMA/cp has not read");
+            if (st.reads_pending > 0)
+              return fail_locked("TMA overwrote a stage an issued MMA/cp has not read");
             if (!st.read) return fail_locked("TMA overwrote a stage whose last load was never read");
             st = {turn, k_tile, false, 0};
             complete_tx_locked(full_[0][s], bytes);
@@ -351,8 +352,7 @@ class Model {
         stage      = 0;
         full_phase = 0;
       }
-      if (c_.mutant != Mutant::NoYWait &&
-          !wait(tmem_empty_[0][REGION_Y], y_empty_phase, "tmem_empty_bar Y"))
+      if (c_.mutant != Mutant::NoYWait && !wait(tmem_empty_[0][REGION_Y], y_empty_phase, "tmem_empty_bar Y"))
         return false;
       if (!wait(tmem_empty_[0][2 * acc], acc_empty_phase, "tmem_empty_bar X/Z")) return false;
       const ScheduledTile tiles[CLUSTER_SIZE] = {t0, rank1[size_t(turn)]};
@@ -389,33 +389,37 @@ class Model {
           for (int op : {OP_A, OP_B}) ++stage_[r][op][stage].reads_pending;
           ++slot_[r][sl].issued;
         }
-        async_fifo([this, s, sl, a, turn, k_tile, tiles] {  // the MMAs of this K tile execute
-          for (int r = 0; r < CLUSTER_SIZE; ++r) {
-            const bool need[2] = {tiles[r].valid, tiles[r].n * BLOCK_N + r * B_HALF_ROWS < c_.n};
-            for (int op : {OP_A, OP_B}) {
-              StageContent& st = stage_[r][op][s];
-              --st.reads_pending;
-              if (need[op] && (st.turn != turn || st.k_tile != k_tile))
-                return fail_locked("an MMA read a stage that does not hold its tile and K step");
-              st.read = true;
-            }
-            ScaleSlot& slot = slot_[r][sl];
-            ++slot.executed;
-            if (slot.turn != turn || slot.k_tile != k_tile)
-              return fail_locked("an MMA read scales in TMEM that are not its tile's and K step's");
-            for (int g : {REGION_Y, 2 * a}) {
-              AccContent& ac = region_[r][size_t(g)];
-              if (k_tile == 0) {
-                if (ac.reads != NUM_EPILOGUE_WARPS)
-                  return fail_locked("an MMA overwrote a TMEM region before the epilogue of a CTA read it");
-                ac = {turn, 1, 0};
-              } else {
-                if (ac.turn != turn || ac.k_done != k_tile) return fail_locked("MMA accumulated out of order");
-                ++ac.k_done;
+        async_fifo(
+            [this, s, sl, a, turn, k_tile, tiles] {  // the MMAs of this K tile execute
+              for (int r = 0; r < CLUSTER_SIZE; ++r) {
+                const bool need[2] = {tiles[r].valid, tiles[r].n * BLOCK_N + r * B_HALF_ROWS < c_.n};
+                for (int op : {OP_A, OP_B}) {
+                  StageContent& st = stage_[r][op][s];
+                  --st.reads_pending;
+                  if (need[op] && (st.turn != turn || st.k_tile != k_tile))
+                    return fail_locked("an MMA read a stage that does not hold its tile and K step");
+                  st.read = true;
+                }
+                ScaleSlot& slot = slot_[r][sl];
+                ++slot.executed;
+                if (slot.turn != turn || slot.k_tile != k_tile)
+                  return fail_locked("an MMA read scales in TMEM that are not its tile's and K step's");
+                for (int g : {REGION_Y, 2 * a}) {
+                  AccContent& ac = region_[r][size_t(g)];
+                  if (k_tile == 0) {
+                    if (ac.reads != NUM_EPILOGUE_WARPS)
+                      return fail_locked(
+                          "an MMA overwrote a TMEM region before the epilogue of a CTA read it");
+                    ac = {turn, 1, 0};
+                  } else {
+                    if (ac.turn != turn || ac.k_done != k_tile)
+                      return fail_locked("MMA accumulated out of order");
+                    ++ac.k_done;
+                  }
+                }
               }
-            }
-          }
-        }, [cp_done] { return *cp_done; });
+            },
+            [cp_done] { return *cp_done; });
         async_fifo([this, s] {  // commit: arrives once every earlier MMA has executed, in both CTAs
           for (int r = 0; r < CLUSTER_SIZE; ++r)
             async_pool(mma_done_[r][s], [this, r, s] { arrive_locked(mma_done_[r][s]); });
@@ -500,9 +504,10 @@ std::string describe(const Config& c) {
 
 }  // namespace
 
-TEST_CASE("mxfp8 Blackwell protocol: every interleaving tried keeps the rings, scale slots and TMEM regions "
-          "safe and ends cleanly",
-          "[mxfp8][protocol]") {
+TEST_CASE(
+    "mxfp8 Blackwell protocol: every interleaving tried keeps the rings, scale slots and TMEM regions "
+    "safe and ends cleanly",
+    "[mxfp8][protocol]") {
   // shapes: one tile; odd tiles_m (padding tile) with N inside the first B half; fewer K tiles than stages;
   // a last K tile with one MX block; several turns per cluster (both accumulators, Y reused); ragged
   const int shapes[][3] = {{1, 1, 32},        {129, 100, 96},   {300, 513, 544},
@@ -540,11 +545,11 @@ TEST_CASE("mxfp8 Blackwell protocol: the model catches broken protocols", "[mxfp
     int failures = 0;
     for (uint64_t seed = 1; seed <= 12; ++seed) {
       Config c{1000, 1000, 128 * 5, 1, 0, ScheduleKind::Static, 3, m.mutant, seed};
-      c.lazy = m.mutant == Mutant::NoProducerTail || seed % 2 == 0;
-      c.slow_epilogue_rank = m.mutant == Mutant::EmptyCountOneCta ? 1 : (m.mutant == Mutant::NoYWait ||
-                                                                         m.mutant == Mutant::YPhasePerAccumulator)
-                                                                        ? int(seed % 2)
-                                                                        : -1;
+      c.lazy                  = m.mutant == Mutant::NoProducerTail || seed % 2 == 0;
+      c.slow_epilogue_rank    = m.mutant == Mutant::EmptyCountOneCta ? 1
+                                : (m.mutant == Mutant::NoYWait || m.mutant == Mutant::YPhasePerAccumulator)
+                                    ? int(seed % 2)
+                                    : -1;
       c.slow_epilogue_us      = 20000;
       const std::string error = Model(c).run();
       if (std::getenv("MXFP8_PROTOCOL_VERBOSE"))

@@ -1,8 +1,10 @@
-// test_mxfp8_sm100.cpp: CPU tests of the Blackwell MXFP8 kernel (mxfp8/matmul_mxfp8.cu), which cannot run here.
+// test_mxfp8_sm100.cpp: CPU tests of the Blackwell MXFP8 kernel (mxfp8/matmul_mxfp8.cu), which cannot run
+// here.
 //  - Bad input is refused before anything is launched: dimensions <= 0, K not a multiple of 32, buffers of
 //    the wrong size, null or misaligned pointers; shapes the kernel does take are accepted.
 //  - The scale tensor maps: every byte of every box is the byte of the blocked layout the kernel wants.
-//  - The scale path, proved in the layout model (tests/layout_model.*, written from the PTX ISA): a scale tile
+//  - The scale path, proved in the layout model (tests/layout_model.*, written from the PTX ISA): a scale
+//  tile
 //    TMA-loaded into shared memory, copied to TMEM by tcgen05.cp .32x128b.warpx4 with the kernel's descriptor
 //    (mx_sf_cp_desc_sm100: LBO 0, SBO 128), is read by the block-scaled MMA as scale (row, j) for SF id j,
 //    for A (128 rows) and for B (256 rows, two tiles 4 columns apart). SBO 128 is the only SBO that works;
@@ -27,10 +29,14 @@ using namespace gemm;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 // A distinct, deterministic scale byte for (row, scale column), never 0 (0 would hide unwritten bytes).
-uint8_t scale_value(int row, int col) { return uint8_t(1 + (row * 7 + col * 61) % 251); }
+uint8_t scale_value(int row, int col) {
+  return uint8_t(1 + (row * 7 + col * 61) % 251);
+}
 
 // The blocked scale tensor of a rows x scale_cols grid, filled with scale_value (padding stays 0).
 std::vector<uint8_t> blocked_scales(int rows, int scale_cols) {
@@ -43,14 +49,15 @@ std::vector<uint8_t> blocked_scales(int rows, int scale_cols) {
 // What the kernel's 4D box at coordinates {0, 0, k_tile, row_block} writes into shared memory: the box in its
 // natural order (dimension 0 fastest) [tma], each element's global byte from the map's dims and strides;
 // out-of-bound elements are zero.
-std::vector<uint8_t> load_scale_box(const TmaDesc& d, const std::vector<uint8_t>& global, int k_tile, int row_block) {
+std::vector<uint8_t> load_scale_box(const TmaDesc& d, const std::vector<uint8_t>& global, int k_tile,
+                                    int row_block) {
   std::vector<uint8_t> smem;
   for (uint32_t x3 = 0; x3 < d.box[3]; ++x3)
     for (uint32_t x2 = 0; x2 < d.box[2]; ++x2)
       for (uint32_t x1 = 0; x1 < d.box[1]; ++x1)
         for (uint32_t x0 = 0; x0 < d.box[0]; ++x0) {
           const uint64_t c2 = uint64_t(k_tile) + x2, c3 = uint64_t(row_block) + x3;
-          const bool inside = x0 < d.dims[0] && x1 < d.dims[1] && c2 < d.dims[2] && c3 < d.dims[3];
+          const bool inside  = x0 < d.dims[0] && x1 < d.dims[1] && c2 < d.dims[2] && c3 < d.dims[3];
           const uint64_t off = x0 + x1 * d.strides[0] + c2 * d.strides[1] + c3 * d.strides[2];
           smem.push_back(inside ? global.at(off) : 0);
         }
@@ -58,14 +65,15 @@ std::vector<uint8_t> load_scale_box(const TmaDesc& d, const std::vector<uint8_t>
 }
 
 // TMEM after the kernel's tcgen05.cp of each 512-byte tile of `smem` (tile t at smem_base + 512 t into TMEM
-// columns sf_col + 4 t): byte (lane, column, b) at [(lane * 512 + column) * 4 + b]; -1 where nothing was copied.
-std::vector<int> copy_to_tmem(uint64_t (*desc_of)(uint32_t), const std::vector<uint8_t>& smem, uint32_t smem_base,
-                              uint32_t sf_col, int tiles) {
+// columns sf_col + 4 t): byte (lane, column, b) at [(lane * 512 + column) * 4 + b]; -1 where nothing was
+// copied.
+std::vector<int> copy_to_tmem(uint64_t (*desc_of)(uint32_t), const std::vector<uint8_t>& smem,
+                              uint32_t smem_base, uint32_t sf_col, int tiles) {
   std::vector<int> tmem(128 * 512 * 4, -1);
   for (int t = 0; t < tiles; ++t) {
     std::vector<lm::CopiedByte> copied;
-    const std::string error =
-        lm::tcgen05_cp_32x128b_warpx4(desc_of(smem_base + 512u * uint32_t(t)), sf_col + 4u * uint32_t(t), copied);
+    const std::string error = lm::tcgen05_cp_32x128b_warpx4(desc_of(smem_base + 512u * uint32_t(t)),
+                                                            sf_col + 4u * uint32_t(t), copied);
     REQUIRE(error.empty());
     for (const auto& c : copied) {
       const int64_t at = int64_t(c.smem_addr) - int64_t(smem_base);
@@ -90,7 +98,9 @@ int mma_scale(const std::vector<int>& tmem, uint32_t sf_col, int rows, int row, 
   return value;
 }
 
-uint64_t kernel_desc(uint32_t addr) { return mx_sf_cp_desc_sm100(addr); }
+uint64_t kernel_desc(uint32_t addr) {
+  return mx_sf_cp_desc_sm100(addr);
+}
 
 template <uint32_t LBO, uint32_t SBO>
 uint64_t other_desc(uint32_t addr) {
@@ -99,16 +109,18 @@ uint64_t other_desc(uint32_t addr) {
 
 // Every (row, SF id) of a stage's scale tiles (rows of the operand, `tiles` 512-byte tiles) through TMA,
 // tcgen05.cp and the MMA's read; returns the number of wrong scales.
-int wrong_scales(uint64_t (*desc_of)(uint32_t), int operand_rows, int tiles, int k, int k_tile, int row_block) {
-  const int cols = mx_scale_cols(k);
+int wrong_scales(uint64_t (*desc_of)(uint32_t), int operand_rows, int tiles, int k, int k_tile,
+                 int row_block) {
+  const int cols                    = mx_scale_cols(k);
   const std::vector<uint8_t> global = blocked_scales(operand_rows, cols);
-  const TmaDesc d = mx_scale_tma_4d(operand_rows, k, uint32_t(tiles));
-  const std::vector<uint8_t> smem = load_scale_box(d, global, k_tile, row_block);
+  const TmaDesc d                   = mx_scale_tma_4d(operand_rows, k, uint32_t(tiles));
+  const std::vector<uint8_t> smem   = load_scale_box(d, global, k_tile, row_block);
   REQUIRE(smem.size() == size_t(512 * tiles));
-  const uint32_t smem_base = 6 * 32768 + 3 * 1536;  // a stage's SFA slot of the kernel's ring (any 16-B multiple)
-  const uint32_t sf_col    = 384 + 3 * 12;           // a stage's TMEM scale slot (any multiple of 4 below 508)
+  const uint32_t smem_base =
+      6 * 32768 + 3 * 1536;                    // a stage's SFA slot of the kernel's ring (any 16-B multiple)
+  const uint32_t sf_col       = 384 + 3 * 12;  // a stage's TMEM scale slot (any multiple of 4 below 508)
   const std::vector<int> tmem = copy_to_tmem(desc_of, smem, smem_base, sf_col, tiles);
-  int wrong = 0;
+  int wrong                   = 0;
   for (int i = 0; i < 128 * tiles; ++i) {
     const int row = row_block * 128 + i;
     for (uint32_t j = 0; j < 4; ++j) {
@@ -125,9 +137,9 @@ int wrong_scales(uint64_t (*desc_of)(uint32_t), int operand_rows, int tiles, int
 TEST_CASE("mxfp8 sm100: shapes it takes", "[mxfp8][sm100][shape]") {
   CHECK(mxfp8_sm100_check_shape(256, 256, 128).empty());
   CHECK(mxfp8_sm100_check_shape(8192, 8192, 8192).empty());
-  CHECK(mxfp8_sm100_check_shape(1, 1, 32).empty());          // any M, N: TMA zero-fills, stores are predicated
-  CHECK(mxfp8_sm100_check_shape(1000, 777, 4064).empty());   // K: whole MX blocks, not whole K tiles of 128
-  CHECK(mxfp8_sm100_check_shape(4096, 4096, 160).empty());   // a last K tile with one MX block
+  CHECK(mxfp8_sm100_check_shape(1, 1, 32).empty());         // any M, N: TMA zero-fills, stores are predicated
+  CHECK(mxfp8_sm100_check_shape(1000, 777, 4064).empty());  // K: whole MX blocks, not whole K tiles of 128
+  CHECK(mxfp8_sm100_check_shape(4096, 4096, 160).empty());  // a last K tile with one MX block
 }
 
 TEST_CASE("mxfp8 sm100: dimensions below 1 and K off the MX block are refused, naming the rule",
@@ -149,7 +161,7 @@ TEST_CASE("mxfp8 sm100: buffers of the wrong size, null or misaligned pointers a
   const int64_t m = 300, n = 200, k = 96;  // rows and scale columns that need padding
   MxGemmArgs g{};
   g.a = g.b = g.sfa = g.sfb = buf;
-  g.c = reinterpret_cast<float*>(buf);
+  g.c                       = reinterpret_cast<float*>(buf);
   g.m = m, g.n = n, g.k = k;
   g.a_bytes   = uint64_t(m * k);
   g.b_bytes   = uint64_t(n * k);
@@ -160,7 +172,8 @@ TEST_CASE("mxfp8 sm100: buffers of the wrong size, null or misaligned pointers a
   {
     MxGemmArgs bad = g;
     bad.sfa_bytes  = uint64_t(m * 3);  // unpadded scales
-    CHECK(contains(mxfp8_sm100_check_args(bad), "A's scales (blocked layout) has 900 bytes; the shape needs 1536"));
+    CHECK(contains(mxfp8_sm100_check_args(bad),
+                   "A's scales (blocked layout) has 900 bytes; the shape needs 1536"));
   }
   {
     MxGemmArgs bad = g;
@@ -174,7 +187,7 @@ TEST_CASE("mxfp8 sm100: buffers of the wrong size, null or misaligned pointers a
   }
   {
     MxGemmArgs bad = g;
-    bad.c_bytes = uint64_t(m * n * 2);  // bf16-sized output
+    bad.c_bytes    = uint64_t(m * n * 2);  // bf16-sized output
     CHECK(contains(mxfp8_sm100_check_args(bad), "C (fp32)"));
   }
   {
@@ -225,9 +238,10 @@ TEST_CASE("mxfp8 sm100: the 4D scale maps pass the TMA rules and each box is who
   }
 }
 
-TEST_CASE("model: tcgen05.cp 32x128b.warpx4 with the kernel's descriptor (LBO 0, SBO 128) puts scale (row, j) "
-          "where the block32 MMA reads it with SF id j",
-          "[mxfp8][sm100][model]") {
+TEST_CASE(
+    "model: tcgen05.cp 32x128b.warpx4 with the kernel's descriptor (LBO 0, SBO 128) puts scale (row, j) "
+    "where the block32 MMA reads it with SF id j",
+    "[mxfp8][sm100][model]") {
   // SFA: this CTA's 128 rows, one tile per K tile; edge shapes leave padding rows and scale columns.
   CHECK(wrong_scales(kernel_desc, 128, 1, 128, 0, 0) == 0);
   CHECK(wrong_scales(kernel_desc, 4096, 1, 4096, 7, 13) == 0);
@@ -248,7 +262,8 @@ TEST_CASE("model: LBO is never used by a 16-byte-wide source, SBO must be 128", 
   CHECK(wrong_scales(other_desc<0, 512>, 256, 2, 256, 0, 0) > 500);
   // the field values of the kernel's descriptor
   lm::SmemDescriptor d;
-  REQUIRE(lm::decode_smem_descriptor(mx_sf_cp_desc_sm100(0x1A300), lm::MmaEncoding::TCGEN05_SM100, d).empty());
+  REQUIRE(
+      lm::decode_smem_descriptor(mx_sf_cp_desc_sm100(0x1A300), lm::MmaEncoding::TCGEN05_SM100, d).empty());
   CHECK(d.start_addr == 0x1A300u);
   CHECK(d.lbo == 0u);
   CHECK(d.sbo == 128u);
