@@ -102,6 +102,7 @@ constexpr int ACC_STRIDE        = BLOCK_N - ACC_OVERLAP;      // accumulator a s
 constexpr int ACC_SPAN          = ACC_STRIDE + BLOCK_N;       // 384: X, Y, Z
 constexpr int REGION_COLS       = ACC_OVERLAP;                // X, Y, Z: 128 columns each
 constexpr int REGION_Y          = 1;                          // tmem_empty_bar index of the shared region
+constexpr int NUM_REGIONS       = 3;                          // X, Y, Z: each with its tmem_empty barrier
 constexpr int SFA_TILES         = BLOCK_M / MX_SF_TILE_ROWS;  // 1 scale tile of A per CTA and K tile
 constexpr int SFB_TILES         = BLOCK_N / MX_SF_TILE_ROWS;  // 2 scale tiles of B: the pair's whole N
 constexpr int SF_COLS_PER_STAGE = (SFA_TILES + SFB_TILES) * int(MX_SF_TMEM_COLS);  // 12
@@ -163,7 +164,7 @@ static_assert(BLOCK_M % MX_SF_TILE_ROWS == 0 && BLOCK_N % MX_SF_TILE_ROWS == 0, 
 //   total                                                                  = 456 <= 512
 // (Without the overlap: 512 + 72 = 584 > 512. One scale slot shared by all stages would fit 2 x 256 + 12 =
 // 524 neither.)
-static_assert(ACC_SPAN == 3 * REGION_COLS && ACC_STRIDE == REGION_COLS,
+static_assert(ACC_SPAN == NUM_REGIONS * REGION_COLS && ACC_STRIDE == REGION_COLS,
               "accumulator 0 = X|Y, accumulator 1 = Y|Z: three 128-column regions");
 static_assert(SF_TMEM_COL0 + NUM_STAGES * SF_COLS_PER_STAGE <= TMEM_COLS,
               "TMEM budget: 384 accumulator columns + 12 scale columns per stage must fit in 512");
@@ -270,7 +271,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   __shared__ uint64_t tma_full_bar[NUM_STAGES];  // "full" (CTA 0's only): both CTAs' bytes of stage s landed
   __shared__ uint64_t mma_done_bar[NUM_STAGES];  // "empty": the MMAs that read stage s of both CTAs are done
   __shared__ uint64_t tmem_full_bar[NUM_ACCUMULATORS];  // accumulator a holds a finished tile (both CTAs)
-  __shared__ uint64_t tmem_empty_bar[3];  // (CTA 0's only) TMEM region X, Y, Z read by both epilogues
+  __shared__ uint64_t
+      tmem_empty_bar[NUM_REGIONS];  // (CTA 0's only) TMEM region X, Y, Z read by both epilogues
   __shared__ uint32_t tmem_slot;
 
   const int warp_id   = threadIdx.x / 32;
@@ -290,7 +292,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       ptx::mbarrier_init(&mma_done_bar[s], 1);             // one arrival: CTA 0's multicast tcgen05.commit
     }
     for (int a = 0; a < NUM_ACCUMULATORS; ++a) ptx::mbarrier_init(&tmem_full_bar[a], 1);
-    for (int r = 0; r < 3; ++r) ptx::mbarrier_init(&tmem_empty_bar[r], EPILOGUE_ARRIVALS);
+    for (int r = 0; r < NUM_REGIONS; ++r) ptx::mbarrier_init(&tmem_empty_bar[r], EPILOGUE_ARRIVALS);
     ptx::fence_mbarrier_init();
   } else if (warp_id == 1) {
     tc5::tmem_alloc<CTA_GROUP>(&tmem_slot, TMEM_COLS);
@@ -302,9 +304,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   tc5::fence_after_thread_sync();
   const uint32_t tmem_base = tmem_slot;  // accumulator a at column a * ACC_STRIDE; scales from column 384
 
-  const int num_k_tiles   = gemm::num_k_tiles(k, BLOCK_K);  // the last one may hold 1..4 MX blocks
-  const int sf_col_blocks = mx_padded_scale_cols(mx_scale_cols(k)) / MX_SF_TILE_COLS;  // = num_k_tiles
-  (void)sf_col_blocks;
+  const int num_k_tiles = gemm::num_k_tiles(k, BLOCK_K);  // the last one may hold 1..4 MX blocks
   if (warp_id == 0) {
     // ---- producer (warp 0): one thread keeps the ring full, tile after tile ----
     if (ptx::elect_one_sync()) {
