@@ -39,7 +39,7 @@
 //     run-to-run noise (FACTS.md: +-5%), and it cannot be measured here. The direct store with a
 //     scalar fallback covers every N with one code path.
 //  7. Tile order: Hilbert only when M, N and K are all >= 8192, the static order otherwise (seed 001,
-//     "Optimization 8": neutral or worse below). Variants bw-static / bw-hilbert force one.
+//     "Optimization 8": neutral or worse below). Variants mx-static / mx-hilbert force one.
 //  8. No runtime-indexed arrays of barriers or phases in registers (seed 001, "Optimization 5": 17% at
 //     4096^3 lost to local memory): barriers are addressed in shared memory, phases are scalars; the SASS
 //     test checks that there is no LDL/STL.
@@ -609,14 +609,25 @@ Launch prepare_mxfp8_sm100(const MxGemmArgs& g) {
 
 }  // namespace
 
-std::vector<MxVariant> mxfp8_sm100_variants() {
-  const char* kernel = "sm_100a tcgen05 block-scaled kernel (mxfp8/matmul_mxfp8.cu)";
+const char* mxfp8_sm100_kernel_name() {
+  return "sm_100a tcgen05 block-scaled kernel (mxfp8/matmul_mxfp8.cu): 2-CTA persistent, "
+         "kind::mxf8f6f4.block_scale.block32, scales in TMEM";
+}
+
+std::vector<MxSm100Variant> mxfp8_sm100_variants() {
   return {
-      {"bw", "2-CTA persistent, mxf8f6f4.block32, scales in TMEM; Hilbert if M,N,K >= 8192 else static",
-       kernel, prepare_mxfp8_sm100<Order::Auto>},
-      {"bw-static", "as bw, static tile order always", kernel, prepare_mxfp8_sm100<Order::Static>},
-      {"bw-hilbert", "as bw, Hilbert tile order always", kernel, prepare_mxfp8_sm100<Order::Hilbert>},
+      {"mx", "tcgen05 mxf8f6f4.block32, scales in TMEM; Hilbert if M,N,K >= 8192 else static",
+       prepare_mxfp8_sm100<Order::Auto>},
+      {"mx-static", "as mx, static tile order always", prepare_mxfp8_sm100<Order::Static>},
+      {"mx-hilbert", "as mx, Hilbert tile order always", prepare_mxfp8_sm100<Order::Hilbert>},
   };
+}
+
+const MxSm100Variant* find_mxfp8_sm100_variant(const char* name) {
+  static const std::vector<MxSm100Variant> variants = mxfp8_sm100_variants();
+  for (const MxSm100Variant& v : variants)
+    if (std::string(v.name) == name) return &v;
+  return nullptr;
 }
 
 }  // namespace gemm

@@ -1,5 +1,6 @@
 // matmul_mxfp8_sm100.h: the Blackwell (sm_100a) MXFP8 kernel's entry points, in the style of the Hopper ones
-// in mxfp8/matmul_mxfp8.h (MxGemmArgs, MxVariant): its shape rule, its argument checks, its variants.
+// in mxfp8/matmul_mxfp8.h (MxGemmArgs, the check and prepare functions): its shape rule, its argument checks,
+// its variants.
 #pragma once
 
 #include <cstdint>
@@ -30,9 +31,18 @@ std::string mxfp8_sm100_check_args(const MxGemmArgs& g);
 // {16, 32, 1, row_blocks_per_box}: whole 512-byte tiles of consecutive row blocks at one K tile.
 TmaDesc mx_scale_tma_4d(int64_t rows, int64_t k, uint32_t row_blocks_per_box);
 
-// The Blackwell variants (mxfp8/matmul_mxfp8.cu): "bw" (the seed's rule: Hilbert tile order when M, N and K
-// are all >= 8192, the static order otherwise), "bw-static" and "bw-hilbert" (one order forced).
-// Compiled and model-checked; not run on hardware in this project.
-std::vector<MxVariant> mxfp8_sm100_variants();
+// The Blackwell variants (mxfp8/matmul_mxfp8.cu), one kernel with three tile orders: "mx" (the default,
+// seed 001's rule: Hilbert when M, N and K are all >= 8192, static otherwise), "mx-static" and "mx-hilbert"
+// (one order forced). `prepare` exits with a message if mxfp8_sm100_check_args(g) is not empty (callers check
+// first; this is the last guard before a launch). Compiled and model-checked; not run on hardware here.
+struct MxSm100Variant {
+  const char* name;  // "mx"
+  const char* what;  // one line for the table
+  Launch (*prepare)(const MxGemmArgs&);
+};
+std::vector<MxSm100Variant> mxfp8_sm100_variants();
+// The variant called `name`, or nullptr.
+const MxSm100Variant* find_mxfp8_sm100_variant(const char* name);
+const char* mxfp8_sm100_kernel_name();
 
 }  // namespace gemm

@@ -101,12 +101,15 @@ LtMxfp8Gemm::~LtMxfp8Gemm() {
   delete impl_;
 }
 
-void LtMxfp8Gemm::run(const void* a, const void* b, float* c, cudaStream_t stream) const {
+void LtMxfp8Gemm::run(const void* a, const void* sfa, const void* b, const void* sfb, float* c,
+                      cudaStream_t stream) const {
   if (!ok()) {
     std::fprintf(stderr, "error: LtMxfp8Gemm::run without a reference: %s\n", error_.c_str());
     std::exit(EXIT_FAIL);
   }
-  const Impl& s     = *impl_;
+  Impl& s = *impl_;
+  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sfb, sizeof sfb));
+  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sfa, sizeof sfa));
   const float alpha = 1.0f, beta = 0.0f;
   CUBLAS_CHECK(cublasLtMatmul(s.handle, s.op, &alpha, b, s.la, a, s.lb, &beta, c, s.lc, c, s.lc, &s.heur.algo,
                               s.workspace, s.workspace_bytes, stream));

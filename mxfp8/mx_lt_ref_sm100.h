@@ -26,7 +26,10 @@ class LtMxfp8Gemm {
 
   bool ok() const { return error_.empty(); }
   const std::string& error() const { return error_; }  // why there is no reference here
-  void run(const void* a, const void* b, float* c, cudaStream_t stream) const;
+  // C = A B^T with the scales given here (set on the descriptor before each call, so one object serves every
+  // rotated input copy; the ones given to the constructor only serve the heuristic query).
+  void run(const void* a, const void* sfa, const void* b, const void* sfb, float* c,
+           cudaStream_t stream) const;
   std::string describe() const;
 
  private:

@@ -73,6 +73,20 @@ foreach(stage ${GEMM_STAGES})
   add_sass_test(${stage} sm_90a HGMMA UTMALDG ${GEMM_SASS_sm_90a_${stage}})
 endforeach()
 
+# The MXFP8 GEMM's Hopper kernel (mxfp8/matmul_mxfp8_sm90.cu; no sm_100a kernel yet), read with cuobjdump 13.0:
+#   wgmma.mma_async.m64n128k32.f32.e4m3.e4m3 -> QGMMA.64x128x32.F32.E4M3.E4M3; cp.async.bulk (the scale tiles)
+#   -> UBLKCP.S.G; the B half -> UTMALDG.3D.MULTICAST. No local memory, no stack (sass_check.cmake).
+if(GEMM_CUOBJDUMP)
+  add_test(NAME sass/mxfp8/sm_90a
+           COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} -DBINARY=$<TARGET_FILE:matmul_mxfp8> -DARCH=sm_90a
+                   "-DREQUIRED=QGMMA.64x128x32.F32.E4M3.E4M3;UBLKCP.S.G;UTMALDG.3D.MULTICAST;USETMAXREG.DEALLOC"
+                   -DKERNEL_RE=matmul_mxfp8_sm90_kernel -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.cmake)
+else()
+  add_test(NAME sass/mxfp8/sm_90a COMMAND ${CMAKE_COMMAND} -E echo
+           "cuobjdump not found: pip install nvidia-cuda-cuobjdump (tests/run.sh does this)")
+  set_tests_properties(sass/mxfp8/sm_90a PROPERTIES WILL_FAIL ON PASS_REGULAR_EXPRESSION "^$")
+endif()
+
 # ---- Targets CMake 3.25 cannot spell in CUDA_ARCHITECTURES: v1 compiled by nvcc directly into a cubin ----
 #  - sm_100f, the family target (B200 and B300 with one cubin): tcgen05 must be there. It defines only
 #    __CUDA_ARCH_FAMILY_SPECIFIC__, not the FEAT macros; a guard on those alone made this an empty kernel.

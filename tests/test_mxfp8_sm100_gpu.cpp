@@ -122,7 +122,7 @@ TEST_CASE("mxfp8 sm100 GPU: every variant and cuBLASLt MXFP8 equal the exact res
                  in.sfb.size(),
                  in.ref.size() * sizeof(float)};
     REQUIRE(mxfp8_sm100_check_args(g).empty());
-    for (const MxVariant& v : mxfp8_sm100_variants()) {
+    for (const MxSm100Variant& v : mxfp8_sm100_variants()) {
       INFO(v.name << " M=" << in.m << " N=" << in.n << " K=" << in.k);
       const Launch launch = v.prepare(g);
       CHECK(wrong_elements(in, d, [&] { launch(nullptr); }) == 0);
@@ -130,7 +130,7 @@ TEST_CASE("mxfp8 sm100 GPU: every variant and cuBLASLt MXFP8 equal the exact res
     LtMxfp8Gemm lt(in.m, in.n, in.k, d.sfa, d.sfb);
     INFO("cuBLASLt: " << lt.error());
     REQUIRE(lt.ok());
-    CHECK(wrong_elements(in, d, [&] { lt.run(d.a, d.b, d.c, nullptr); }) == 0);
+    CHECK(wrong_elements(in, d, [&] { lt.run(d.a, d.sfa, d.b, d.sfb, d.c, nullptr); }) == 0);
   }
 }
 

@@ -1,0 +1,316 @@
+// matmul_mxfp8: the MXFP8 stage executable. Random normal bf16 inputs (printed seed, a few outlier rows),
+// quantized on the GPU (mxfp8/mx_quant.cu, --rule), multiplied by the kernel that fits the GPU, verified and
+// timed against cuBLAS in the same process (common/timing.h).
+//
+// Reference (issue 12; FACTS.md: cuBLASLt has no MX mode on Hopper): cuBLAS bf16 x bf16 -> fp32 on the
+// exactly dequantized operands (checked exact: e4m3 * 2^k is a bf16 wherever the exponent fits). Timed
+// beside it, each in its own pairing with the kernel: cuBLAS bf16 -> bf16 (the GEMM MXFP8 replaces) and
+// cuBLASLt e4m3 with per-tensor scales (the fp8 ceiling of the hardware).
+// Exit codes as the stages: 0 PASS, 1 FAIL or CUDA/cuBLAS error, 2 bad option or shape (nothing launched),
+// 77 no GPU or no kernel for this GPU (on Blackwell: the sm_100a MXFP8 kernel is not written yet).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/check.h"
+#include "common/compare.h"
+#include "common/gpu.h"
+#include "common/options.h"
+#include "common/report.h"
+#include "common/timing.h"
+#include "mxfp8/matmul_mxfp8.h"
+#include "mxfp8/mx_gemm_host.h"
+#include "mxfp8/mx_options.h"
+#include "mxfp8/mx_quant_gpu.h"
+
+using namespace gemm;
+
+namespace {
+
+constexpr int OUTLIER_EVERY   = 97;      // about 1 row in 97 of A and of B is an outlier row
+constexpr float OUTLIER_SCALE = 256.0f;  // 2^8 larger: its blocks get scales 8 binades above the rest
+
+uint64_t fresh_seed() {
+  std::random_device rd;
+  const uint64_t s =
+      (uint64_t(rd()) << 32 | rd()) ^ uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+  return (s & 0x7FFFFFFFFFFFFFFFull) | 1;
+}
+
+// The buffers of one input copy.
+struct MxSet {
+  void *a8, *sfa, *b8, *sfb;  // MXFP8 operands (the fp8 per-tensor GEMM reads the same e4m3 bytes)
+  void *a16, *b16;            // exactly dequantized bf16 operands (the cuBLAS references)
+  float *c_kernel, *c_ref;    // fp32 outputs
+  void* c16;                  // bf16 output of the bf16 and fp8 cuBLAS GEMMs
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* prog = "matmul_mxfp8";
+  MxRule rule      = MxRule::Rceil;
+  std::vector<const char*> rest;
+  std::string bad = take_rule_option(argc, argv, rule, rest);
+  Options opt;
+  if (bad.empty()) bad = parse_options(int(rest.size()), rest.data(), opt);
+  if (bad.empty() && opt.variant != "all" && opt.variant != "mx")
+    bad = "unknown variant '" + opt.variant + "' (matmul_mxfp8 has: mx, all)";
+  if (bad.empty() && !opt.trace.empty()) bad = "--trace: matmul_mxfp8 has no traced kernel yet";
+  if (!bad.empty()) {
+    std::fprintf(stderr, "%s: %s\n", prog, bad.c_str());
+    return EXIT_BAD_INPUT;
+  }
+  if (opt.help) {
+    std::printf("%s%s", usage(prog).c_str(), rule_usage());
+    return EXIT_PASS;
+  }
+  // Shapes are refused before anything touches the GPU.
+  bad = mxfp8_sm90_check_shape(opt.m, opt.n, opt.k);
+  if (!bad.empty()) {
+    std::fprintf(stderr, "%s: %s\n", prog, bad.c_str());
+    return EXIT_BAD_INPUT;
+  }
+
+  GpuInfo gpu;
+  Arch arch              = Arch::Sm90;
+  const std::string none = detect_gpu(gpu, arch);
+  if (!none.empty()) {
+    std::fprintf(stderr, "%s: %s\n", prog, none.c_str());
+    return EXIT_NO_GPU_HERE;
+  }
+  if (arch != Arch::Sm90) {
+    std::fprintf(stderr,
+                 "%s: %s is a Blackwell GPU, and no sm_100a MXFP8 kernel exists yet in this series "
+                 "(mxfp8/matmul_mxfp8.cu is not written; only the Hopper twin mxfp8/matmul_mxfp8_sm90.cu is). "
+                 "Nothing was run.\n",
+                 prog, gpu.name.c_str());
+    return EXIT_NO_GPU_HERE;
+  }
+  if (!opt.seed_given) opt.seed = fresh_seed();
+  const int64_t m = opt.m, n = opt.n, k = opt.k;
+
+  std::printf("%s | driver %s | power limit %d W\n", describe_gpu(gpu).c_str(), nvml::driver().c_str(),
+              nvml::power_limit_w());
+  std::printf(
+      "%s: C[%lld,%lld] fp32 = A[%lld,%lld] * B[%lld,%lld]^T, MXFP8 (e4m3 data, e8m0 scale per 1x32 block, rule "
+      "%s) | seed %llu (replay with --seed %llu)\n",
+      prog, (long long)m, (long long)n, (long long)m, (long long)k, (long long)n, (long long)k, mx_rule_name(rule),
+      (unsigned long long)opt.seed, (unsigned long long)opt.seed);
+  std::printf("kernel: %s\n", mxfp8_sm90_kernel_name());
+
+  // ---- buffers: enough input copies that the set rotated through is well over twice the L2 ----
+  const uint64_t a8_bytes = uint64_t(m) * k, b8_bytes = uint64_t(n) * k;
+  const uint64_t sfa_bytes = mx_scale_tensor_bytes(m, k), sfb_bytes = mx_scale_tensor_bytes(n, k);
+  const uint64_t c32_bytes = uint64_t(m) * n * 4, c16_bytes = uint64_t(m) * n * 2;
+  const uint64_t set_bytes =
+      a8_bytes + b8_bytes + sfa_bytes + sfb_bytes + 2 * (a8_bytes + b8_bytes) + 2 * c32_bytes + c16_bytes;
+  int copies = 1;
+  if (opt.iters > 0) copies = int(std::clamp<uint64_t>((2 * gpu.l2_bytes + set_bytes - 1) / set_bytes + 1, 2, 32));
+  size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  // Check-only buffers: bf16 input staging, |A| and |B| (bf16), sum |a||b| (fp32); and cuBLAS workspaces.
+  const uint64_t extra = 2 * std::max(a8_bytes, b8_bytes) + 2 * (a8_bytes + b8_bytes) + c32_bytes + (256ull << 20);
+  while (copies > 1 && copies * set_bytes + extra > free_bytes) --copies;
+  if (set_bytes + extra > free_bytes) {
+    std::fprintf(stderr, "%s: the problem needs %.1f GB of GPU memory; %.1f GB are free\n", prog,
+                 double(set_bytes + extra) / 1e9, double(free_bytes) / 1e9);
+    return EXIT_FAIL;
+  }
+
+  void* staging = nullptr;  // bf16 input of one operand before quantization
+  CUDA_CHECK(cudaMalloc(&staging, 2 * std::max(a8_bytes, b8_bytes)));
+  void *a_abs = nullptr, *b_abs = nullptr;
+  if (opt.check) {
+    CUDA_CHECK(cudaMalloc(&a_abs, 2 * a8_bytes));
+    CUDA_CHECK(cudaMalloc(&b_abs, 2 * b8_bytes));
+  }
+  std::vector<MxSet> sets(static_cast<size_t>(copies));
+  int64_t outliers_a = 0, outliers_b = 0;
+  for (int i = 0; i < copies; ++i) {
+    MxSet& s = sets[size_t(i)];
+    CUDA_CHECK(cudaMalloc(&s.a8, a8_bytes));
+    CUDA_CHECK(cudaMalloc(&s.b8, b8_bytes));
+    CUDA_CHECK(cudaMalloc(&s.sfa, sfa_bytes));
+    CUDA_CHECK(cudaMalloc(&s.sfb, sfb_bytes));
+    CUDA_CHECK(cudaMalloc(&s.a16, 2 * a8_bytes));
+    CUDA_CHECK(cudaMalloc(&s.b16, 2 * b8_bytes));
+    CUDA_CHECK(cudaMalloc(&s.c_kernel, c32_bytes));
+    CUDA_CHECK(cudaMalloc(&s.c_ref, c32_bytes));
+    CUDA_CHECK(cudaMalloc(&s.c16, c16_bytes));
+    struct Operand {
+      int64_t rows;
+      void *data, *scales, *deq, *abs;
+      int64_t* outliers;
+      uint64_t seed;
+    } ops[2] = {{m, s.a8, s.sfa, s.a16, i == 0 ? a_abs : nullptr, &outliers_a, opt.seed * 2 + uint64_t(i) * 1000003},
+                {n, s.b8, s.sfb, s.b16, i == 0 ? b_abs : nullptr, &outliers_b,
+                 opt.seed * 2 + 1 + uint64_t(i) * 1000003}};
+    for (const Operand& o : ops) {
+      const int64_t outl = fill_random_normal_bf16(staging, o.rows, k, o.seed, OUTLIER_EVERY, OUTLIER_SCALE);
+      if (i == 0) *o.outliers = outl;
+      const std::string err = mx_quantize_gpu(staging, MxInput::Bf16, o.rows, k, rule, o.data, o.scales, nullptr);
+      if (!err.empty()) {
+        std::fprintf(stderr, "%s: quantizer: %s\n", prog, err.c_str());
+        return EXIT_FAIL;
+      }
+      const uint64_t inexact = dequantize_mx_to_bf16(o.data, o.scales, o.rows, k, o.deq, o.abs);
+      if (inexact != 0) {
+        std::fprintf(stderr,
+                     "%s: %llu elements of an operand do not dequantize exactly to bf16: the bf16 reference "
+                     "would not multiply the kernel's numbers (seed %llu)\n",
+                     prog, (unsigned long long)inexact, (unsigned long long)opt.seed);
+        return EXIT_FAIL;
+      }
+    }
+    CUDA_CHECK(cudaMemset(s.c_kernel, 0, c32_bytes));
+    CUDA_CHECK(cudaMemset(s.c_ref, 0, c32_bytes));
+  }
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::printf(
+      "inputs: N(0,1) bf16, outlier rows x%.0f: %lld of A's %lld rows, %lld of B's %lld; quantized on the GPU "
+      "(rule %s); dequantization to bf16 exact for every element of both operands\n",
+      double(OUTLIER_SCALE), (long long)outliers_a, (long long)m, (long long)outliers_b, (long long)n,
+      mx_rule_name(rule));
+
+  const LtGemm ref32(m, n, k, CUDA_R_16BF, CUDA_R_32F);    // the reference
+  const LtGemm bf16(m, n, k, CUDA_R_16BF, CUDA_R_16BF);    // the GEMM MXFP8 replaces
+  const LtGemm fp8(m, n, k, CUDA_R_8F_E4M3, CUDA_R_16BF);  // the fp8 ceiling, per-tensor scales
+  std::vector<Launch> mx, l_ref32, l_bf16, l_fp8;
+  for (const MxSet& s : sets) {
+    const MxGemmArgs g{s.a8, s.sfa, s.b8, s.sfb, s.c_kernel, m, n, k, a8_bytes, sfa_bytes, b8_bytes, sfb_bytes,
+                       c32_bytes};
+    const std::string why = mxfp8_sm90_check_args(g);
+    if (!why.empty()) {
+      std::fprintf(stderr, "%s: %s\n", prog, why.c_str());
+      return EXIT_BAD_INPUT;
+    }
+    mx.push_back(prepare_mxfp8_sm90(g));
+    l_ref32.push_back([&ref32, s](cudaStream_t st) { ref32.run(s.a16, s.b16, s.c_ref, st); });
+    l_bf16.push_back([&bf16, s](cudaStream_t st) { bf16.run(s.a16, s.b16, s.c16, st); });
+    l_fp8.push_back([&fp8, s](cudaStream_t st) { fp8.run(s.a8, s.b8, s.c16, st); });
+  }
+
+  // ---- verification: poisoned outputs, the kernel against the reference, the bound from sum |a||b| ----
+  ReportRow row;
+  row.variant = "mx";
+  row.what    = "fp8 wgmma k32, promoted per MX block";
+  MxCheck check;
+  if (opt.check) {
+    const MxSet& s = sets[0];
+    float* abs_sum = nullptr;
+    CUDA_CHECK(cudaMalloc(&abs_sum, c32_bytes));
+    CUDA_CHECK(cudaMemset(s.c_kernel, 0xFF, c32_bytes));  // NaN: whatever is not written fails
+    CUDA_CHECK(cudaMemset(s.c_ref, 0xFF, c32_bytes));
+    CUDA_CHECK(cudaMemset(abs_sum, 0xFF, c32_bytes));
+    mx[0](nullptr);
+    CUDA_CHECK(cudaGetLastError());
+    ref32.run(s.a16, s.b16, s.c_ref, nullptr);
+    ref32.run(a_abs, b_abs, abs_sum, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const size_t count = size_t(m) * size_t(n);
+    std::vector<float> out(count), ref(count), bound(count);
+    CUDA_CHECK(cudaMemcpy(out.data(), s.c_kernel, c32_bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(ref.data(), s.c_ref, c32_bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(bound.data(), abs_sum, c32_bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(abs_sum));
+    check = check_mx_output(out.data(), ref.data(), bound.data(), count, k);
+    std::printf("check mx    %s", check.summary().c_str());
+    if (!check.pass && check.first_bad != SIZE_MAX)
+      std::printf("  (first bad element: row %zu, col %zu: %.6g vs %.6g)", check.first_bad / size_t(n),
+                  check.first_bad % size_t(n), double(out[check.first_bad]), double(ref[check.first_bad]));
+    std::printf("\n");
+    row.checked         = true;
+    row.check.rel_frob  = check.rel_frob;
+    row.check.max_abs   = check.max_abs;
+    row.check.nonfinite = check.nonfinite;
+    row.check.bad       = check.bad;
+    row.check.pass      = check.pass;
+  }
+
+  // ---- timing: the kernel in three pairings, one per cuBLAS GEMM ----
+  std::vector<ReportRow> rows;
+  ReportRow ref_row;
+  ref_row.variant = "cublas";
+  ref_row.what    = "cuBLAS bf16->fp32, dequantized (reference)";
+  rows.push_back(ref_row);
+  rows.push_back(row);
+  if (opt.iters > 0) {
+    const TimingPlan plan{(opt.iters + opt.round - 1) / opt.round, opt.round, opt.warmup, opt.seconds};
+    std::printf(
+        "timing: paired rounds (common/timing.h), %d launches per side and round, at least %d rounds and %.1f s "
+        "per pairing, %d warm-up launches; inputs rotated through %d copies (%.0f MB, L2 %zu MB); NVML power: "
+        "%s\n",
+        plan.launches_per_round, plan.rounds, plan.min_seconds, plan.warmup, copies,
+        double(copies * set_bytes) / 1e6, gpu.l2_bytes >> 20, nvml::power_source());
+    auto tflops = [&](double ms) { return ms > 0 ? gemm_tflops(m, n, k, ms) : 0.0; };
+    struct Pairing {
+      const std::vector<Launch>* ref;
+      const char* variant;
+      const char* what;
+    } pairings[] = {{&l_ref32, "mx", nullptr},
+                    {&l_bf16, "mx/bf16", "vs cuBLAS bf16->bf16 (what MXFP8 replaces)"},
+                    {&l_fp8, "mx/fp8", "vs cuBLASLt e4m3 per-tensor -> bf16"}};
+    for (const Pairing& p : pairings) {
+      const PairedTiming t = time_paired(*p.ref, mx, plan);
+      if (!opt.rounds_log.empty() &&
+          !write_rounds_csv(opt.rounds_log.c_str(), p.variant, t, /*append=*/p.variant != pairings[0].variant)) {
+        std::fprintf(stderr, "%s: cannot write --rounds-log %s\n", prog, opt.rounds_log.c_str());
+        return EXIT_FAIL;
+      }
+      ReportRow r = rows[1];  // the same kernel in every pairing: the extra rows carry its check too
+      if (p.what) {
+        r.variant = p.variant;
+        r.what    = p.what;
+      }
+      r.timed            = true;
+      r.launch_ms        = t.kernel.launch_ms;
+      r.tflops           = tflops(t.kernel.launch_ms.median);
+      r.ratio            = t.ratio;
+      r.sm_clock_mhz     = t.kernel.sm_clock_mhz;
+      r.power_w          = t.kernel.power_w;
+      r.ref_tflops       = tflops(t.ref.launch_ms.median);
+      r.ref_sm_clock_mhz = t.ref.sm_clock_mhz;
+      r.ref_power_w      = t.ref.power_w;
+      if (!p.what) {
+        rows[1]               = r;
+        ReportRow& rr         = rows[0];
+        rr.timed              = true;
+        rr.launch_ms          = t.ref.launch_ms;
+        rr.tflops             = r.ref_tflops;
+        rr.ref_tflops         = r.ref_tflops;
+        rr.sm_clock_mhz       = t.ref.sm_clock_mhz;
+        rr.ref_sm_clock_mhz   = t.ref.sm_clock_mhz;
+        rr.power_w            = t.ref.power_w;
+        rr.ref_power_w        = t.ref.power_w;
+        rr.ratio              = summarize({1.0});
+      } else {
+        rows.push_back(r);
+      }
+    }
+  }
+
+  const ReportHeader header{"mxfp8", "sm_90a", m, n, k, opt.seed};
+  print_report(header, rows, opt.csv);
+  if (opt.iters > 0)
+    std::printf(
+        "ratios (kernel / cuBLAS, per-round medians): vs bf16->fp32 reference %.3fx, vs bf16->bf16 %.3fx, vs "
+        "e4m3 per-tensor %.3fx\n",
+        rows[1].ratio.median, rows[2].ratio.median, rows[3].ratio.median);
+
+  for (MxSet& s : sets)
+    for (void* p : {s.a8, s.sfa, s.b8, s.sfb, s.a16, s.b16, static_cast<void*>(s.c_kernel),
+                    static_cast<void*>(s.c_ref), s.c16})
+      CUDA_CHECK(cudaFree(p));
+  CUDA_CHECK(cudaFree(staging));
+  if (a_abs) CUDA_CHECK(cudaFree(a_abs));
+  if (b_abs) CUDA_CHECK(cudaFree(b_abs));
+  if (opt.check && !check.pass) {
+    std::fprintf(stderr, "%s: verification FAILED (seed %llu)\n", prog, (unsigned long long)opt.seed);
+    return EXIT_FAIL;
+  }
+  return EXIT_PASS;
+}

@@ -1,0 +1,457 @@
+// matmul_mxfp8_sm90.cu: the MXFP8 stage on Hopper (sm_90a), the twin of the Blackwell block-scaled GEMM:
+// e4m3 x e4m3 with one e8m0 scale per 1x32 block along K, fp32 out.
+//
+// C[M,N] = dequant(A)[M,K] * dequant(B)[N,K]^T, fp32 accumulation and output, both operands K-major, data and
+// scales exactly as the quantizer writes them (mxfp8/mx_quant.h; scales in common/mx_scale_layout.h).
+//
+// What changed since v5's Hopper twin (seed 001; FACTS.md "MXFP8 numerics"; issue 12): Hopper has no
+// block-scaled MMA, but its fp8 wgmma m64nNk32 multiplies exactly 32 elements of K: one MX block. So:
+//  1. fp8 wgmma. Each consumer warpgroup issues m64n128k32 e4m3 x e4m3 -> f32 with scale-d = 0 for every MX
+//     block: a fresh partial P of that block alone, in registers.
+//  2. Promotion (DeepGEMM's idea, at 1x32 instead of 1x128): P is added into a separate fp32 accumulator
+//     with the block's two scales, acc = fma(P, sa * sb, acc) (mxfp8/mx_promote.h): sa * sb = 2^(ea+eb-254)
+//     is an exact power of two, so each block lands in fp32 rounded once. Two partial register sets (P0, P1)
+//     alternate: the wgmma of block i+1 runs on the tensor cores while the CUDA cores promote block i.
+//     Registers per consumer thread: acc 64 + P0 64 + P1 64 = 192 fp32 (m64n128: 64 each); with m64n256 a
+//     single partial and its accumulator alone would be 256, more than a thread can hold.
+//  3. Scales travel with the data. Each K tile (128 of K = 4 MX blocks) of a 128-row tile has its scales in
+//     one 512-byte tile of the blocked layout, contiguous in global memory: one bulk copy each for A's and
+//     B's (cp.async.bulk, completing on the stage's full barrier with the data). Two spare warps of the
+//     producer warpgroup then decode them once per stage into fp32 (e8m0_to_float), laid out so that each
+//     consumer thread reads its 32 column scales of a block with 8 LDS.128 (and its 2 row scales with 2 LDS):
+//     10 shared loads per 64 promoted elements, instead of a byte extraction per element.
+//  4. fp32 output (as the seed's Blackwell kernel): C is stored straight from the accumulators.
+// Kept from v5: the 2-CTA cluster along M, each CTA multicasting half of the shared B tile, cross-CTA empty
+// barriers, the split exit cluster barrier, the grouped tile order. Tiles are 128x128 (v5: 128x256) because
+// of the register budget above, and K tiles 128 elements (one 128-byte swizzle row of fp8, as v5's 64 bf16).
+//
+// The bound (README, "MXFP8 GEMM"): per accumulator element and MX block the tensor core does 32 MACs, at
+// 4096 fp8 MACs per clock per SM: 1/128 clock; the CUDA cores do 2 instructions (FMUL + FFMA) at 128 lanes
+// per clock per SM: 1/64 clock. Promotion, not the tensor core, is the ceiling: half the fp8 peak, i.e. the
+// bf16 peak (989 TFLOPS at 1830 MHz), before the scale loads and the rest. Measured on the H100: 0.44-0.45x
+// cuBLAS bf16, 47% of the issue bound of its own instruction stream: with 2 consumer warps per scheduler the
+// FP32 issue is latency-bound (README, "MXFP8 GEMM": ncu and probes).
+// What it costs against v5: 2x the tensor rate per byte, but every 32 of K a promotion on the CUDA cores;
+// smaller tiles (twice the L2 traffic per FLOP of a 128x256 tile, half of it for fp8 bytes); 5 KB per
+// stage for scales.
+//
+// Next step (the lead decides when v6 lands): move this mainloop onto v6's persistent Hopper loop (tile
+// scheduler, epilogue overlapped with the next tile's mainloop); the promotion does not change.
+//
+// PTX ISA sections: as v5, plus "wgmma.mma_async" (.m64n128k32 .f32.e4m3.e4m3: fp8 operands must both be
+// K-major, no transpose operands), "cp.async.bulk" (the non-tensor bulk copy, .mbarrier::complete_tx::bytes).
+#include <cuda_fp8.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "common/check.h"
+#include "common/descriptors.cuh"
+#include "common/harness.h"  // SMEM_ALIGN
+#include "common/mx_scale_layout.h"
+#include "common/ptx.cuh"
+#include "common/tile_order.h"
+#include "common/tma.h"
+#include "common/wgmma.cuh"
+#include "mxfp8/matmul_mxfp8.h"
+#include "mxfp8/mx_promote.h"
+
+namespace gemm {
+namespace {
+
+// ---- configuration ----
+constexpr int BLOCK_M         = 128;                // two consumer warpgroups x WGMMA_M
+constexpr int BLOCK_N         = 128;                // = WGMMA_N: partials + accumulator fit in registers
+constexpr int BLOCK_K         = 128;                // K of one tile load: 128 bytes of fp8, 4 MX blocks
+constexpr int WGMMA_M         = 64;                 // fixed for wgmma
+constexpr int WGMMA_N         = BLOCK_N;
+constexpr int WGMMA_K         = 32;                 // fixed for fp8: 32 bytes of K per MMA = one MX block
+constexpr int SLICE_K         = 128;                // one 128-byte slice of K: the width of a swizzle atom
+constexpr int MX_BLOCKS       = BLOCK_K / MX_BLOCK_K;  // MX blocks (wgmmas, promotions) per K tile
+constexpr int NUM_CONSUMERS   = BLOCK_M / WGMMA_M;  // consumer warpgroups, each multiplies its 64 rows of A
+constexpr int NUM_THREADS     = 128 * (1 + NUM_CONSUMERS);  // + the producer warpgroup
+constexpr int ACC_REGS        = WGMMA_M * WGMMA_N / 128;    // fp32 per consumer thread: acc, P0, P1 each
+constexpr int PRODUCER_REGS   = 40;                 // registers per producer thread after setmaxnreg.dec
+constexpr int CONSUMER_REGS   = 232;                // registers per consumer thread after setmaxnreg.inc
+constexpr int CLUSTER_SIZE    = 2;                  // CTAs per cluster, along M: they share the B tile
+constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;
+constexpr int A_BOX_ROWS      = BLOCK_M;            // A's tile: one box
+constexpr int B_BOX_ROWS      = BLOCK_N / CLUSTER_SIZE;  // B's tile: one box per CTA, multicast to both
+constexpr int GROUP_M         = 16;                 // tile order: M tiles (8 cluster pairs) per group
+constexpr int DECODER_WARP0   = 2;                  // producer warps 2 and 3 decode the scales
+constexpr int DECODER_THREADS = 64;
+
+constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 1, Swizzle::B128};
+constexpr KMajorTile B_TILE{BLOCK_N, BLOCK_K, 1, Swizzle::B128};
+constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
+constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
+constexpr uint32_t DATA_STAGE_BYTES = A_TILE_BYTES + B_TILE_BYTES;  // [A tile][B tile], 1024-B aligned
+// Scales of one stage: the two raw 512-B tiles (bulk copies), then their fp32 decodings.
+//  SFA_F32[block][row]                      block 0..3, row 0..127 of the CTA's tile
+//  SFB_F32[block][q][SFB_Q_STRIDE]          q = column % 8 / 2, entry 2 * (column / 8) + column % 2: the 32
+//                                           columns consumer thread t multiplies (8j + 2(t%4) + {0,1}) are
+//                                           contiguous for q = t % 4; the stride of 36 floats puts the 4 q
+//                                           rows on different banks.
+constexpr int SFB_Q_STRIDE        = 36;
+constexpr uint32_t SF_RAW_BYTES   = MX_SF_TILE_BYTES;  // 512: 128 rows x 4 blocks
+constexpr uint32_t SFA_F32_BYTES  = MX_BLOCKS * BLOCK_M * 4;
+constexpr uint32_t SFB_F32_BYTES  = MX_BLOCKS * 4 * SFB_Q_STRIDE * 4;
+constexpr uint32_t SCALE_STAGE_BYTES = 2 * SF_RAW_BYTES + SFA_F32_BYTES + SFB_F32_BYTES;
+constexpr uint32_t STAGE_TX_BYTES = A_TILE_BYTES + B_TILE_BYTES + 2 * SF_RAW_BYTES;  // landing in each CTA
+GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * DATA_STAGE_BYTES; }
+GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * DATA_STAGE_BYTES + A_TILE_BYTES; }
+constexpr uint32_t SMEM_BUDGET = 227 * 1024;
+constexpr int NUM_STAGES =
+    int((SMEM_BUDGET - SMEM_ALIGN - 1024) / (DATA_STAGE_BYTES + SCALE_STAGE_BYTES));
+constexpr uint32_t SCALES_OFFSET = NUM_STAGES * DATA_STAGE_BYTES;  // after the data ring
+GEMM_HD constexpr uint32_t sfa_raw_offset(int s) { return SCALES_OFFSET + uint32_t(s) * SCALE_STAGE_BYTES; }
+GEMM_HD constexpr uint32_t sfb_raw_offset(int s) { return sfa_raw_offset(s) + SF_RAW_BYTES; }
+GEMM_HD constexpr uint32_t sfa_f32_offset(int s) { return sfa_raw_offset(s) + 2 * SF_RAW_BYTES; }
+GEMM_HD constexpr uint32_t sfb_f32_offset(int s) { return sfa_f32_offset(s) + SFA_F32_BYTES; }
+constexpr uint32_t SMEM_BYTES = NUM_STAGES * (DATA_STAGE_BYTES + SCALE_STAGE_BYTES) + SMEM_ALIGN;
+
+static_assert(WGMMA_K == MX_BLOCK_K, "one fp8 wgmma k32 covers exactly one MX block: the promotion unit");
+static_assert(MX_BLOCKS == 4, "the consumer loop is written out for 4 MX blocks per K tile (P0, P1, P0, P1)");
+static_assert(BLOCK_M == MX_SF_TILE_ROWS && BLOCK_N == MX_SF_TILE_ROWS && MX_BLOCKS == MX_SF_TILE_COLS,
+              "a K tile's scales of a 128-row tile are exactly one 512-byte tile of the blocked layout");
+static_assert(BLOCK_M % WGMMA_M == 0 && NUM_CONSUMERS == 2, "two consumer warpgroups of 64 rows");
+static_assert(WGMMA_N == 128, "the wgmma wrapper used here is m64n128k32");
+static_assert(BLOCK_K == SLICE_K, "one 128-byte swizzle row per tile row (B's halves are then contiguous)");
+static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0 && (B_BOX_ROWS * 128) % 1024 == 0,
+              "tiles and B's halves start on whole 1024-B swizzle atoms");
+static_assert(PRODUCER_REGS % 8 == 0 && CONSUMER_REGS % 8 == 0 && PRODUCER_REGS >= 24 && CONSUMER_REGS <= 256,
+              "setmaxnreg takes a multiple of 8 in 24..256");
+// setmaxnreg moves registers inside the CTA's own allocation, fixed at launch: NUM_THREADS x the per-thread
+// count of __launch_bounds__(NUM_THREADS, 1), i.e. 65536 / 384 rounded down to a multiple of 8 = 168 (not the
+// SM's 64K). An inc the pool cannot grant blocks forever (a 4-consumer version at 120 registers hung so).
+constexpr int LAUNCH_REGS = 65536 / NUM_THREADS / 8 * 8;
+static_assert(128 * (PRODUCER_REGS + NUM_CONSUMERS * CONSUMER_REGS) <= NUM_THREADS * LAUNCH_REGS,
+              "the warpgroups' registers after setmaxnreg must fit in the CTA's allocation at launch");
+static_assert(CONSUMER_REGS >= 3 * ACC_REGS + 32,
+              "a consumer holds its accumulator and two partials, plus scales and addresses");
+static_assert(SCALE_STAGE_BYTES % 16 == 0 && SF_RAW_BYTES % 16 == 0 && SCALES_OFFSET % 16 == 0,
+              "bulk copies need 16-B aligned destinations and sizes; LDS.128 of the decoded scales too");
+static_assert(SFB_Q_STRIDE >= 2 * (BLOCK_N / 8) && SFB_Q_STRIDE % 4 == 0, "a q row holds 32 floats, 16-B aligned");
+static_assert(2 * MX_SF_TILE_BYTES / 4 == 4 * DECODER_THREADS, "each decoder thread decodes 4 words of scales");
+static_assert(NUM_STAGES >= 2, "a pipeline needs one stage to multiply and at least one to load into");
+static_assert(GROUP_M % CLUSTER_SIZE == 0, "the tile order groups whole cluster pairs");
+static_assert(SMEM_BYTES <= SMEM_BUDGET, "the ring must fit in the 227 KB of shared memory per block");
+
+#if defined(GEMM_HAS_WGMMA)
+// ---- the new PTX of this stage ----
+// Bulk copy of `bytes` contiguous bytes from global to shared memory, completing as transaction bytes on
+// `bar` (PTX ISA "cp.async.bulk"; cuda::ptx::cp_async_bulk). 16-B aligned addresses, size a multiple of 16.
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+          ptx::smem_addr(dst)),
+      "l"(src), "r"(bytes), "r"(ptx::smem_addr(bar))
+      : "memory");
+}
+
+// P[64x128] = A[64x32] * B[128x32]^T, e4m3 from shared-memory descriptors, fp32 out: scale-d = 0, the
+// partial of one MX block alone (PTX ISA "wgmma.mma_async", .e4m3: K-major operands, no transpose fields).
+// Fragment: thread t of warp w holds rows 16w + t/4 and +8, columns 8j + 2(t%4) + {0,1}: P[4j + {0,1}] on
+// the first row, P[4j + {2,3}] on the second.
+__device__ __forceinline__ void mma_m64n128k32_e4m3(float (&d)[64], uint64_t a_desc, uint64_t b_desc) {
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "setp.ne.b32 p, %66, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3\n\t"
+      "{"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63},\n\t"
+      "%64, %65, p, 1, 1;\n\t}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]),
+        "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+        "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]),
+        "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),
+        "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]),
+        "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]),
+        "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(a_desc), "l"(b_desc), "r"(0u)
+      : "memory");
+}
+#endif  // GEMM_HAS_WGMMA
+
+// ---- the kernel ----
+__global__ void __launch_bounds__(NUM_THREADS, 1)
+    matmul_mxfp8_sm90_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+                             const uint8_t* sfa, const uint8_t* sfb, float* c, int m, int n, int k) {
+#if defined(GEMM_HAS_WGMMA)
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem = align_smem_1024(smem_raw);
+  auto a_smem   = [&](int s) { return smem + a_tile_offset(s); };
+  auto b_smem   = [&](int s) { return smem + b_tile_offset(s); };
+  auto sfa_raw  = [&](int s) { return smem + sfa_raw_offset(s); };
+  auto sfb_raw  = [&](int s) { return smem + sfb_raw_offset(s); };
+  auto sfa_f32  = [&](int s) { return reinterpret_cast<float*>(smem + sfa_f32_offset(s)); };
+  auto sfb_f32  = [&](int s) { return reinterpret_cast<float*>(smem + sfb_f32_offset(s)); };
+  __shared__ uint64_t tma_full_bar[NUM_STAGES];     // "full": data and raw scales of stage s have landed
+  __shared__ uint64_t scale_ready_bar[NUM_STAGES];  // the decoders wrote stage s's fp32 scales
+  __shared__ uint64_t mma_done_bar[NUM_STAGES];     // "empty": all 4 consumers of the pair are done with s
+
+  const int warp_id   = threadIdx.x / 32;
+  const int lane      = threadIdx.x % 32;
+  const int warpgroup = threadIdx.x / 128;  // 0: producer (and scale decoders); 1, 2: consumers
+  const int cta_rank  = int(ptx::cluster_ctarank());
+  const TileCoord blk = grouped_tile(blockIdx.x + gridDim.x * (blockIdx.y / CLUSTER_SIZE),
+                                     gridDim.y / CLUSTER_SIZE, gridDim.x, GROUP_M / CLUSTER_SIZE);
+  const int m0        = (blk.m * CLUSTER_SIZE + cta_rank) * BLOCK_M;
+  const int n0        = blk.n * BLOCK_N;
+  (void)m;
+
+  // ---- setup: the barriers by one thread ----
+  if (warp_id == 0 && ptx::elect_one_sync()) {
+    for (int s = 0; s < NUM_STAGES; ++s) {
+      ptx::mbarrier_init(&tma_full_bar[s], 1);  // this CTA's TMA thread (the peer's multicast adds bytes)
+      ptx::mbarrier_init(&scale_ready_bar[s], DECODER_THREADS);
+      ptx::mbarrier_init(&mma_done_bar[s], NUM_CONSUMERS * CLUSTER_SIZE);  // every consumer of the pair
+    }
+    ptx::fence_mbarrier_init();
+  }
+  ptx::barrier_cluster_arrive();
+  ptx::barrier_cluster_wait();
+
+  const int num_k_tiles = k / BLOCK_K;
+  const int scale_cols  = k / MX_BLOCK_K;
+  if (warpgroup == 0) {
+    wg::setmaxnreg_dec<PRODUCER_REGS>();
+    if (warp_id == 0 && ptx::elect_one_sync()) {
+      // ---- producer: one thread keeps the ring full: its A, its half of B (multicast), both scale tiles ----
+      const uint8_t* sfa_rows = sfa + mx_scale_tile_offset(m0 / MX_SF_TILE_ROWS, 0, scale_cols);
+      const uint8_t* sfb_rows = sfb + mx_scale_tile_offset(n0 / MX_SF_TILE_ROWS, 0, scale_cols);
+      int stage = 0;
+      uint32_t empty_phase = 1;  // passes at once on the first lap
+      for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
+        ptx::mbarrier_wait(&mma_done_bar[stage], empty_phase, "mma_done_bar");
+        ptx::mbarrier_arrive_expect_tx(&tma_full_bar[stage], STAGE_TX_BYTES);
+        ptx::tma_load_3d(a_smem(stage), &a_map, &tma_full_bar[stage], 0, m0, k_tile);
+        ptx::tma_load_3d_multicast(b_smem(stage) + kmajor_row_offset(B_TILE, cta_rank * B_BOX_ROWS), &b_map,
+                                   &tma_full_bar[stage], CLUSTER_MASK, 0, n0 + cta_rank * B_BOX_ROWS, k_tile);
+        // The 512-B tiles of K tile k_tile: consecutive along K inside a 128-row block of the layout.
+        bulk_load(sfa_raw(stage), sfa_rows + size_t(k_tile) * MX_SF_TILE_BYTES, SF_RAW_BYTES,
+                  &tma_full_bar[stage]);
+        bulk_load(sfb_raw(stage), sfb_rows + size_t(k_tile) * MX_SF_TILE_BYTES, SF_RAW_BYTES,
+                  &tma_full_bar[stage]);
+        if (++stage == NUM_STAGES) {
+          stage = 0;
+          empty_phase ^= 1;
+        }
+      }
+    } else if (warp_id >= DECODER_WARP0) {
+      // ---- scale decoders: e8m0 bytes -> fp32, once per stage, where the consumers read them ----
+      // Word w (0..127) of a raw tile holds the 4 blocks' scales of row w / 4 + 32 * (w % 4) (the layout's
+      // (r % 32) * 16 + (r / 32) * 4 + block). Thread i decodes words i and i + 64 of each tile.
+      const int i = threadIdx.x - DECODER_WARP0 * 32;
+      int stage = 0;
+      uint32_t full_phase = 0;
+      for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
+        ptx::mbarrier_wait(&tma_full_bar[stage], full_phase, "tma_full_bar (decoder)");
+        const uint32_t* a_words = reinterpret_cast<const uint32_t*>(sfa_raw(stage));
+        const uint32_t* b_words = reinterpret_cast<const uint32_t*>(sfb_raw(stage));
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int w = i + h * DECODER_THREADS, row = w / 4 + 32 * (w % 4);
+          const uint32_t wa = a_words[w], wb = b_words[w];
+          const int q = (row % 8) / 2, entry = 2 * (row / 8) + row % 2;  // B: row is a column of C
+#pragma unroll
+          for (int b = 0; b < MX_BLOCKS; ++b) {
+            sfa_f32(stage)[b * BLOCK_M + row] = e8m0_to_float((wa >> (8 * b)) & 0xFFu);
+            sfb_f32(stage)[(b * 4 + q) * SFB_Q_STRIDE + entry] = e8m0_to_float((wb >> (8 * b)) & 0xFFu);
+          }
+        }
+        ptx::mbarrier_arrive(&scale_ready_bar[stage]);  // release: the consumers' acquire sees the floats
+        if (++stage == NUM_STAGES) {
+          stage = 0;
+          full_phase ^= 1;
+        }
+      }
+    }
+    __syncwarp();
+    ptx::barrier_cluster_arrive();
+  } else {
+    // ---- consumers: warpgroup 1 + w multiplies rows 64w .. 64w+63 of the tile ----
+    wg::setmaxnreg_inc<CONSUMER_REGS>();
+    const int consumer = warpgroup - 1;
+    const int row0     = consumer * WGMMA_M + (warp_id % 4) * 16 + lane / 4;  // and row0 + 8, in the tile
+    const int q        = lane % 4;                                          // columns 8j + 2q + {0, 1}
+    float acc[ACC_REGS], part0[ACC_REGS], part1[ACC_REGS];
+#pragma unroll
+    for (int i = 0; i < ACC_REGS; ++i) acc[i] = 0.0f;
+
+    // issue: the partial of MX block `b` of stage `s` into p (scale-d 0), as its own commit group
+    auto issue = [&](float(&p)[ACC_REGS], int s, int b) {
+      wg::fence();  // p was read by the last promotion: order those reads before the MMA overwrites p
+      const uint64_t a_desc = kmajor_desc_sm90(A_TILE, ptx::smem_addr(a_smem(s)), b, consumer * WGMMA_M);
+      const uint64_t b_desc = kmajor_desc_sm90(B_TILE, ptx::smem_addr(b_smem(s)), b);
+      mma_m64n128k32_e4m3(p, a_desc, b_desc);
+      wg::commit_group();
+    };
+    // promote: acc += P * sa[row] * sb[col] for MX block `b` of stage `s` (its MMA group has completed)
+    auto promote = [&](float(&p)[ACC_REGS], int s, int b) {
+      wg::fence_operands(p);  // the wait_group before this is where p became valid
+      const float* sa   = sfa_f32(s) + b * BLOCK_M;
+      const float sa0   = sa[row0], sa1 = sa[row0 + 8];
+      const float4* sb4 = reinterpret_cast<const float4*>(sfb_f32(s) + (b * 4 + q) * SFB_Q_STRIDE);
+#pragma unroll
+      for (int i = 0; i < WGMMA_N / 16; ++i) {  // columns 8j + 2q + {0,1} for j = 2i, 2i + 1
+        const float4 sb = sb4[i];
+        float* a        = acc + 8 * i;
+        const float* pp = p + 8 * i;
+        a[0] = mx_promote(a[0], pp[0], sa0, sb.x);
+        a[1] = mx_promote(a[1], pp[1], sa0, sb.y);
+        a[2] = mx_promote(a[2], pp[2], sa1, sb.x);
+        a[3] = mx_promote(a[3], pp[3], sa1, sb.y);
+        a[4] = mx_promote(a[4], pp[4], sa0, sb.z);
+        a[5] = mx_promote(a[5], pp[5], sa0, sb.w);
+        a[6] = mx_promote(a[6], pp[6], sa1, sb.z);
+        a[7] = mx_promote(a[7], pp[7], sa1, sb.w);
+      }
+    };
+    // release: this warpgroup no longer reads stage s (MMAs waited for, scales loaded and used), to both
+    // CTAs, since both multicast into it. The own CTA's arrival is a release (it orders this warpgroup's
+    // loads of the decoded scales before the decoders overwrite them); the peer's is relaxed, as in v5.
+    auto release = [&](int s) {
+      if (warp_id % 4 == 0 && ptx::elect_one_sync())
+        for (int peer = 0; peer < CLUSTER_SIZE; ++peer) {
+          if (peer == cta_rank)
+            ptx::mbarrier_arrive(&mma_done_bar[s]);
+          else
+            ptx::mbarrier_arrive_cluster(ptx::mapa_shared_cluster(&mma_done_bar[s], uint32_t(peer)));
+        }
+    };
+
+    int stage = 0;
+    uint32_t full_phase = 0;
+    for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
+      ptx::mbarrier_wait(&tma_full_bar[stage], full_phase, "tma_full_bar");
+      ptx::mbarrier_wait(&scale_ready_bar[stage], full_phase, "scale_ready_bar");
+      // Block b + 1's MMA is issued, then block b is promoted while it runs: P0 and P1 alternate. Nothing
+      // is in flight across the K-tile boundary: ptxas serializes every wgmma (warning C7514) when one whose
+      // group is still pending crosses the loop's back edge while the other partial is read.
+      issue(part0, stage, 0);
+      issue(part1, stage, 1);
+      wg::wait_group<1>();  // block 0 done, block 1 may still run
+      promote(part0, stage, 0);
+      issue(part0, stage, 2);
+      wg::wait_group<1>();
+      promote(part1, stage, 1);
+      issue(part1, stage, 3);
+      wg::wait_group<1>();
+      promote(part0, stage, 2);
+      wg::wait_group<0>();
+      promote(part1, stage, 3);
+      release(stage);
+      if (++stage == NUM_STAGES) {
+        stage = 0;
+        full_phase ^= 1;
+      }
+    }
+    ptx::barrier_cluster_arrive();
+
+    // ---- epilogue: fp32 straight from the accumulators; a warp's store of one j is 8 rows x 32 B ----
+    const int row = m0 + row0;
+#pragma unroll
+    for (int j = 0; j < WGMMA_N / 8; ++j) {
+      const int col = n0 + 8 * j + 2 * q;
+      *reinterpret_cast<float2*>(c + size_t(row) * n + col)     = make_float2(acc[4 * j + 0], acc[4 * j + 1]);
+      *reinterpret_cast<float2*>(c + size_t(row + 8) * n + col) = make_float2(acc[4 * j + 2], acc[4 * j + 3]);
+    }
+  }
+
+  // ---- teardown: no CTA exits while its peer may still arrive on its barriers or write into its ring ----
+  ptx::barrier_cluster_wait();
+#elif defined(__CUDA_ARCH__)
+  __trap();  // compiled for a GPU without wgmma: fail loudly, never return with C unwritten
+#endif  // GEMM_HAS_WGMMA
+}
+
+}  // namespace
+
+// ---- host side ----
+std::string mxfp8_sm90_check_shape(int64_t m, int64_t n, int64_t k) {
+  const struct {
+    const char* name;
+    int64_t v;
+  } dims[] = {{"M", m}, {"N", n}, {"K", k}};
+  for (const auto& d : dims)
+    if (d.v < 1) return std::string(d.name) + "=" + std::to_string(d.v) + " is below 1 (M, N and K must be >= 1)";
+  if (k % MX_BLOCK_K != 0)
+    return "K=" + std::to_string(k) + " is not a multiple of 32 (MXFP8 has one scale per 32 elements of K; try K=" +
+           std::to_string(nearest_multiple(k, MX_BLOCK_K)) + ")";
+  const ShapeRule rule{MXFP8_SM90_M_MULTIPLE, MXFP8_SM90_N_MULTIPLE, MXFP8_SM90_K_MULTIPLE,
+                       "needs whole 256x128x128 cluster tiles: the two CTAs of a 2-CTA cluster take adjacent "
+                       "128-row M tiles, and a K tile is 4 MX blocks",
+                       "2*BLOCK_M"};
+  const std::string why = check_shape(rule, "mxfp8 (sm_90a)", m, n, k);
+  if (!why.empty()) return why;
+  if (m > (int64_t(1) << 31) / 2 || n > (int64_t(1) << 30) || k > (int64_t(1) << 30))
+    return "M, N, K must stay below 2^30 (32-bit indices in the kernel)";
+  return "";
+}
+
+std::string mxfp8_sm90_check_args(const MxGemmArgs& g) {
+  std::string why = mxfp8_sm90_check_shape(g.m, g.n, g.k);
+  if (!why.empty()) return why;
+  if (!g.a || !g.sfa || !g.b || !g.sfb || !g.c) return "a data, scale or output pointer is null";
+  auto size_line = [](const char* what, uint64_t got, uint64_t want) {
+    return std::string(what) + " has " + std::to_string(got) + " bytes; the shape needs " + std::to_string(want);
+  };
+  const uint64_t a_want = uint64_t(g.m) * uint64_t(g.k), b_want = uint64_t(g.n) * uint64_t(g.k);
+  const uint64_t sfa_want = mx_scale_bytes(int(g.m), mx_scale_cols(int(g.k)));
+  const uint64_t sfb_want = mx_scale_bytes(int(g.n), mx_scale_cols(int(g.k)));
+  const uint64_t c_want   = uint64_t(g.m) * uint64_t(g.n) * 4;
+  if (g.a_bytes != a_want) return size_line("A's e4m3 data", g.a_bytes, a_want);
+  if (g.b_bytes != b_want) return size_line("B's e4m3 data", g.b_bytes, b_want);
+  if (g.sfa_bytes != sfa_want) return size_line("A's scales (blocked layout)", g.sfa_bytes, sfa_want);
+  if (g.sfb_bytes != sfb_want) return size_line("B's scales (blocked layout)", g.sfb_bytes, sfb_want);
+  if (g.c_bytes != c_want) return size_line("C (fp32)", g.c_bytes, c_want);
+  if (reinterpret_cast<uintptr_t>(g.sfa) % 16 || reinterpret_cast<uintptr_t>(g.sfb) % 16)
+    return "scale buffers must be 16-byte aligned (bulk copies)";
+  return "";
+}
+
+const char* mxfp8_sm90_kernel_name() {
+  return "sm_90a fp8 wgmma m64n128k32, promoted per MX block (mxfp8/matmul_mxfp8_sm90.cu)";
+}
+
+Launch prepare_mxfp8_sm90(const MxGemmArgs& g) {
+  const std::string why = mxfp8_sm90_check_args(g);
+  if (!why.empty()) {
+    std::fprintf(stderr, "prepare_mxfp8_sm90: %s\n", why.c_str());
+    std::exit(EXIT_BAD_INPUT);
+  }
+  const TmaDesc a_desc = kmajor_tma_3d(g.m, g.k, A_BOX_ROWS, BLOCK_K, SLICE_K, 1, Swizzle::B128);
+  const TmaDesc b_desc = kmajor_tma_3d(g.n, g.k, B_BOX_ROWS, BLOCK_K, SLICE_K, 1, Swizzle::B128);
+  const CUtensorMap a_map = make_tensor_map(a_desc, g.a, "A (e4m3)");
+  const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B (e4m3)");
+  CUDA_CHECK(cudaFuncSetAttribute(matmul_mxfp8_sm90_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  SMEM_BYTES));
+  const dim3 grid(unsigned(g.n / BLOCK_N), unsigned(g.m / BLOCK_M));
+  const auto* sfa = static_cast<const uint8_t*>(g.sfa);
+  const auto* sfb = static_cast<const uint8_t*>(g.sfb);
+  float* c        = g.c;
+  const int m = int(g.m), n = int(g.n), k = int(g.k);
+  return [=](cudaStream_t stream) {
+    cudaLaunchAttribute cluster;
+    cluster.id               = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = 1;
+    cluster.val.clusterDim.y = CLUSTER_SIZE;
+    cluster.val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg   = {};
+    cfg.gridDim              = grid;
+    cfg.blockDim             = dim3(NUM_THREADS);
+    cfg.dynamicSmemBytes     = SMEM_BYTES;
+    cfg.stream               = stream;
+    cfg.attrs                = &cluster;
+    cfg.numAttrs             = 1;
+    CUDA_CHECK(cudaLaunchKernelEx(&cfg, matmul_mxfp8_sm90_kernel, a_map, b_map, sfa, sfb, c, m, n, k));
+  };
+}
+
+}  // namespace gemm

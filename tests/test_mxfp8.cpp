@@ -1,0 +1,247 @@
+// CPU tests of the MXFP8 GEMM's host side and arithmetic: the --rule option, the shape and size refusals of
+// the Hopper kernel, the promotion step (mxfp8/mx_promote.h) against the dequantized sum, and the verdict's
+// tolerance (mxfp8/mx_gemm_host.h), which must be able to fail.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/mx_scale_layout.h"
+#include "mxfp8/matmul_mxfp8.h"
+#include "mxfp8/mx_gemm_host.h"
+#include "mxfp8/mx_options.h"
+#include "mxfp8/mx_promote.h"
+#include "mxfp8/mx_quant.h"
+
+using namespace gemm;
+
+namespace {
+
+bool contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
+
+std::string take(std::vector<const char*> argv, MxRule& rule, std::vector<const char*>& rest) {
+  return take_rule_option(int(argv.size()), argv.data(), rule, rest);
+}
+
+MxGemmArgs sized_args(int64_t m, int64_t n, int64_t k) {
+  // Non-null, 16-byte aligned addresses: the checks never dereference them.
+  alignas(16) static uint8_t dummy[16];
+  MxGemmArgs g{dummy, dummy, dummy, dummy, reinterpret_cast<float*>(dummy), m, n, k, 0, 0, 0, 0, 0};
+  g.a_bytes   = uint64_t(m * k);
+  g.b_bytes   = uint64_t(n * k);
+  g.sfa_bytes = mx_scale_tensor_bytes(m, k);
+  g.sfb_bytes = mx_scale_tensor_bytes(n, k);
+  g.c_bytes   = uint64_t(m * n * 4);
+  return g;
+}
+
+// The kernel's arithmetic on one output element, on the CPU: for each MX block the partial (the sum of the
+// block's e4m3 products, exact here in double: at most 32 terms of 8 significant bits) is promoted with
+// mx_promote, as the kernel does. `exact_partial` is what the tensor core is asked for; the hardware may
+// round it (README, "MXFP8 GEMM"), which this model does not.
+float promoted_dot(const uint8_t* a, const uint8_t* sa, const uint8_t* b, const uint8_t* sb, int k) {
+  float acc = 0.0f;
+  for (int blk = 0; blk < k / MX_BLOCK_K; ++blk) {
+    double partial = 0;
+    for (int i = blk * MX_BLOCK_K; i < (blk + 1) * MX_BLOCK_K; ++i) partial += e4m3_to_double(a[i]) * e4m3_to_double(b[i]);
+    acc = mx_promote(acc, float(partial), e8m0_to_float(sa[blk]), e8m0_to_float(sb[blk]));
+  }
+  return acc;
+}
+
+// The dequantized operands' dot product, in double (exact for the inputs below).
+double dequantized_dot(const uint8_t* a, const uint8_t* sa, const uint8_t* b, const uint8_t* sb, int k) {
+  double sum = 0;
+  for (int i = 0; i < k; ++i) sum += mx_dequantize(a[i], sa[i / 32]) * mx_dequantize(b[i], sb[i / 32]);
+  return sum;
+}
+
+}  // namespace
+
+TEST_CASE("mxfp8 --rule: rceil by default, floor or rceil taken out of argv, anything else refused",
+          "[mxfp8][options]") {
+  MxRule rule = MxRule::Floor;
+  std::vector<const char*> rest;
+  rule = MxRule::Rceil;
+  CHECK(take({"matmul_mxfp8", "--m", "512"}, rule, rest).empty());
+  CHECK(rule == MxRule::Rceil);
+  REQUIRE(rest.size() == 3);
+  CHECK(std::string(rest[1]) == "--m");
+  CHECK(std::string(rest[2]) == "512");
+
+  CHECK(take({"matmul_mxfp8", "--rule", "floor", "--k", "256"}, rule, rest).empty());
+  CHECK(rule == MxRule::Floor);
+  REQUIRE(rest.size() == 3);
+  CHECK(std::string(rest[1]) == "--k");
+  CHECK(take({"matmul_mxfp8", "--rule", "floor", "--rule", "rceil"}, rule, rest).empty());
+  CHECK(rule == MxRule::Rceil);
+  CHECK(rest.size() == 1);
+
+  CHECK(contains(take({"matmul_mxfp8", "--rule", "ceil"}, rule, rest), "--rule takes rceil"));
+  CHECK(contains(take({"matmul_mxfp8", "--rule", "RCEIL"}, rule, rest), "got 'RCEIL'"));
+  CHECK(contains(take({"matmul_mxfp8", "--rule"}, rule, rest), "got ''"));
+}
+
+TEST_CASE("mxfp8 sm_90a shapes: dims >= 1, K a multiple of 32 then of the 128 K tile, whole cluster tiles",
+          "[mxfp8][shape]") {
+  CHECK(mxfp8_sm90_check_shape(256, 128, 128).empty());
+  CHECK(mxfp8_sm90_check_shape(8192, 8192, 8192).empty());
+  CHECK(contains(mxfp8_sm90_check_shape(0, 128, 128), "M=0 is below 1"));
+  CHECK(contains(mxfp8_sm90_check_shape(256, -128, 128), "N=-128 is below 1"));
+  CHECK(contains(mxfp8_sm90_check_shape(256, 128, 0), "K=0 is below 1"));
+  const std::string k1000 = mxfp8_sm90_check_shape(256, 128, 1000);
+  CHECK(contains(k1000, "not a multiple of 32"));
+  CHECK(contains(k1000, "try K=992"));
+  const std::string k4064 = mxfp8_sm90_check_shape(256, 128, 4064);  // whole MX blocks, not whole K tiles
+  CHECK(contains(k4064, "BLOCK_K=128"));
+  CHECK(contains(k4064, "try K=4096"));
+  CHECK(contains(mxfp8_sm90_check_shape(128, 128, 128), "2*BLOCK_M=256"));
+  CHECK(contains(mxfp8_sm90_check_shape(256, 100, 128), "BLOCK_N=128"));
+}
+
+TEST_CASE("mxfp8 sm_90a arguments: data, scale and output sizes must be what the shape needs", "[mxfp8][shape]") {
+  const MxGemmArgs good = sized_args(512, 256, 1024);
+  CHECK(mxfp8_sm90_check_args(good).empty());
+  CHECK(good.sfa_bytes == 512 * 32);  // 4 row blocks x 8 K tiles x 512 B: no padding at this shape
+  MxGemmArgs g = good;
+  g.sfa_bytes -= 512;
+  CHECK(contains(mxfp8_sm90_check_args(g), "A's scales"));
+  g = good;
+  g.sfb_bytes = mx_scale_tensor_bytes(256, 512);  // the scales of another K
+  CHECK(contains(mxfp8_sm90_check_args(g), "B's scales"));
+  g = good;
+  g.a_bytes += 1;
+  CHECK(contains(mxfp8_sm90_check_args(g), "A's e4m3 data"));
+  g = good;
+  g.c_bytes /= 2;  // a bf16 output buffer: the kernel writes fp32
+  CHECK(contains(mxfp8_sm90_check_args(g), "C (fp32)"));
+  g     = good;
+  g.sfb = nullptr;
+  CHECK(contains(mxfp8_sm90_check_args(g), "null"));
+  g   = good;
+  g.k = 1000;
+  CHECK(contains(mxfp8_sm90_check_args(g), "multiple of 32"));
+}
+
+TEST_CASE("e8m0_to_float: every byte decodes to 2^(s-127) exactly, 0x00 to the subnormal 2^-127, 0xFF to NaN",
+          "[mxfp8][promotion]") {
+  for (int s = 0; s < 255; ++s) CHECK(double(e8m0_to_float(uint32_t(s))) == std::ldexp(1.0, s - 127));
+  CHECK(std::isnan(e8m0_to_float(0xFF)));
+  CHECK(e8m0_to_float(0) > 0.0f);
+}
+
+TEST_CASE("promotion: sa * sb is the exact power of two 2^(ea+eb-254) down to fp32's smallest subnormal",
+          "[mxfp8][promotion]") {
+  int exact = 0, underflow = 0;
+  for (int ea = 0; ea < 255; ++ea)
+    for (int eb = 0; eb < 255; ++eb) {
+      const int e     = ea + eb - 254;
+      const float got = e8m0_to_float(uint32_t(ea)) * e8m0_to_float(uint32_t(eb));
+      if (e >= -149 && e <= 127) {
+        CHECK(double(got) == std::ldexp(1.0, e));
+        ++exact;
+      } else if (e < -149) {  // the documented limit: products below 2^-149 flush towards 0
+        CHECK(double(got) < std::ldexp(1.0, -149));
+        ++underflow;
+      }
+    }
+  CHECK(exact > 40000);
+  CHECK(underflow > 0);
+  // A NaN scale makes the block's contribution NaN, whatever the partial.
+  CHECK(std::isnan(mx_promote(1.0f, 0.0f, e8m0_to_float(0xFF), 1.0f)));
+}
+
+TEST_CASE("promotion: the k32-promoted sum equals the dequantized sum exactly when every term fits fp32",
+          "[mxfp8][promotion]") {
+  // e4m3 values from {0, +-0.5, +-1, +-1.5, +-2} and block scales 2^-2 .. 2^2: every product is a multiple
+  // of 2^-6 below 2^7, every partial sum (K <= 1024) below 2^17 in magnitude: all sums are exact in fp32 in any order,
+  // so promotion must reproduce the dequantized dot product bit for bit.
+  const uint8_t values[] = {0x00, 0x30, 0xB0, 0x38, 0xB8, 0x3C, 0xBC, 0x40, 0xC0};
+  std::mt19937 gen(12345);
+  for (int k : {32, 128, 512, 1024}) {  // K <= 1024: every partial sum of the model below 2^17
+    for (int trial = 0; trial < 20; ++trial) {
+      const size_t kk = static_cast<size_t>(k);
+      std::vector<uint8_t> a(kk), b(kk), sa(kk / 32), sb(kk / 32);
+      for (auto& x : a) x = values[gen() % 9];
+      for (auto& x : b) x = values[gen() % 9];
+      for (auto& s : sa) s = uint8_t(125 + gen() % 5);
+      for (auto& s : sb) s = uint8_t(125 + gen() % 5);
+      const double want = dequantized_dot(a.data(), sa.data(), b.data(), sb.data(), k);
+      REQUIRE(double(float(want)) == want);
+      CHECK(double(promoted_dot(a.data(), sa.data(), b.data(), sb.data(), k)) == want);
+    }
+  }
+}
+
+TEST_CASE("promotion: a per-block scale applied to the wrong block changes the exact sum", "[mxfp8][promotion]") {
+  // The exactness above is not vacuous: the same inputs with two blocks' scales swapped give another sum.
+  std::vector<uint8_t> a(64, 0x38), b(64, 0x38), sa = {127, 129}, sb = {127, 127};  // 1.0 everywhere
+  const float right = promoted_dot(a.data(), sa.data(), b.data(), sb.data(), 64);   // 32 * 1 + 32 * 4
+  CHECK(right == 160.0f);
+  std::vector<uint8_t> swapped = {129, 127};
+  b[0] = 0x40;  // 2.0 in block 0 only
+  CHECK(promoted_dot(a.data(), sa.data(), b.data(), sb.data(), 64) == 161.0f);
+  CHECK(promoted_dot(a.data(), swapped.data(), b.data(), sb.data(), 64) == 164.0f);
+}
+
+TEST_CASE("promotion: random MXFP8 operands stay within the tolerance's fp32 part of the dequantized sum",
+          "[mxfp8][promotion]") {
+  // Quantized normal data with outlier blocks: the promoted sum (exact partials) differs from the exact
+  // dequantized sum only by fp32 roundings, K/32 of them: well inside (K/32) * 2^-24 * sum |a||b|.
+  std::mt19937 gen(777);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const int k = 2048;
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<float> x(static_cast<size_t>(k)), y(static_cast<size_t>(k));
+    for (int i = 0; i < k; ++i) {
+      x[size_t(i)] = normal(gen) * ((i / 32) % 7 == 3 ? 300.0f : 1.0f);
+      y[size_t(i)] = normal(gen) * ((i / 32) % 5 == 1 ? 1e-3f : 1.0f);
+    }
+    std::vector<uint8_t> a(static_cast<size_t>(k)), b(static_cast<size_t>(k)),
+        sa(static_cast<size_t>(mx_scale_tensor_bytes(1, k))), sb(sa.size());
+    mx_quantize_ref_f32(x.data(), 1, k, MxRule::Rceil, a.data(), sa.data());
+    mx_quantize_ref_f32(y.data(), 1, k, MxRule::Floor, b.data(), sb.data());
+    std::vector<uint8_t> sa_row(static_cast<size_t>(k / 32)), sb_row(static_cast<size_t>(k / 32));
+    for (int j = 0; j < k / 32; ++j) {
+      sa_row[size_t(j)] = sa[mx_scale_offset(0, j, k / 32)];
+      sb_row[size_t(j)] = sb[mx_scale_offset(0, j, k / 32)];
+    }
+    double abs_sum = 0;
+    for (int i = 0; i < k; ++i)
+      abs_sum += std::fabs(mx_dequantize(a[size_t(i)], sa_row[size_t(i / 32)]) *
+                           mx_dequantize(b[size_t(i)], sb_row[size_t(i / 32)]));
+    const double want = dequantized_dot(a.data(), sa_row.data(), b.data(), sb_row.data(), k);
+    const double got  = promoted_dot(a.data(), sa_row.data(), b.data(), sb_row.data(), k);
+    CHECK(std::fabs(got - want) <= (k / 32 + 1) * std::ldexp(1.0, -24) * abs_sum);
+  }
+}
+
+TEST_CASE("mxfp8 verdict: the element-wise bound eps * sum|a||b| passes at the bound and fails beyond it",
+          "[mxfp8][tolerance]") {
+  const int64_t k = 4096;
+  const double eps = mx_tolerance_eps(k);
+  CHECK(eps == std::ldexp(1.0, -7) + double(4096 + 128) * std::ldexp(1.0, -24));
+  std::vector<float> ref = {1.0f, -2.0f, 0.0f, 100.0f}, bound = {10.0f, 10.0f, 0.0f, 1000.0f};
+  std::vector<float> out = ref;
+  CHECK(check_mx_output(out.data(), ref.data(), bound.data(), 4, k).pass);
+  out[3] = float(100.0 + 0.5 * eps * 1000.0);
+  const MxCheck inside = check_mx_output(out.data(), ref.data(), bound.data(), 4, k);
+  CHECK(inside.pass);
+  CHECK(inside.max_ratio == Approx(0.5).epsilon(1e-3));
+  out[3] = float(100.0 + 1.01 * eps * 1000.0);
+  const MxCheck beyond = check_mx_output(out.data(), ref.data(), bound.data(), 4, k);
+  CHECK_FALSE(beyond.pass);
+  CHECK(beyond.bad == 1);
+  CHECK(beyond.first_bad == 3);
+  out    = ref;
+  out[2] = 1e-30f;  // sum |a||b| = 0 allows no error at all
+  CHECK_FALSE(check_mx_output(out.data(), ref.data(), bound.data(), 4, k).pass);
+  out    = ref;
+  out[1] = NAN;  // the poison an unwritten element keeps
+  const MxCheck nan = check_mx_output(out.data(), ref.data(), bound.data(), 4, k);
+  CHECK_FALSE(nan.pass);
+  CHECK(nan.nonfinite == 1);
+}
