@@ -73,7 +73,7 @@ foreach(stage ${GEMM_STAGES})
   add_sass_test(${stage} sm_90a HGMMA UTMALDG ${GEMM_SASS_sm_90a_${stage}})
 endforeach()
 
-# The MXFP8 GEMM's Hopper kernel (mxfp8/matmul_mxfp8_sm90.cu; no sm_100a kernel yet), read with cuobjdump 13.0:
+# The MXFP8 GEMM's Hopper kernel (mxfp8/matmul_mxfp8_sm90.cu; the sm_100a one is below), read with cuobjdump 13.0:
 #   wgmma.mma_async.m64n128k32.f32.e4m3.e4m3 -> QGMMA.64x128x32.F32.E4M3.E4M3; cp.async.bulk (the scale tiles)
 #   -> UBLKCP.S.G; the B half -> UTMALDG.3D.MULTICAST. No local memory, no stack (sass_check.cmake).
 if(GEMM_CUOBJDUMP)
