@@ -60,3 +60,43 @@ GEMM_HD constexpr uint64_t mx_scale_offset(int row, int scale_col, int scale_col
 }
 
 }  // namespace gemm
+
+namespace gemm {
+
+// ---- the scale tile in shared memory and in tensor memory (Blackwell, mxfp8/matmul_mxfp8.cu) ----
+//
+// tcgen05.cp .32x128b reads a 32-row x 128-bit (16-byte) source through a shared-memory descriptor, in the
+// canonical K-major no-swizzle layout (PTX ISA "tcgen05 Shared Memory Descriptor", "Shared Memory Matrix
+// Layout": core matrices of 8 rows x 16 B, row r%8 of a core matrix at +16 (r%8), the next 8 rows at +SBO,
+// the next 16 B along K at +LBO). A 512-byte scale tile is exactly 32 lines of 16 B (line i at byte 16 i),
+// so:
+//  - SBO = 8 lines x 16 B = 128 B: the one value under which row r of the source is line r of the tile;
+//  - LBO: the source is one core matrix wide (128 bits = 16 B), so no byte of it is at +LBO: the field is
+//    never used and 0 is written. (Seed 001 found "LBO 0, SBO 128" by trial; tests/test_mxfp8_sm100.cpp
+//    derives both in the layout model: SBO 128 is the only SBO that reads the right lines, any LBO reads the
+//    same bytes; tests/test_cutlass_crosscheck.cpp compares with the descriptor CuTe builds for the same
+//    source: the same SBO, and LBO 16 B there, in the field nothing reads.)
+// .warpx4 copies line r into TMEM lane r of each of the four 32-lane quarters; its 16 bytes fill 4 columns:
+// byte b of line r goes to column b / 4, byte b % 4 of that 32-bit cell. With the blocked layout (line r
+// holds rows r, r + 32, r + 64, r + 96 of the tile, 4 scales each) the scale of (row, scale column j) of the
+// tile ends up in lane row % 32, column row / 32, byte j: what the block-scaled MMA reads with SF id j
+// (PTX ISA "tcgen05 Scale factor A/B matrix layout", .block32 with K = 32 per MMA).
+constexpr uint32_t MX_SF_CP_LBO    = 0;    // unused: the source is one 16-byte core matrix wide
+constexpr uint32_t MX_SF_CP_SBO    = 128;  // 8 lines of 16 B: the next 8 rows of the 32-row source
+constexpr uint32_t MX_SF_TMEM_COLS = 4;    // TMEM columns one scale tile fills (16 B per lane)
+
+GEMM_HD constexpr uint64_t mx_sf_cp_desc_sm100(uint32_t smem_addr) {
+  return make_smem_desc_sm100(smem_addr, MX_SF_CP_LBO, MX_SF_CP_SBO, Swizzle::None);
+}
+
+// Where the scale of row `row` (0..255 of an MMA operand) and scale column `sf_id` (0..3 of a tile) sits
+// relative to the TMEM address of the first scale tile of the operand, one tile per 128 rows placed
+// MX_SF_TMEM_COLS columns apart: lane (in every quarter) row % 32, column row / 32, byte sf_id.
+struct MxSfTmemCell {
+  uint32_t lane, column, byte;
+};
+GEMM_HD constexpr MxSfTmemCell mx_sf_tmem_cell(int row, int sf_id) {
+  return {uint32_t(row % 32), uint32_t(row / 32), uint32_t(sf_id)};
+}
+
+}  // namespace gemm

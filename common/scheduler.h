@@ -188,7 +188,8 @@ class TileSchedule {
 // cudaOccupancyMaxActiveClusters), but never more than there are units of work (a tile, or a pair of
 // vertically adjacent tiles for cluster_size 2): a cluster without a unit would only set up and exit.
 // 0 when nothing fits (the launcher reports it).
-GEMM_HD constexpr int persistent_clusters(int max_active_clusters, int tiles_m, int tiles_n, int cluster_size) {
+GEMM_HD constexpr int persistent_clusters(int max_active_clusters, int tiles_m, int tiles_n,
+                                          int cluster_size) {
   const int units = (tiles_m + cluster_size - 1) / cluster_size * tiles_n;
   return max_active_clusters < 1 ? 0 : (max_active_clusters < units ? max_active_clusters : units);
 }

@@ -2,14 +2,19 @@
 // quantized on the GPU (mxfp8/mx_quant.cu, --rule), multiplied by the kernel that fits the GPU, verified and
 // timed against cuBLAS in the same process (common/timing.h).
 //
-// Reference (issue 12; FACTS.md: cuBLASLt has no MX mode on Hopper): cuBLAS bf16 x bf16 -> fp32 on the
-// exactly dequantized operands (checked exact: e4m3 * 2^k is a bf16 wherever the exponent fits). Timed
-// beside it, each in its own pairing with the kernel: cuBLAS bf16 -> bf16 (the GEMM MXFP8 replaces) and
+// Reference (issue 12), in the same process:
+//  - Hopper (FACTS.md: cuBLASLt has no MX mode there): cuBLAS bf16 x bf16 -> fp32 on the exactly dequantized
+//    operands (checked exact: e4m3 * 2^k is a bf16 wherever the exponent fits);
+//  - Blackwell (mxfp8/matmul_mxfp8.cu, compiled and model-checked, NOT run on hardware in this project):
+//    cuBLASLt's own MXFP8 GEMM (VEC32_UE8M0 scales) on the same e4m3 bytes and scales
+//    (mxfp8/mx_lt_ref_sm100.h).
+// Timed beside it, each in its own pairing with the kernel: cuBLAS bf16 -> bf16 (the GEMM MXFP8 replaces) and
 // cuBLASLt e4m3 with per-tensor scales (the fp8 ceiling of the hardware).
 // Exit codes as the stages: 0 PASS, 1 FAIL or CUDA/cuBLAS error, 2 bad option or shape (nothing launched),
-// 77 no GPU or no kernel for this GPU (on Blackwell: the sm_100a MXFP8 kernel is not written yet).
+// 77 no GPU or no kernel for this GPU.
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -22,7 +27,9 @@
 #include "common/report.h"
 #include "common/timing.h"
 #include "mxfp8/matmul_mxfp8.h"
+#include "mxfp8/matmul_mxfp8_sm100.h"
 #include "mxfp8/mx_gemm_host.h"
+#include "mxfp8/mx_lt_ref_sm100.h"
 #include "mxfp8/mx_options.h"
 #include "mxfp8/mx_quant_gpu.h"
 
@@ -57,8 +64,11 @@ int main(int argc, char** argv) {
   std::string bad = take_rule_option(argc, argv, rule, rest);
   Options opt;
   if (bad.empty()) bad = parse_options(int(rest.size()), rest.data(), opt);
-  if (bad.empty() && opt.variant != "all" && opt.variant != "mx")
-    bad = "unknown variant '" + opt.variant + "' (matmul_mxfp8 has: mx, all)";
+  // mx on both GPUs; mx-static and mx-hilbert (the Blackwell kernel's tile orders forced) on Blackwell only
+  if (bad.empty() && opt.variant != "all" && opt.variant != "mx" && opt.variant != "mx-static" &&
+      opt.variant != "mx-hilbert")
+    bad = "unknown variant '" + opt.variant +
+          "' (matmul_mxfp8 has: mx, all; on Blackwell also mx-static, mx-hilbert)";
   if (bad.empty() && !opt.trace.empty()) bad = "--trace: matmul_mxfp8 has no traced kernel yet";
   if (!bad.empty()) {
     std::fprintf(stderr, "%s: %s\n", prog, bad.c_str());
@@ -68,8 +78,10 @@ int main(int argc, char** argv) {
     std::printf("%s%s", usage(prog).c_str(), rule_usage());
     return EXIT_PASS;
   }
-  // Shapes are refused before anything touches the GPU.
-  bad = mxfp8_sm90_check_shape(opt.m, opt.n, opt.k);
+  // Shapes are refused before anything touches the GPU: first what every MXFP8 kernel needs (dimensions >= 1,
+  // K a multiple of 32: the Blackwell kernel's whole rule), then, once the GPU is known, the Hopper kernel's
+  // whole tiles (nothing is launched before either).
+  bad = mxfp8_sm100_check_shape(opt.m, opt.n, opt.k);
   if (!bad.empty()) {
     std::fprintf(stderr, "%s: %s\n", prog, bad.c_str());
     return EXIT_BAD_INPUT;
@@ -82,13 +94,20 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: %s\n", prog, none.c_str());
     return EXIT_NO_GPU_HERE;
   }
-  if (arch != Arch::Sm90) {
-    std::fprintf(stderr,
-                 "%s: %s is a Blackwell GPU, and no sm_100a MXFP8 kernel exists yet in this series "
-                 "(mxfp8/matmul_mxfp8.cu is not written; only the Hopper twin mxfp8/matmul_mxfp8_sm90.cu is). "
-                 "Nothing was run.\n",
-                 prog, gpu.name.c_str());
-    return EXIT_NO_GPU_HERE;
+  const bool blackwell = arch == Arch::Sm100;
+  const MxSm100Variant* bw_variant =
+      blackwell ? find_mxfp8_sm100_variant(opt.variant == "all" ? "mx" : opt.variant.c_str()) : nullptr;
+  if (!blackwell) {
+    bad = mxfp8_sm90_check_shape(opt.m, opt.n, opt.k);
+    if (bad.empty() && opt.variant != "all" && opt.variant != "mx")
+      bad = "variant '" + opt.variant + "' is the Blackwell kernel's; on Hopper: mx, all";
+    if (!bad.empty()) {
+      std::fprintf(stderr, "%s: %s\n", prog, bad.c_str());
+      return EXIT_BAD_INPUT;
+    }
+  } else if (!bw_variant) {
+    std::fprintf(stderr, "%s: no Blackwell variant '%s'\n", prog, opt.variant.c_str());
+    return EXIT_BAD_INPUT;
   }
   if (!opt.seed_given) opt.seed = fresh_seed();
   const int64_t m = opt.m, n = opt.n, k = opt.k;
@@ -100,7 +119,11 @@ int main(int argc, char** argv) {
       "%s) | seed %llu (replay with --seed %llu)\n",
       prog, (long long)m, (long long)n, (long long)m, (long long)k, (long long)n, (long long)k, mx_rule_name(rule),
       (unsigned long long)opt.seed, (unsigned long long)opt.seed);
-  std::printf("kernel: %s\n", mxfp8_sm90_kernel_name());
+  std::printf("kernel: %s\n", blackwell ? mxfp8_sm100_kernel_name() : mxfp8_sm90_kernel_name());
+  if (blackwell)
+    std::printf(
+        "note: the Blackwell MXFP8 kernel is compiled and model-checked in this series; this project has "
+        "not run it on hardware\n");
 
   // ---- buffers: enough input copies that the set rotated through is well over twice the L2 ----
   const uint64_t a8_bytes = uint64_t(m) * k, b8_bytes = uint64_t(n) * k;
@@ -176,28 +199,41 @@ int main(int argc, char** argv) {
       double(OUTLIER_SCALE), (long long)outliers_a, (long long)m, (long long)outliers_b, (long long)n,
       mx_rule_name(rule));
 
-  const LtGemm ref32(m, n, k, CUDA_R_16BF, CUDA_R_32F);    // the reference
+  const LtGemm ref32(m, n, k, CUDA_R_16BF, CUDA_R_32F);  // the reference on Hopper; |A||B| for the bound
+  // The reference on Blackwell: cuBLASLt MXFP8 on the kernel's own bytes (a refusal is an error there).
+  std::unique_ptr<LtMxfp8Gemm> lt_mx;
+  if (blackwell) {
+    lt_mx = std::make_unique<LtMxfp8Gemm>(m, n, k, sets[0].sfa, sets[0].sfb);
+    if (!lt_mx->ok()) {
+      std::fprintf(stderr, "%s: no cuBLASLt MXFP8 reference on this GPU: %s\n", prog, lt_mx->error().c_str());
+      return EXIT_FAIL;
+    }
+  }
   const LtGemm bf16(m, n, k, CUDA_R_16BF, CUDA_R_16BF);    // the GEMM MXFP8 replaces
   const LtGemm fp8(m, n, k, CUDA_R_8F_E4M3, CUDA_R_16BF);  // the fp8 ceiling, per-tensor scales
   std::vector<Launch> mx, l_ref32, l_bf16, l_fp8;
   for (const MxSet& s : sets) {
     const MxGemmArgs g{s.a8, s.sfa, s.b8, s.sfb, s.c_kernel, m, n, k, a8_bytes, sfa_bytes, b8_bytes, sfb_bytes,
                        c32_bytes};
-    const std::string why = mxfp8_sm90_check_args(g);
+    const std::string why = blackwell ? mxfp8_sm100_check_args(g) : mxfp8_sm90_check_args(g);
     if (!why.empty()) {
       std::fprintf(stderr, "%s: %s\n", prog, why.c_str());
       return EXIT_BAD_INPUT;
     }
-    mx.push_back(prepare_mxfp8_sm90(g));
-    l_ref32.push_back([&ref32, s](cudaStream_t st) { ref32.run(s.a16, s.b16, s.c_ref, st); });
+    mx.push_back(blackwell ? bw_variant->prepare(g) : prepare_mxfp8_sm90(g));
+    if (blackwell)
+      l_ref32.push_back(
+          [lt = lt_mx.get(), s](cudaStream_t st) { lt->run(s.a8, s.sfa, s.b8, s.sfb, s.c_ref, st); });
+    else
+      l_ref32.push_back([&ref32, s](cudaStream_t st) { ref32.run(s.a16, s.b16, s.c_ref, st); });
     l_bf16.push_back([&bf16, s](cudaStream_t st) { bf16.run(s.a16, s.b16, s.c16, st); });
     l_fp8.push_back([&fp8, s](cudaStream_t st) { fp8.run(s.a8, s.b8, s.c16, st); });
   }
 
   // ---- verification: poisoned outputs, the kernel against the reference, the bound from sum |a||b| ----
   ReportRow row;
-  row.variant = "mx";
-  row.what    = "fp8 wgmma k32, promoted per MX block";
+  row.variant = blackwell ? bw_variant->name : "mx";
+  row.what    = blackwell ? bw_variant->what : "fp8 wgmma k32, promoted per MX block";
   MxCheck check;
   if (opt.check) {
     const MxSet& s = sets[0];
@@ -208,7 +244,7 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaMemset(abs_sum, 0xFF, c32_bytes));
     mx[0](nullptr);
     CUDA_CHECK(cudaGetLastError());
-    ref32.run(s.a16, s.b16, s.c_ref, nullptr);
+    l_ref32[0](nullptr);  // the reference: cuBLASLt MXFP8 on Blackwell, cuBLAS bf16 -> fp32 on Hopper
     ref32.run(a_abs, b_abs, abs_sum, nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
     const size_t count = size_t(m) * size_t(n);
@@ -235,7 +271,8 @@ int main(int argc, char** argv) {
   std::vector<ReportRow> rows;
   ReportRow ref_row;
   ref_row.variant = "cublas";
-  ref_row.what    = "cuBLAS bf16->fp32, dequantized (reference)";
+  ref_row.what    = blackwell ? "cuBLASLt MXFP8 (VEC32_UE8M0) -> fp32 (reference)"
+                              : "cuBLAS bf16->fp32, dequantized (reference)";
   rows.push_back(ref_row);
   rows.push_back(row);
   if (opt.iters > 0) {
@@ -293,13 +330,14 @@ int main(int argc, char** argv) {
     }
   }
 
-  const ReportHeader header{"mxfp8", "sm_90a", m, n, k, opt.seed};
+  const ReportHeader header{"mxfp8", blackwell ? "sm_100a" : "sm_90a", m, n, k, opt.seed};
   print_report(header, rows, opt.csv);
   if (opt.iters > 0)
     std::printf(
-        "ratios (kernel / cuBLAS, per-round medians): vs bf16->fp32 reference %.3fx, vs bf16->bf16 %.3fx, vs "
+        "ratios (kernel / cuBLAS, per-round medians): vs %s reference %.3fx, vs bf16->bf16 %.3fx, vs "
         "e4m3 per-tensor %.3fx\n",
-        rows[1].ratio.median, rows[2].ratio.median, rows[3].ratio.median);
+        blackwell ? "cuBLASLt MXFP8" : "bf16->fp32", rows[1].ratio.median, rows[2].ratio.median,
+        rows[3].ratio.median);
 
   for (MxSet& s : sets)
     for (void* p : {s.a8, s.sfa, s.b8, s.sfb, s.a16, s.b16, static_cast<void*>(s.c_kernel),

@@ -290,4 +290,36 @@ bool wgmma_accumulator_m64(int warp_in_group, int lane_id, int reg, int n, int& 
   return true;
 }
 
+// ---- scale factors [tc5-cp] [tc5-sf] ----
+std::string tcgen05_cp_32x128b_warpx4(uint64_t desc, uint32_t taddr, std::vector<CopiedByte>& out) {
+  out.clear();
+  const uint32_t lane0 = taddr >> 16, col0 = taddr & 0xFFFF;
+  if (lane0 != 0) return "[tc5-cp] .warpx4 writes all 128 lanes: the address's lane field must be 0";
+  if (col0 + 4 > 512) return "[tc5-cp] a 128-bit row fills 4 columns: past column 511";
+  SmemDescriptor d;
+  const std::string error = decode_smem_descriptor(desc, MmaEncoding::TCGEN05_SM100, d);
+  if (!error.empty()) return error;
+  if (d.swizzle != SwizzleMode::NONE) return "[tc5-cp] swizzled scale sources are not covered by this model";
+  // The source: 32 rows of 16 bytes of the canonical K-major layout the descriptor describes [canonical].
+  std::vector<uint32_t> addr;
+  const std::string read_error = mma_kmajor_read(desc, MmaEncoding::TCGEN05_SM100, 32, 16, 1, addr);
+  if (!read_error.empty()) return read_error;
+  for (uint32_t quarter = 0; quarter < 4; ++quarter)
+    for (uint32_t r = 0; r < 32; ++r)
+      for (uint32_t b = 0; b < 16; ++b)
+        out.push_back({{32 * quarter + r, col0 + b / 4, b % 4}, addr[r * 16 + b]});
+  return "";
+}
+
+std::string mma_scale_read_block32(uint32_t sf_taddr, int row, int rows, uint32_t sf_id, int quarter,
+                                   TmemByte& out) {
+  if (sf_taddr >> 16) return "[tc5-sf] the scale address's lane field must be 0";
+  if (row < 0 || row >= rows || rows > 256)
+    return "[tc5-sf] row outside the operand (M <= 128 per CTA, N <= 256)";
+  if (sf_id > 3) return "[tc5-sf] SF ids are 2 bits";
+  if (quarter < 0 || quarter > 3) return "[tc5-sf] 4 lane quarters";
+  out = {uint32_t(32 * quarter + row % 32), (sf_taddr & 0xFFFF) + uint32_t(row / 32), sf_id};
+  return "";
+}
+
 }  // namespace layout_model

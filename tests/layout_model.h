@@ -36,6 +36,17 @@
 //               warpgroup may only access lanes 32*(w%4) .. +31); "Data Path Layout Organization", Layout D
 //               for M = 128: row i of D lives in TMEM lane i, column j in the j-th 32-bit column of the
 //               accumulator
+//  [tc5-cp]     PTX ISA "tcgen05.cp": the source is a matrix in shared memory described by a shared-memory
+//               descriptor (the canonical layouts above); .32x128b copies 32 rows of 128 bits, row r to TMEM
+//               lane taddr.lane + r, its bits to consecutive 32-bit columns from taddr.col; .warpx4
+//               ("multicast to all four warps") writes the same 32 rows into the lanes of all four 32-lane
+//               quarters. The address's lane field must be 0 for .warpx4 (all 128 lanes are written).
+//  [tc5-sf]     PTX ISA "tcgen05 Matrix fragments / Scale factor A / B layout" for the block-scaled kinds
+//  with
+//               .block32 and K = 32 per MMA (one scale per row): the scales of rows [32c, 32c + 32) are in
+//               TMEM column (sf_taddr.col + c), row i in lane i % 32, and the SF id of the instruction
+//               descriptor picks the byte of that 32-bit cell; the 32 lanes are replicated in every quarter
+//               (seed 001's reading of the ISA figures: SF id j selects "4 separate 32x1 strips").
 //  [wgmma-frag] PTX ISA "Asynchronous Warpgroup Level Matrix Register Fragment", accumulator D of .m64nNk16:
 //               row = 16*warp + lane/4 (+8 for registers i with i%4 >= 2), col = 8*(i/4) + 2*(lane%4) + i%2
 #pragma once
@@ -150,5 +161,26 @@ bool tmem_accumulator_m128(TmemCell cell, uint32_t d_taddr, int n, int& row, int
 // wgmma .m64nNk16 f32 accumulator: the (row, col) of D that register `reg` of lane `lane_id` of warp
 // `warp_in_group` (0..3) holds; false when reg >= n/2.
 bool wgmma_accumulator_m64(int warp_in_group, int lane_id, int reg, int n, int& row, int& col);
+
+// ----------------------------------------------------------------------------------------------------------
+// Scale factors of the block-scaled MMA: shared memory -> TMEM (tcgen05.cp) and TMEM -> MMA [tc5-cp] [tc5-sf]
+// ----------------------------------------------------------------------------------------------------------
+struct TmemByte {
+  uint32_t lane, column, byte;  // byte 0..3 of the 32-bit cell (lane, column)
+};
+struct CopiedByte {
+  TmemByte dst;
+  uint32_t smem_addr;  // the shared-memory byte it is copied from
+};
+// tcgen05.cp.32x128b.warpx4 [taddr], desc: every TMEM byte it writes (4 quarters x 32 lanes x 4 columns x 4
+// bytes) and the shared-memory byte each comes from. Rejects an address whose lane field is not 0, a
+// destination past column 511, and descriptors the model does not cover (swizzled sources).
+std::string tcgen05_cp_32x128b_warpx4(uint64_t desc, uint32_t taddr, std::vector<CopiedByte>& out);
+// The TMEM byte a block-scaled .block32 MMA (K = 32) reads as the scale of operand row `row` (0..127 of A per
+// CTA, 0..255 of B) with SF id `sf_id` from the scale address `sf_taddr`, in lane quarter `quarter` (the
+// scales are replicated in all four; a copy must hold the same value in each). Rejects rows past the
+// operand, sf ids past 3, and an address whose lane field is not 0.
+std::string mma_scale_read_block32(uint32_t sf_taddr, int row, int rows, uint32_t sf_id, int quarter,
+                                   TmemByte& out);
 
 }  // namespace layout_model

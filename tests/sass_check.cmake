@@ -1,7 +1,8 @@
 # cmake -DCUOBJDUMP=... -DBINARY=... -DARCH=sm_100a "-DREQUIRED=A;B" -P sass_check.cmake
 # Fails unless the binary's ${ARCH} SASS contains every mnemonic in REQUIRED, no local-memory access
 # (LDL/STL), nothing that matches a regex of FORBIDDEN ("-DFORBIDDEN=re1;re2", optional), and every kernel
-# reports a zero stack frame and no local memory in its resource usage.
+# reports a zero stack frame and no local memory in its resource usage, and, with "-DBUDGET=regs;shared"
+# (optional), at most that many registers per thread and bytes of SHARED (static + the driver's reserve).
 # KERNEL_RE (optional): the regex naming the kernels checked; the stages' matmul_vN..._kernel by default.
 if(NOT KERNEL_RE)
   set(KERNEL_RE "matmul_v[0-9a-z_]*kernel")
@@ -59,6 +60,21 @@ foreach(u ${usages})
   string(REGEX MATCH "LOCAL:([0-9]+)" _ "${u}")
   if(NOT CMAKE_MATCH_1 EQUAL 0)
     message(FATAL_ERROR "a stage kernel uses ${CMAKE_MATCH_1} bytes of local memory: ${u}")
+  endif()
+  if(BUDGET)
+    list(GET BUDGET 0 max_regs)
+    list(GET BUDGET 1 max_shared)
+    string(REGEX MATCH "REG:([0-9]+)" _ "${u}")
+    if(NOT CMAKE_MATCH_1 OR CMAKE_MATCH_1 GREATER max_regs)
+      message(FATAL_ERROR "a stage kernel uses ${CMAKE_MATCH_1} registers, over its budget of ${max_regs}: "
+                          "${u}")
+    endif()
+    string(REGEX MATCH "SHARED:([0-9]+)" _ "${u}")
+    if(NOT CMAKE_MATCH_1 OR CMAKE_MATCH_1 GREATER max_shared)
+      message(FATAL_ERROR "a stage kernel's SHARED is ${CMAKE_MATCH_1} B, over its budget of ${max_shared}: "
+                          "${u}")
+    endif()
+    message(STATUS "within budget: <= ${max_regs} registers, SHARED <= ${max_shared} B")
   endif()
 endforeach()
 if(NOT usages)

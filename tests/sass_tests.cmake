@@ -29,6 +29,7 @@ function(add_sass_test stage arch)
   add_test(NAME ${name}
            COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} -DBINARY=$<TARGET_FILE:matmul_${stage}>
                    -DARCH=${arch} "-DREQUIRED=${ARGN}" "-DFORBIDDEN=${GEMM_SASS_FORBIDDEN_${arch}_${stage}}"
+                   "-DBUDGET=${GEMM_SASS_BUDGET_${arch}_${stage}}"
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.cmake)
 endfunction()
 
@@ -63,13 +64,25 @@ set(GEMM_SASS_sm_90a_v5 UTMALDG.3D.MULTICAST UCGABAR_ARV UCGABAR_WAIT USETMAXREG
 set(GEMM_SASS_sm_90a_v6 UTMALDG.2D.MULTICAST UTMASTG.2D STSM.16.M88.4 FENCE.VIEW.ASYNC.S UCGABAR_ARV
                         UCGABAR_WAIT USETMAXREG.DEALLOC USETMAXREG.TRY_ALLOC)
 set(GEMM_SASS_FORBIDDEN_sm_90a_v6 "[ \t]UTMALDG\\.3D")
+# v6 sm_100a: v5's 2-CTA forms, the TMA now 2D (cp.async.bulk.tensor.2d ... .cta_group::2 -> UTMALDG.2D.2CTA,
+# read with cuobjdump 13.0 from v6's own code). Forbidden besides v5's 1-CTA forms: any 3D TMA (its map would
+# drop a K tail that is not a whole 64-element slice). Budget (GEMM_SASS_BUDGET_<stage>, "regs;static smem"):
+# at most 128 registers per thread (ptxas: 43-54; more means a register array or an unrolled loop grew) and
+# the 1 KB of static shared memory (barriers, TMEM slot) that NUM_STAGES leaves beside the ring; cuobjdump's
+# SHARED adds the 1 KB the driver reserves per CTA on sm_90 and later (v5's 128 B of barriers read as 1152).
+set(GEMM_SASS_sm_100a_v6 UTCHMMA.2CTA UTCBAR.2CTA.MULTICAST UTCATOMSWS.2CTA.FIND_AND_SET.ALIGN UTMALDG.2D.2CTA
+                         UCGABAR_ARV UCGABAR_WAIT)
+set(GEMM_SASS_FORBIDDEN_sm_100a_v6 ${GEMM_SASS_FORBIDDEN_sm_100a_v5} "[ \t]UTMALDG\\.3D")
+set(GEMM_SASS_FORBIDDEN_sm_103a_v6 ${GEMM_SASS_FORBIDDEN_sm_100a_v6})
+set(GEMM_SASS_BUDGET_sm_100a_v6 128 2048)
+set(GEMM_SASS_BUDGET_sm_103a_v6 ${GEMM_SASS_BUDGET_sm_100a_v6})
 foreach(stage ${GEMM_STAGES})
   add_sass_test(${stage} sm_100a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS ${GEMM_SASS_sm_100a_${stage}})
   add_sass_test(${stage} sm_103a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS ${GEMM_SASS_sm_100a_${stage}})
   add_sass_test(${stage} sm_90a HGMMA UTMALDG ${GEMM_SASS_sm_90a_${stage}})
 endforeach()
 
-# The MXFP8 GEMM's Hopper kernel (mxfp8/matmul_mxfp8_sm90.cu; no sm_100a kernel yet), read with cuobjdump 13.0:
+# The MXFP8 GEMM's Hopper kernel (mxfp8/matmul_mxfp8_sm90.cu; the sm_100a one is below), read with cuobjdump 13.0:
 #   wgmma.mma_async.m64n128k32.f32.e4m3.e4m3 -> QGMMA.64x128x32.F32.E4M3.E4M3; cp.async.bulk (the scale tiles)
 #   -> UBLKCP.S.G; the B half -> UTMALDG.3D.MULTICAST. No local memory, no stack (sass_check.cmake).
 if(GEMM_CUOBJDUMP)
@@ -140,3 +153,50 @@ foreach(stage ${GEMM_STAGES})
     add_sass_trace_test(${stage} matmul_${stage} matmul_${stage}_kernel sm_90a sm_100a sm_103a)
   endif()
 endforeach()
+
+# ---- mxfp8 on Blackwell (mxfp8/matmul_mxfp8.cu, object library mxfp8_sm100 until the matmul_mxfp8 binary
+#      dispatches to it). Read with cuobjdump 13.0 from its own code (nvcc 13.0, sm_100a; sm_103a the same):
+#   tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale.block32     -> UTCQMMA.2CTA
+#   tcgen05.cp.cta_group::2.32x128b.warpx4                           -> UTCCP.T.S.2CTA.4x32dp128bit
+#   cp.async.bulk.tensor.4d ... .cta_group::2 (SFA)                  -> UTMALDG.4D.2CTA
+#   cp.async.bulk.tensor.4d ... .multicast::cluster.cta_group::2 (SFB) -> UTMALDG.4D.MULTICAST.2CTA
+#   tcgen05.ld.32x32b.x32                                            -> LDTM.x32
+#   st.global.L1::no_allocate.v8.f32                                 -> STG.E.NA.ENL2.256
+# Forbidden: v5's 1-CTA forms, any kind::f16 MMA (UTCHMMA), any 3D TMA; no LDL/STL (sass_check.cmake): the
+# seed lost 17% to runtime-indexed barrier/phase arrays in local memory. Budget: 128 registers (ptxas: 71),
+# 2 KB static shared memory (barriers and TMEM slot; cuobjdump adds the driver's 1 KB: 1168).
+set(GEMM_SASS_sm_100a_mxfp8 UTCQMMA.2CTA UTCCP.T.S.2CTA.4x32dp128bit UTMALDG.4D.2CTA UTMALDG.4D.MULTICAST.2CTA
+                            UTMALDG.2D.2CTA UTCBAR.2CTA.MULTICAST UTCATOMSWS.2CTA.FIND_AND_SET.ALIGN LDTM.x32
+                            STG.E.NA.ENL2.256 UCGABAR_ARV UCGABAR_WAIT)
+set(GEMM_SASS_FORBIDDEN_mxfp8 ${GEMM_SASS_FORBIDDEN_sm_100a_v5} "[ \t]UTCHMMA" "[ \t]UTMALDG\\.3D")
+foreach(arch sm_100a sm_103a)
+  set(name sass/mxfp8/${arch})
+  if(NOT GEMM_CUOBJDUMP)
+    add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -E echo "cuobjdump not found")
+    set_tests_properties(${name} PROPERTIES WILL_FAIL ON PASS_REGULAR_EXPRESSION "^$")
+  else()
+    add_test(NAME ${name}
+             COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} "-DBINARY=$<FILTER:$<TARGET_OBJECTS:mxfp8_sm100>,INCLUDE,matmul_mxfp8[.]cu>"
+                     -DARCH=${arch} -DKERNEL_RE=matmul_mxfp8_kernel "-DREQUIRED=${GEMM_SASS_sm_100a_mxfp8}"
+                     "-DFORBIDDEN=${GEMM_SASS_FORBIDDEN_mxfp8}" "-DBUDGET=128;2048"
+                     -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.cmake)
+  endif()
+endforeach()
+# The local-memory rule can fail: the seed's runtime-indexed parity array, compiled for sm_100a, must be refused.
+set(probe_cubin ${CMAKE_CURRENT_BINARY_DIR}/sass_probe_local_phases.cubin)
+add_custom_command(
+  OUTPUT ${probe_cubin}
+  COMMAND ${CMAKE_CUDA_COMPILER} -std=c++17 -gencode arch=compute_100a,code=sm_100a -cubin -o ${probe_cubin}
+          ${CMAKE_CURRENT_SOURCE_DIR}/sass_probe_local_phases.cu
+  DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/sass_probe_local_phases.cu
+  COMMENT "nvcc sass_probe_local_phases.cu (sm_100a)"
+  VERBATIM)
+add_custom_target(sass_probe_local_phases_cubin ALL DEPENDS ${probe_cubin})
+if(GEMM_CUOBJDUMP)
+  add_test(NAME sass/mxfp8/local_phases_probe_fails
+           COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} -DBINARY=${probe_cubin} -DARCH=sm_100a
+                   -DKERNEL_RE=local_phases_probe_kernel "-DREQUIRED=" -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.cmake)
+  # passes only if the check refuses it for its local memory (CTest then ignores the exit code)
+  set_tests_properties(sass/mxfp8/local_phases_probe_fails PROPERTIES PASS_REGULAR_EXPRESSION
+                       "touches local memory: [^\n]*(LDL|STL)")
+endif()

@@ -62,6 +62,10 @@ constexpr int V5_SM90_B_BOX_ROWS  = SM90_BLOCK_N / 2;   // one CTA's half of the
 // staging buffer of the TMA-store epilogue (32 KB, after the ring) takes what v5 left unused; it is written
 // by stmatrix and read by the TMA store, neither of which the layout model covers.
 constexpr int NUM_STAGES_V6_SM90 = 4;
+// v6 sm100: v5's tiles and 7-stage ring, one kernel per tile order (v6a static, v6b grouped, v6c Hilbert),
+// loaded by 2D boxes {64, rows} (one per operand and K tile: the 2D map's K extent is K, so a short last K
+// tile is zero-filled) where v5 had one 3D box. The accumulators are in TMEM: the ring is unchanged.
+constexpr int NUM_STAGES_V6_SM100 = 7;
 // Tiles start after 1 KB of barriers and the TMEM address slot: a non-zero base makes address bits above the
 // swizzle atom matter, which the models must then get right.
 constexpr uint32_t SMEM_TILES_BASE = 1024;
@@ -266,6 +270,50 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   split_tile("v5 stage 2", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 2),
   tile("v5 stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 3),
   split_tile("v5 stage 3", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 3),
+  // v6 sm100 (see NUM_STAGES_V6_SM100): per CTA of the pair, v5's A tile and B half, 2D boxes, every ring
+  // slot, for each tile order.
+  tile("v6a stage 0", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 0),
+  tile("v6a stage 0", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 0),
+  tile("v6a stage 1", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 1),
+  tile("v6a stage 1", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 1),
+  tile("v6a stage 2", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 2),
+  tile("v6a stage 2", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 2),
+  tile("v6a stage 3", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 3),
+  tile("v6a stage 3", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 3),
+  tile("v6a stage 4", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 4),
+  tile("v6a stage 4", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 4),
+  tile("v6a stage 5", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 5),
+  tile("v6a stage 5", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 5),
+  tile("v6a stage 6", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 6),
+  tile("v6a stage 6", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 6),
+  tile("v6b stage 0", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 0),
+  tile("v6b stage 0", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 0),
+  tile("v6b stage 1", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 1),
+  tile("v6b stage 1", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 1),
+  tile("v6b stage 2", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 2),
+  tile("v6b stage 2", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 2),
+  tile("v6b stage 3", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 3),
+  tile("v6b stage 3", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 3),
+  tile("v6b stage 4", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 4),
+  tile("v6b stage 4", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 4),
+  tile("v6b stage 5", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 5),
+  tile("v6b stage 5", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 5),
+  tile("v6b stage 6", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 6),
+  tile("v6b stage 6", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 6),
+  tile("v6c stage 0", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 0),
+  tile("v6c stage 0", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 0),
+  tile("v6c stage 1", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 1),
+  tile("v6c stage 1", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 1),
+  tile("v6c stage 2", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 2),
+  tile("v6c stage 2", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 2),
+  tile("v6c stage 3", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 3),
+  tile("v6c stage 3", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 3),
+  tile("v6c stage 4", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 4),
+  tile("v6c stage 4", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 4),
+  tile("v6c stage 5", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 5),
+  tile("v6c stage 5", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 5),
+  tile("v6c stage 6", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 6),
+  tile("v6c stage 6", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 6),
 };
 // clang-format on
 
@@ -279,7 +327,7 @@ struct MmaShape {
 };
 constexpr MmaShape SM100_MMA_SHAPES[] = {
     {"v1 v2 v3 v4", 1, SM100_MMA_M, SM100_BLOCK_N},
-    {"v5", 2, V5_SM100_MMA_M, V5_SM100_MMA_N},  // the CTA pair: 128 rows of A and of B in each CTA
+    {"v5 v6", 2, V5_SM100_MMA_M, V5_SM100_MMA_N},  // the CTA pair: 128 rows of A and of B in each CTA
 };
 
 static_assert(NUM_STAGES_SM100 == 4 && NUM_STAGES_SM90 == 4,
@@ -289,5 +337,6 @@ static_assert(NUM_STAGES_V4_SM100 == 7 && NUM_STAGES_V4_SM90 == 4,
 static_assert(NUM_STAGES_V6_SM90 == 4, "v6a/v6b/v6c sm90 rows list stages 0..3: update them together");
 static_assert(NUM_STAGES_V5_SM100 == 7 && NUM_STAGES_V5_SM90 == 4,
               "v5 rows list stages 0..6 (sm100) and 0..3 (sm90): update them together");
+static_assert(NUM_STAGES_V6_SM100 == 7, "v6a/v6b/v6c sm100 rows list stages 0..6: update them together");
 
 }  // namespace stage_configs

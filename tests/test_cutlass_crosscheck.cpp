@@ -18,6 +18,10 @@
 //    UMMA::make_instr_desc_block_scaled / make_runtime_instr_desc_block_scaled for kind::mxf8f6f4 with UE8M0
 //    scales and every scale-factor id;
 //  - the MXFP8 scale-factor layout of common/mx_scale_layout.h against CUTLASS's Sm1xxBlockScaledConfig;
+//  - the tcgen05.cp scale-source descriptor of mxfp8/matmul_mxfp8.cu (mx_sf_cp_desc_sm100) against
+//    UMMA::make_umma_desc of CUTLASS's SF layout viewed as the copy's 32 x 16 B source (the steps of
+//    get_utccp_smem_desc_tensor): SBO 128 agrees; LBO differs (CuTe 16 B, ours 0) in a field the layout model
+//    shows is never read;
 //  - TMEM: the accumulator address layout (tmem_frg_1sm) against gemm::tmem_addr and the layout model, and
 //  the
 //    tcgen05.ld 32x32b.x8 fragment (Copy_Traits<SM100_TMEM_LOAD_32dp32b8x>) against the layout model.
@@ -470,6 +474,94 @@ TEST_CASE("the cross-check can fail: a scale offset with the 32-row lines and 4-
       differ += uint64_t(sfa(r, 32 * j, 0)) != wrong;
     }
   CHECK(differ > 0);
+}
+
+// ==========================================================================================================
+// The scale-factor source descriptor of tcgen05.cp (mxfp8/matmul_mxfp8.cu): LBO 0, SBO 128
+// ==========================================================================================================
+// CUTLASS's block-scaled collective (sm100_blockscaled_mma_warpspecialized.hpp) builds the descriptor of each
+// SM100_UTCCP_4x32dp128bit copy with get_utccp_smem_desc_tensor (cute/atom/mma_traits_sm100.hpp): the copy's
+// source values, in the atom's order (32 rows "core_matrix_strided" x 128 bits "core_matrix_leading"), laid
+// over the SF tensor in shared memory, then UMMA::make_umma_desc<UMMA::Major::K> of that (32 x 16 B) view.
+// Here the same steps on the host: the view from CUTLASS's own SF layout (Sm1xxBlockScaledConfig), each
+// value (r, b) being the scale of row r + 32 (b / 4), scale column b % 4 (the TMEM byte it goes to: lane r,
+// column b / 4, byte b % 4 [tc5-cp], which the MMA reads as that scale [tc5-sf]); then make_umma_desc of it.
+// What is not repeated: CUTLASS's partitioning (make_utccp_copy / partition_S), which only selects the tile.
+TEST_CASE(
+    "tcgen05.cp scale source: CuTe's UMMA descriptor of its SF layout's 32x16 B view is ours (LBO 0, "
+    "SBO 128)",
+    "[cutlass][mx][utccp]") {
+  using namespace cute;
+  using Config   = cutlass::detail::Sm1xxBlockScaledConfig<gemm::MX_BLOCK_K>;
+  const auto sfa = Config::tile_atom_to_shape_SFA(make_shape(256, 1, 512, 1));
+  const auto sfb = Config::tile_atom_to_shape_SFB(make_shape(1, 256, 512, 1));
+  // The copy's source view of every 512-byte tile (row block rb, K tile kt) in CUTLASS's layouts: value (r,
+  // b) must sit at tile start + 16 r + b, i.e. the view is the (32, 16):(16, 1) byte layout.
+  long wrong = 0;
+  for (int rb = 0; rb < 2; ++rb)
+    for (int kt = 0; kt < 4; ++kt) {
+      const int64_t start = int64_t(sfa(128 * rb, 128 * kt, 0));
+      CHECK(start == int64_t(sfb(128 * rb, 128 * kt, 0)));
+      for (int r = 0; r < 32; ++r)
+        for (int b = 0; b < 16; ++b) {
+          const int row = 128 * rb + r + 32 * (b / 4), k = 128 * kt + gemm::MX_BLOCK_K * (b % 4);
+          wrong += int64_t(sfa(row, k, 0)) != start + 16 * r + b;
+          wrong += int64_t(sfb(row, k, 0)) != start + 16 * r + b;
+        }
+    }
+  REQUIRE(wrong == 0);
+  // make_umma_desc<K> of that view, as get_utccp_smem_desc_tensor does (uint8 values, no swizzle).
+  uint8_t* const base = nullptr;
+  const auto view     = make_tensor(make_smem_ptr(base), Layout<Shape<_32, _16>, Stride<_16, _1>>{});
+  const UMMA::SmemDescriptor theirs = [&] {
+    QuietStdout quiet;
+    return UMMA::make_umma_desc<UMMA::Major::K>(view);
+  }();
+  UMMA::SmemDescriptor mine;
+  mine.desc_ = gemm::mx_sf_cp_desc_sm100(0);
+  INFO("CuTe " << std::hex << theirs.desc_ << ", ours " << mine.desc_);
+  // SBO: the same, 128 B (8 lines of 16 B), and so are the start, the fixed bits, base offset and layout
+  // type.
+  CHECK(uint32_t(theirs.stride_byte_offset_) == 128u / 16u);
+  CHECK(uint32_t(mine.stride_byte_offset_) == uint32_t(theirs.stride_byte_offset_));
+  CHECK(uint32_t(mine.start_address_) == uint32_t(theirs.start_address_));
+  CHECK(uint32_t(mine.version_) == uint32_t(theirs.version_));
+  CHECK(uint32_t(mine.base_offset_) == uint32_t(theirs.base_offset_));
+  CHECK(uint32_t(mine.lbo_mode_) == uint32_t(theirs.lbo_mode_));
+  CHECK(uint32_t(mine.layout_type_) == uint32_t(theirs.layout_type_));  // SWIZZLE_NONE
+  // LBO: CuTe writes 1 (16 B: the stride its recast gives the size-1 K mode), the seed and we write 0. The
+  // source is one 16-byte core matrix wide, so no byte is read at +LBO: the layout model reads exactly the
+  // same bytes through both descriptors (and tests/test_mxfp8_sm100.cpp shows any LBO reads the same).
+  CHECK(uint32_t(theirs.leading_byte_offset_) == 1u);
+  CHECK(uint32_t(mine.leading_byte_offset_) == 0u);
+  CHECK((theirs.desc_ & ~(uint64_t(0x3FFF) << 16)) == mine.desc_);  // every bit but the LBO field
+  std::vector<lm::CopiedByte> by_theirs, by_ours;
+  REQUIRE(lm::tcgen05_cp_32x128b_warpx4(theirs.desc_, 384, by_theirs).empty());
+  REQUIRE(lm::tcgen05_cp_32x128b_warpx4(mine.desc_, 384, by_ours).empty());
+  REQUIRE(by_theirs.size() == by_ours.size());
+  long differ = 0;
+  for (size_t i = 0; i < by_ours.size(); ++i) {
+    differ += by_theirs[i].smem_addr != by_ours[i].smem_addr;
+    // and every TMEM byte (lane r of each quarter, column b / 4, byte b % 4) gets view value (r, b)
+    const auto& c = by_ours[i];
+    differ += c.smem_addr != (c.dst.lane % 32) * 16 + (c.dst.column - 384) * 4 + c.dst.byte;
+  }
+  CHECK(differ == 0);
+  // ours at a stage's address is CuTe's plus that address / 16 (LBO aside)
+  CHECK(gemm::mx_sf_cp_desc_sm100(0x1A300) == (theirs.desc_ & ~(uint64_t(0x3FFF) << 16)) + (0x1A300 >> 4));
+}
+
+TEST_CASE("the tcgen05.cp cross-check can fail: a 4x1 grid of core matrices with LBO 128 is not CuTe's",
+          "[cutlass][mx][utccp][negative]") {
+  using namespace cute;
+  uint8_t* const base = nullptr;
+  const auto view     = make_tensor(make_smem_ptr(base), Layout<Shape<_32, _16>, Stride<_16, _1>>{});
+  const UMMA::SmemDescriptor theirs = [&] {
+    QuietStdout quiet;
+    return UMMA::make_umma_desc<UMMA::Major::K>(view);
+  }();
+  CHECK(theirs.desc_ != gemm::make_smem_desc_sm100(0, 128, 128, gemm::Swizzle::None));
+  CHECK(theirs.desc_ != gemm::make_smem_desc_sm100(0, 0, 512, gemm::Swizzle::None));
 }
 
 // ==========================================================================================================

@@ -231,7 +231,7 @@ TEST_CASE("the tiles one stage keeps in shared memory at once do not overlap", "
       CHECK((a.tile_addr + tile_bytes(a) <= b.tile_addr || b.tile_addr + tile_bytes(b) <= a.tile_addr));
     }
   }
-  CHECK(families.size() == 17);  // v1a v1b v2a v2b v3 v4 v5, each on both architectures; v6a v6b v6c sm90
+  CHECK(families.size() == 20);  // v1a v1b v2a v2b v3 v4 v5, each on both architectures; v6a v6b v6c on both
 }
 
 // ==========================================================================================================
@@ -509,8 +509,9 @@ TEST_CASE("v1 tcgen05 epilogue: 4 warps x tcgen05.ld 32x32b.x8 cover the 128x128
 // result in its 128 lanes, the M = 128 layout (PTX ISA "Matrix fragments", Layout A). Warp w maps its rows by
 // gemm::tmem_warp_lane_base(w) = 32 * (w % 4), the kernel's own function, and reads accumulator a at column
 // a * 256 + 8c: every (accumulator, row, column) exactly once, from the lane quarter the warp may access.
-TEST_CASE("v6 tcgen05 epilogue: warps 2-5 x tcgen05.ld 32x32b.x8 cover both 128x256 accumulators exactly once",
-          "[layout][tmem]") {
+TEST_CASE(
+    "v6 tcgen05 epilogue: warps 2-5 x tcgen05.ld 32x32b.x8 cover both 128x256 accumulators exactly once",
+    "[layout][tmem]") {
   constexpr int BLOCK_M = 128, BLOCK_N = 256, CHUNK = 8, ACCUMULATORS = 2, EPILOGUE_WARP0 = 2;
   const uint32_t tmem_base = 0;  // a 512-column allocation can only start at column 0
   std::vector<int> hits(size_t(ACCUMULATORS) * BLOCK_M * BLOCK_N, 0);
@@ -544,14 +545,16 @@ TEST_CASE("v6 tcgen05 epilogue: warps 2-5 x tcgen05.ld 32x32b.x8 cover both 128x
   // Rows mapped by the warp's place in the epilogue (warp - 2) instead: warps 2 and 3 would read lane
   // quarters 0 and 1, which they may not access.
   lm::TmemCell cell;
-  CHECK_FALSE(lm::tmem_ld_32x32b(gemm::tmem_addr(tmem_base, 32u * (2 - EPILOGUE_WARP0), 0), 2, 0, 0, CHUNK, cell)
-                  .empty());
-  CHECK_FALSE(lm::tmem_ld_32x32b(gemm::tmem_addr(tmem_base, 32u * (3 - EPILOGUE_WARP0), 0), 3, 0, 0, CHUNK, cell)
-                  .empty());
+  CHECK_FALSE(
+      lm::tmem_ld_32x32b(gemm::tmem_addr(tmem_base, 32u * (2 - EPILOGUE_WARP0), 0), 2, 0, 0, CHUNK, cell)
+          .empty());
+  CHECK_FALSE(
+      lm::tmem_ld_32x32b(gemm::tmem_addr(tmem_base, 32u * (3 - EPILOGUE_WARP0), 0), 3, 0, 0, CHUNK, cell)
+          .empty());
   // A third accumulator would run past column 511.
-  CHECK_FALSE(lm::tmem_ld_32x32b(gemm::tmem_addr(tmem_base, 0, 2 * BLOCK_N + BLOCK_N - CHUNK), 4, 0, 0, CHUNK,
-                                 cell)
-                  .empty());
+  CHECK_FALSE(
+      lm::tmem_ld_32x32b(gemm::tmem_addr(tmem_base, 0, 2 * BLOCK_N + BLOCK_N - CHUNK), 4, 0, 0, CHUNK, cell)
+          .empty());
 }
 
 TEST_CASE("tcgen05.ld from a lane quadrant the warp may not access is rejected", "[layout][tmem][negative]") {

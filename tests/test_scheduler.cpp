@@ -452,7 +452,8 @@ TEST_CASE("the persistent grid: every resident cluster up to the number of units
       for (int tn : TILES_N)
         for (int resident : {1, 2, 7, 66, 74, 148}) {
           const int clusters = persistent_clusters(resident, tm, tn, cs);
-          INFO(tm << "x" << tn << " tiles, clusters of " << cs << ", " << resident << " resident: " << clusters);
+          INFO(tm << "x" << tn << " tiles, clusters of " << cs << ", " << resident
+                  << " resident: " << clusters);
           REQUIRE(clusters >= 1);
           REQUIRE(clusters <= resident);
           const int units = (tm + cs - 1) / cs * tn;
