@@ -104,7 +104,7 @@ TEST_CASE("the layout table lists every tile of this stage's sm_90a kernels") {
 // Which shapes a stage takes (README, "Which shapes each stage takes"): v1-v5 whole tiles only, each ragged
 // dimension refused with a message that names its constraint; from v6 any M >= 1 and N >= 1, and K a multiple
 // of 8 (the TMA stride rule), whose refusal says so.
-TEST_CASE("stages before v6 refuse ragged shapes; v6 takes any M and N, and K a multiple of 8") {
+TEST_CASE("stages before v6 refuse ragged shapes, v6 takes any M and N and K a multiple of 8") {
   const bool any_mn = std::strcmp(GEMM_STAGE_NAME, "v6") >= 0;  // "v1" .. "v5" sort before "v6"
   for (const auto& list : {gemm::sm100_variants(), gemm::sm90_variants()}) {
     for (const gemm::Variant& v : list) {
