@@ -111,41 +111,12 @@ std::vector<Shape> ragged_shapes(int64_t bm, int64_t bn) {
           {2053, 2047, 2056},      {4099, 4093, 1032},        {7, 8191, 64},         {8191, 7, 64}};
 }
 
-// Where the kernel and cuBLAS disagree: each such element against the exact dot product (fp64 on the host),
-// with the element-wise tolerance of compare_bf16.
-struct Recheck {
-  size_t checked = 0, kernel_off = 0, cublas_off = 0, first = 0;
-  double first_kernel = 0, first_cublas = 0, first_exact = 0;
-};
+// Where the kernel and cuBLAS disagree: each such element against the exact dot product (common/compare.h).
 Recheck recheck_exact(const Problem& p, const std::vector<uint16_t>& out) {
-  const int64_t m = p.args.m, n = p.args.n, k = p.args.k;
-  std::vector<uint16_t> a(size_t(m * k)), b(size_t(n * k));
+  std::vector<uint16_t> a(size_t(p.args.m * p.args.k)), b(size_t(p.args.n * p.args.k));
   CUDA_CHECK(cudaMemcpy(a.data(), p.args.a, a.size() * 2, cudaMemcpyDeviceToHost));
   CUDA_CHECK(cudaMemcpy(b.data(), p.args.b, b.size() * 2, cudaMemcpyDeviceToHost));
-  const Tolerance tol;
-  double ref_sq = 0;
-  for (uint16_t e : p.ref) ref_sq += double(bf16_to_float(e)) * bf16_to_float(e);
-  const double abs_tol = tol.abs_scale * std::sqrt(ref_sq / double(p.ref.size()));
-  auto off = [&](double x, double e) { return !(std::fabs(x - e) <= tol.rel_elem * std::fabs(e) + abs_tol); };
-  Recheck rc;
-  for (size_t i = 0; i < out.size(); ++i) {
-    const double o = bf16_to_float(out[i]), e = bf16_to_float(p.ref[i]);
-    if (!off(o, e)) continue;
-    const size_t row = i / size_t(n), col = i % size_t(n);
-    double exact = 0;
-    for (int64_t kk = 0; kk < k; ++kk)
-      exact += double(bf16_to_float(a[row * size_t(k) + size_t(kk)])) *
-               bf16_to_float(b[col * size_t(k) + size_t(kk)]);
-    if (rc.checked++ == 0) {
-      rc.first        = i;
-      rc.first_kernel = o;
-      rc.first_cublas = e;
-      rc.first_exact  = exact;
-    }
-    rc.kernel_off += off(o, exact);
-    rc.cublas_off += off(e, exact);
-  }
-  return rc;
+  return gemm::recheck_exact(a.data(), b.data(), p.args.m, p.args.n, p.args.k, out.data(), p.ref.data());
 }
 
 TEST_CASE("variants that take any M and N match cuBLAS at ragged shapes, and write nothing outside C") {
@@ -193,11 +164,7 @@ TEST_CASE("variants that take any M and N match cuBLAS at ragged shapes, and wri
       // exact (fp64) dot product. The kernel must be within the same tolerance of it at every one of them;
       // cuBLAS, whose kernel choice (split-K, its reduction) is its own, is reported, not judged.
       const Recheck rc = recheck_exact(p, out);
-      std::printf(
-          "  recheck against fp64 at the %zu disagreeing elements: kernel off at %zu, cuBLAS off at %zu "
-          "(first: row %zu col %zu kernel %.4f cuBLAS %.4f exact %.4f)\n",
-          rc.checked, rc.kernel_off, rc.cublas_off, rc.first / size_t(s.n), rc.first % size_t(s.n),
-          rc.first_kernel, rc.first_cublas, rc.first_exact);
+      std::printf("  %s\n", rc.summary(s.n).c_str());
       INFO("fp64 recheck: " << rc.checked << " elements, kernel off at " << rc.kernel_off
                             << ", cuBLAS off at " << rc.cublas_off);
       CHECK(rc.checked == r.bad);

@@ -129,3 +129,55 @@ TEST_CASE("transposed output fails") {
 TEST_CASE("an empty comparison does not pass") {
   CHECK_FALSE(compare_bf16(nullptr, nullptr, 0).pass);
 }
+
+// The fp64 settlement of a disagreement with cuBLAS (common/compare.h, recheck_exact): where the reference is
+// the one that is off, the kernel is settled right; where the kernel is off, it is not, whatever cuBLAS did.
+TEST_CASE("an fp64 recheck settles a disagreement for whichever side matches the exact product") {
+  const int64_t m = 16, n = 24, k = 40;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<uint16_t> a(size_t(m * k)), b(size_t(n * k));
+  for (auto& x : a) x = float_to_bf16(u(rng));
+  for (auto& x : b) x = float_to_bf16(u(rng));
+  std::vector<uint16_t> exact(size_t(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (int64_t kk = 0; kk < k; ++kk)
+        s += double(bf16_to_float(a[size_t(i * k + kk)])) * bf16_to_float(b[size_t(j * k + kk)]);
+      exact[size_t(i * n + j)] = float_to_bf16(float(s));
+    }
+  // cuBLAS off by +1.0 at three elements (as a split-K reduction gone wrong); the kernel exact.
+  auto cublas = exact;
+  for (size_t i : {size_t(0), size_t(77), size_t(m * n - 1)}) cublas[i] = float_to_bf16(bf16_to_float(exact[i]) + 1.f);
+  const CompareResult r = compare_bf16(exact.data(), cublas.data(), exact.size());
+  REQUIRE_FALSE(r.pass);
+  REQUIRE(r.bad == 3);
+  const Recheck rc = recheck_exact(a.data(), b.data(), m, n, k, exact.data(), cublas.data());
+  CHECK(rc.checked == 3);
+  CHECK(rc.kernel_off == 0);
+  CHECK(rc.cublas_off == 3);
+  CHECK(rc.first == 0);
+  CHECK(rc.rel_frob < 1e-2);
+  CHECK(rc.settled());
+
+  // The kernel off instead, cuBLAS exact: not settled.
+  auto kernel = exact;
+  kernel[77]  = float_to_bf16(bf16_to_float(exact[77]) - 1.f);
+  const Recheck bad = recheck_exact(a.data(), b.data(), m, n, k, kernel.data(), exact.data());
+  CHECK(bad.checked == 1);
+  CHECK(bad.kernel_off == 1);
+  CHECK(bad.cublas_off == 0);
+  CHECK_FALSE(bad.settled());
+
+  // Both off at the same element, in opposite directions: the kernel is still off.
+  auto both_k = exact, both_c = exact;
+  both_k[5]   = float_to_bf16(bf16_to_float(exact[5]) + 1.f);
+  both_c[5]   = float_to_bf16(bf16_to_float(exact[5]) - 1.f);
+  const Recheck both = recheck_exact(a.data(), b.data(), m, n, k, both_k.data(), both_c.data());
+  CHECK(both.kernel_off == 1);
+  CHECK(both.cublas_off == 1);
+  CHECK_FALSE(both.settled());
+  // No disagreement: nothing to settle.
+  CHECK(recheck_exact(a.data(), b.data(), m, n, k, exact.data(), exact.data()).checked == 0);
+}
