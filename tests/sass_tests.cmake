@@ -83,12 +83,13 @@ foreach(stage ${GEMM_STAGES})
 endforeach()
 
 # The MXFP8 GEMM's Hopper kernel (mxfp8/matmul_mxfp8_sm90.cu; the sm_100a one is below), read with cuobjdump 13.0:
-#   wgmma.mma_async.m64n128k32.f32.e4m3.e4m3 -> QGMMA.64x128x32.F32.E4M3.E4M3; cp.async.bulk (the scale tiles)
+#   wgmma.mma_async.m64n{128,64}k32.f32.e4m3.e4m3 -> QGMMA.64x{128,64}x32.F32.E4M3.E4M3 (variants mx, mx4: one
+#   template, two instances, each checked for local memory and stack); cp.async.bulk (the scale tiles)
 #   -> UBLKCP.S.G; the B half -> UTMALDG.3D.MULTICAST. No local memory, no stack (sass_check.cmake).
 if(GEMM_CUOBJDUMP)
   add_test(NAME sass/mxfp8/sm_90a
            COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} -DBINARY=$<TARGET_FILE:matmul_mxfp8> -DARCH=sm_90a
-                   "-DREQUIRED=QGMMA.64x128x32.F32.E4M3.E4M3;UBLKCP.S.G;UTMALDG.3D.MULTICAST;USETMAXREG.DEALLOC"
+                   "-DREQUIRED=QGMMA.64x128x32.F32.E4M3.E4M3;QGMMA.64x64x32.F32.E4M3.E4M3;UBLKCP.S.G;UTMALDG.3D.MULTICAST;USETMAXREG.DEALLOC"
                    -DKERNEL_RE=matmul_mxfp8_sm90_kernel -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.cmake)
 else()
   add_test(NAME sass/mxfp8/sm_90a COMMAND ${CMAKE_COMMAND} -E echo
