@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/problem.h"  // Launch
+#include "common/trace.h"    // DeviceTrace
 
 namespace gemm {
 
@@ -44,6 +45,9 @@ struct MxVariant {
   const char* what;    // one line for the table
   const char* kernel;  // which kernel and file
   Launch (*prepare)(const MxGemmArgs&);
+  // The same kernel with the in-kernel profiler compiled in (common/profiler.cuh), recording into `trace`
+  // (--trace); never timed.
+  Launch (*prepare_traced)(const MxGemmArgs&, DeviceTrace& trace);
 };
 // The Hopper variants (mxfp8/matmul_mxfp8_sm90.cu), one kernel templated on the consumer layout: mx (2
 // consumer warpgroups of m64n128k32, two partials) and mx4 (4 of m64n64k32, one partial each).

@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
       opt.variant != "mx-static" && opt.variant != "mx-hilbert")
     bad = "unknown variant '" + opt.variant +
           "' (matmul_mxfp8 has: mx, all; on Hopper also mx4; on Blackwell also mx-static, mx-hilbert)";
-  if (bad.empty() && !opt.trace.empty()) bad = "--trace: matmul_mxfp8 has no traced kernel yet";
+  if (bad.empty() && !opt.trace.empty()) bad = check_trace_path(opt.trace);
   if (!bad.empty()) {
     std::fprintf(stderr, "%s: %s\n", prog, bad.c_str());
     return EXIT_BAD_INPUT;
@@ -102,12 +102,13 @@ int main(int argc, char** argv) {
   struct Chosen {
     const char *name, *what, *kernel;
     Launch (*prepare)(const MxGemmArgs&);
+    Launch (*prepare_traced)(const MxGemmArgs&, DeviceTrace&);  // null on Blackwell
   };
   std::vector<Chosen> chosen;
   if (!blackwell) {
     for (const MxVariant& v : mxfp8_sm90_variants())
       if (opt.variant == "all" || opt.variant == v.name)
-        chosen.push_back({v.name, v.what, v.kernel, v.prepare});
+        chosen.push_back({v.name, v.what, v.kernel, v.prepare, v.prepare_traced});
     bad = mxfp8_sm90_check_shape(opt.m, opt.n, opt.k);
     if (bad.empty() && chosen.empty())
       bad = "variant '" + opt.variant + "' is the Blackwell kernel's; on Hopper: mx, mx4, all";
@@ -119,7 +120,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: no Blackwell variant '%s'\n", prog, opt.variant.c_str());
     return EXIT_BAD_INPUT;
   } else {
-    chosen.push_back({bw_variant->name, bw_variant->what, mxfp8_sm100_kernel_name(), bw_variant->prepare});
+    chosen.push_back(
+        {bw_variant->name, bw_variant->what, mxfp8_sm100_kernel_name(), bw_variant->prepare, nullptr});
+  }
+  // --trace: one variant of the Hopper kernel, which has the profiler compiled into its TRACE=true instance.
+  if (!opt.trace.empty() && (blackwell || chosen.size() != 1)) {
+    std::fprintf(stderr, "%s: --trace records one variant of the Hopper kernel: --variant mx or mx4%s\n",
+                 prog, blackwell ? " (the Blackwell MXFP8 kernel has no traced kernel)" : "");
+    return EXIT_BAD_INPUT;
   }
   if (!opt.seed_given) opt.seed = fresh_seed();
   const int64_t m = opt.m, n = opt.n, k = opt.k;
@@ -223,7 +231,7 @@ int main(int argc, char** argv) {
   }
   const LtGemm bf16(m, n, k, CUDA_R_16BF, CUDA_R_16BF);    // the GEMM MXFP8 replaces
   const LtGemm fp8(m, n, k, CUDA_R_8F_E4M3, CUDA_R_16BF);  // the fp8 ceiling, per-tensor scales
-  std::vector<std::vector<Launch>> mx(chosen.size());  // per variant, one launch per input copy
+  std::vector<std::vector<Launch>> mx(chosen.size());      // per variant, one launch per input copy
   std::vector<Launch> l_ref32, l_bf16, l_fp8;
   for (const MxSet& s : sets) {
     const MxGemmArgs g{s.a8, s.sfa, s.b8, s.sfb, s.c_kernel, m, n, k, a8_bytes, sfa_bytes, b8_bytes, sfb_bytes,
@@ -256,7 +264,9 @@ int main(int argc, char** argv) {
     r.what    = chosen[v].what;
     rows.push_back(r);
   }
-  bool all_pass = true;
+  bool all_pass      = true;
+  const size_t count = size_t(m) * size_t(n);
+  std::vector<float> out, ref, bound;  // the kernel's output, the reference, sum |a||b| (with --check)
   if (opt.check) {
     const MxSet& s = sets[0];
     float* abs_sum = nullptr;
@@ -266,8 +276,7 @@ int main(int argc, char** argv) {
     l_ref32[0](nullptr);  // the reference: cuBLASLt MXFP8 on Blackwell, cuBLAS bf16 -> fp32 on Hopper
     ref32.run(a_abs, b_abs, abs_sum, nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
-    const size_t count = size_t(m) * size_t(n);
-    std::vector<float> out(count), ref(count), bound(count);
+    out.resize(count), ref.resize(count), bound.resize(count);
     CUDA_CHECK(cudaMemcpy(ref.data(), s.c_ref, c32_bytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(bound.data(), abs_sum, c32_bytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaFree(abs_sum));
@@ -283,14 +292,14 @@ int main(int argc, char** argv) {
         std::printf("  (first bad element: row %zu, col %zu: %.6g vs %.6g)", check.first_bad / size_t(n),
                     check.first_bad % size_t(n), double(out[check.first_bad]), double(ref[check.first_bad]));
       std::printf("\n");
-      ReportRow& r        = rows[first_row[v]];
-      r.checked           = true;
-      r.check.rel_frob    = check.rel_frob;
-      r.check.max_abs     = check.max_abs;
-      r.check.nonfinite   = check.nonfinite;
-      r.check.bad         = check.bad;
-      r.check.pass        = check.pass;
-      all_pass            = all_pass && check.pass;
+      ReportRow& r      = rows[first_row[v]];
+      r.checked         = true;
+      r.check.rel_frob  = check.rel_frob;
+      r.check.max_abs   = check.max_abs;
+      r.check.nonfinite = check.nonfinite;
+      r.check.bad       = check.bad;
+      r.check.pass      = check.pass;
+      all_pass          = all_pass && check.pass;
     }
   }
 
@@ -362,7 +371,39 @@ int main(int argc, char** argv) {
     std::printf(
         "ratios %s (kernel / cuBLAS, per-round medians): vs %s reference %.3fx, vs bf16->bf16 %.3fx, vs e4m3 "
         "per-tensor %.3fx\n",
-        chosen[v].name, blackwell ? "cuBLASLt MXFP8" : "bf16->fp32", ratios[0][v], ratios[1][v], ratios[2][v]);
+        chosen[v].name, blackwell ? "cuBLASLt MXFP8" : "bf16->fp32", ratios[0][v], ratios[1][v],
+        ratios[2][v]);
+
+  // --trace: one launch of the variant's TRACE=true instantiation, after the checked and timed ones, never
+  // timed. Its output is checked as well: the profiler must not change the result.
+  bool trace_ok = true;
+  if (!opt.trace.empty()) {
+    const Chosen& v = chosen.front();
+    const MxSet& s  = sets[0];
+    const MxGemmArgs g{s.a8, s.sfa,    s.b8,      s.sfb,    s.c_kernel, m,        n,
+                       k,    a8_bytes, sfa_bytes, b8_bytes, sfb_bytes,  c32_bytes};
+    DeviceTrace trace;
+    const Launch traced = v.prepare_traced(g, trace);
+    CUDA_CHECK(cudaMemset(s.c_kernel, 0xFF, c32_bytes));
+    traced(nullptr);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    if (opt.check) {
+      CUDA_CHECK(cudaMemcpy(out.data(), s.c_kernel, c32_bytes, cudaMemcpyDeviceToHost));
+      const MxCheck check = check_mx_output(out.data(), ref.data(), bound.data(), count, k);
+      std::printf("trace: %s with the profiler compiled in, one launch: %s\n", v.name,
+                  check.summary().c_str());
+      all_pass = all_pass && check.pass;
+    }
+    const std::string title = std::string("matmul_mxfp8 ") + v.name + " " + header.arch +
+                              " M=" + std::to_string(m) + " N=" + std::to_string(n) +
+                              " K=" + std::to_string(k) + " | " + gpu.name;
+    const std::string err = save_trace(trace, opt.trace, title, rows[1].timed ? rows[1].launch_ms.median : 0);
+    if (!err.empty()) {
+      std::fprintf(stderr, "%s: --trace: %s\n", prog, err.c_str());
+      trace_ok = false;
+    }
+  }
 
   for (MxSet& s : sets)
     for (void* p : {s.a8, s.sfa, s.b8, s.sfb, s.a16, s.b16, static_cast<void*>(s.c_kernel),
@@ -375,5 +416,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: verification FAILED (seed %llu)\n", prog, (unsigned long long)opt.seed);
     return EXIT_FAIL;
   }
+  if (!trace_ok) return EXIT_FAIL;
   return EXIT_PASS;
 }

@@ -50,6 +50,7 @@
 #include "common/descriptors.cuh"
 #include "common/harness.h"  // SMEM_ALIGN
 #include "common/mx_scale_layout.h"
+#include "common/profiler.cuh"
 #include "common/ptx.cuh"
 #include "common/tile_order.h"
 #include "common/tma.h"
@@ -61,13 +62,13 @@ namespace gemm {
 namespace {
 
 // ---- configuration ----
-constexpr int BLOCK_M         = 128;                // two rows of consumer warpgroups x WGMMA_M
-constexpr int BLOCK_N         = 128;                // partials + accumulator fit in registers (see below)
+constexpr int BLOCK_M           = 128;                // two rows of consumer warpgroups x WGMMA_M
+constexpr int BLOCK_N           = 128;                // partials + accumulator fit in registers (see below)
 constexpr int BLOCK_K         = 128;                // K of one tile load: 128 bytes of fp8, 4 MX blocks
-constexpr int WGMMA_M         = 64;                 // fixed for wgmma
+constexpr int WGMMA_M           = 64;                 // fixed for wgmma
 constexpr int WGMMA_K         = 32;                 // fixed for fp8: 32 bytes of K per MMA = one MX block
 constexpr int SLICE_K         = 128;                // one 128-byte slice of K: the width of a swizzle atom
-constexpr int MX_BLOCKS       = BLOCK_K / MX_BLOCK_K;  // MX blocks (wgmmas, promotions) per K tile
+constexpr int MX_BLOCKS         = BLOCK_K / MX_BLOCK_K;  // MX blocks (wgmmas, promotions) per K tile
 constexpr int CLUSTER_SIZE    = 2;                  // CTAs per cluster, along M: they share the B tile
 constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;
 constexpr int A_BOX_ROWS      = BLOCK_M;            // A's tile: one box
@@ -83,8 +84,8 @@ constexpr int DECODER_THREADS = 64;
 //       loads and of each warp's FP32 issue (measured: README, "MXFP8 GEMM").
 template <int WG_N>
 struct Consumers {
-  static constexpr int WGMMA_N       = WG_N;                     // columns of C per consumer warpgroup
-  static constexpr int WG_COLS       = BLOCK_N / WG_N;           // consumer warpgroups along N
+  static constexpr int WGMMA_N       = WG_N;            // columns of C per consumer warpgroup
+  static constexpr int WG_COLS       = BLOCK_N / WG_N;  // consumer warpgroups along N
   static constexpr int NUM_CONSUMERS = BLOCK_M / WGMMA_M * WG_COLS;
   static constexpr int NUM_THREADS   = 128 * (1 + NUM_CONSUMERS);  // + the producer warpgroup
   static constexpr int ACC_REGS      = WGMMA_M * WG_N / 128;       // fp32 per consumer thread: acc, each P
@@ -217,12 +218,16 @@ __device__ __forceinline__ void mma_m64n64k32_e4m3(float (&d)[32], uint64_t a_de
 #endif  // GEMM_HAS_WGMMA
 
 // ---- the kernel ----
-template <int WG_N>
+// TRACE: the in-kernel profiler's `prof.` lines record each role's waits, issues, promotions and scale
+// decodes (--trace); compiled out of the TRACE=false instantiation, which is the one checked and timed
+// (common/profiler.cuh). Roles: 0 producer, 1 scale decoders, 2 + w consumer w.
+template <bool TRACE, int WG_N>
 __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
-    matmul_mxfp8_sm90_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
-                             const uint8_t* sfa, const uint8_t* sfb, float* c, int m, int n, int k) {
+    matmul_mxfp8_sm90_kernel(const __grid_constant__ CUtensorMap a_map,
+                             const __grid_constant__ CUtensorMap b_map, const uint8_t* sfa,
+                             const uint8_t* sfb, float* c, int m, int n, int k, TraceBuffer trace) {
 #if defined(GEMM_HAS_WGMMA)
-  using C = Consumers<WG_N>;
+  using C               = Consumers<WG_N>;
   constexpr int WGMMA_N = C::WGMMA_N, NUM_CONSUMERS = C::NUM_CONSUMERS, ACC_REGS = C::ACC_REGS;
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem = align_smem_1024(smem_raw);
@@ -245,6 +250,10 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
   const int m0        = (blk.m * CLUSTER_SIZE + cta_rank) * BLOCK_M;
   const int n0        = blk.n * BLOCK_N;
   (void)m;
+  const int role = warpgroup > 0 ? 1 + warpgroup : warp_id < DECODER_WARP0 ? 0 : 1;
+  Profiler<TRACE> prof(trace, role,
+                       /*records=*/warpgroup > 0 ? warp_id % 4 == 0 : warp_id % DECODER_WARP0 == 0);
+  prof.begin(Ev::Setup);
 
   // ---- setup: the barriers by one thread ----
   if (warp_id == 0 && ptx::elect_one_sync()) {
@@ -257,6 +266,7 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
   }
   ptx::barrier_cluster_arrive();
   ptx::barrier_cluster_wait();
+  prof.end(Ev::Setup);
 
   const int num_k_tiles = k / BLOCK_K;
   const int scale_cols  = k / MX_BLOCK_K;
@@ -269,7 +279,10 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
       int stage = 0;
       uint32_t empty_phase = 1;  // passes at once on the first lap
       for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
+        prof.begin(Ev::WaitEmpty);
         ptx::mbarrier_wait(&mma_done_bar[stage], empty_phase, "mma_done_bar");
+        prof.end(Ev::WaitEmpty);
+        prof.begin(Ev::IssueTma);
         ptx::mbarrier_arrive_expect_tx(&tma_full_bar[stage], STAGE_TX_BYTES);
         ptx::tma_load_3d(a_smem(stage), &a_map, &tma_full_bar[stage], 0, m0, k_tile);
         ptx::tma_load_3d_multicast(b_smem(stage) + kmajor_row_offset(B_TILE, cta_rank * B_BOX_ROWS), &b_map,
@@ -279,6 +292,7 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
                   &tma_full_bar[stage]);
         bulk_load(sfb_raw(stage), sfb_rows + size_t(k_tile) * MX_SF_TILE_BYTES, SF_RAW_BYTES,
                   &tma_full_bar[stage]);
+        prof.end(Ev::IssueTma);
         if (++stage == NUM_STAGES) {
           stage = 0;
           empty_phase ^= 1;
@@ -292,7 +306,10 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
       int stage = 0;
       uint32_t full_phase = 0;
       for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
+        prof.begin(Ev::WaitFull);
         ptx::mbarrier_wait(&tma_full_bar[stage], full_phase, "tma_full_bar (decoder)");
+        prof.end(Ev::WaitFull);
+        prof.begin(Ev::Decode);
         const uint32_t* a_words = reinterpret_cast<const uint32_t*>(sfa_raw(stage));
         const uint32_t* b_words = reinterpret_cast<const uint32_t*>(sfb_raw(stage));
 #pragma unroll
@@ -307,6 +324,7 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
           }
         }
         ptx::mbarrier_arrive(&scale_ready_bar[stage]);  // release: the consumers' acquire sees the floats
+        prof.end(Ev::Decode);
         if (++stage == NUM_STAGES) {
           stage = 0;
           full_phase ^= 1;
@@ -320,15 +338,17 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
     //      WGMMA_N (w / 2) + [0, WGMMA_N) of the tile ----
     wg::setmaxnreg_inc<C::CONSUMER_REGS>();
     const int consumer = warpgroup - 1;
-    const int wg_row   = (consumer % 2) * WGMMA_M, wg_col = (consumer / 2) * WGMMA_N;
-    const int row0     = wg_row + (warp_id % 4) * 16 + lane / 4;  // and row0 + 8, in the tile
-    const int q        = lane % 4;                                // columns wg_col + 8j + 2q + {0, 1}
+    const int wg_row = (consumer % 2) * WGMMA_M, wg_col = (consumer / 2) * WGMMA_N;
+    const int row0 = wg_row + (warp_id % 4) * 16 + lane / 4;  // and row0 + 8, in the tile
+    const int q    = lane % 4;                                // columns wg_col + 8j + 2q + {0, 1}
     float acc[ACC_REGS], part0[ACC_REGS], part1[C::TWO_PARTIALS ? ACC_REGS : 1];
 #pragma unroll
     for (int i = 0; i < ACC_REGS; ++i) acc[i] = 0.0f;
 
-    // issue: the partial of MX block `b` of stage `s` into p (scale-d 0), as its own commit group
+    // issue: the partial of MX block `b` of stage `s` into p (scale-d 0), as its own commit group. Returns
+    // when it was issued (trace; 0 untraced).
     auto issue = [&](auto& p, int s, int b) {
+      const uint64_t issued = prof.begin(Ev::IssueMma);
       wg::fence();  // p was read by the last promotion: order those reads before the MMA overwrites p
       const uint64_t a_desc = kmajor_desc_sm90(A_TILE, ptx::smem_addr(a_smem(s)), b, wg_row);
       const uint64_t b_desc = kmajor_desc_sm90(B_TILE, ptx::smem_addr(b_smem(s)), b, wg_col);
@@ -337,9 +357,17 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
       else
         mma_m64n64k32_e4m3(p, a_desc, b_desc);
       wg::commit_group();
+      prof.end(Ev::IssueMma);
+      return issued;
+    };
+    // trace: the wait_group that began with prof.begin(Ev::WaitMma) saw the group issued at `issued` done
+    auto mma_done = [&](uint64_t issued) {
+      prof.end(Ev::WaitMma);
+      prof.span(Ev::Mma, issued);
     };
     // promote: acc += P * sa[row] * sb[col] for MX block `b` of stage `s` (its MMA group has completed)
     auto promote = [&](auto& p, int s, int b) {
+      prof.begin(Ev::Promote);
       wg::fence_operands(p);  // the wait_group before this is where p became valid
       const float* sa   = sfa_f32(s) + b * BLOCK_M;
       const float sa0   = sa[row0], sa1 = sa[row0 + 8];
@@ -360,6 +388,7 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
         a[6] = mx_promote(a[6], pp[6], sa1, sb.z);
         a[7] = mx_promote(a[7], pp[7], sa1, sb.w);
       }
+      prof.end(Ev::Promote);
     };
     // release: this warpgroup no longer reads stage s (MMAs waited for, scales loaded and used), to both
     // CTAs, since both multicast into it. The own CTA's arrival is a release (it orders this warpgroup's
@@ -377,31 +406,42 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
     int stage = 0;
     uint32_t full_phase = 0;
     for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
+      prof.begin(Ev::WaitFull);
       ptx::mbarrier_wait(&tma_full_bar[stage], full_phase, "tma_full_bar");
       ptx::mbarrier_wait(&scale_ready_bar[stage], full_phase, "scale_ready_bar");
+      prof.end(Ev::WaitFull);
       if constexpr (C::TWO_PARTIALS) {
         // Block b + 1's MMA is issued, then block b is promoted while it runs: P0 and P1 alternate. Nothing
         // is in flight across the K-tile boundary: ptxas serializes every wgmma (warning C7514) when one
         // whose group is still pending crosses the loop's back edge while the other partial is read.
-        issue(part0, stage, 0);
-        issue(part1, stage, 1);
+        uint64_t t0 = issue(part0, stage, 0), t1 = issue(part1, stage, 1);
+        prof.begin(Ev::WaitMma);
         wg::wait_group<1>();  // block 0 done, block 1 may still run
+        mma_done(t0);
         promote(part0, stage, 0);
-        issue(part0, stage, 2);
+        t0 = issue(part0, stage, 2);
+        prof.begin(Ev::WaitMma);
         wg::wait_group<1>();
+        mma_done(t1);
         promote(part1, stage, 1);
-        issue(part1, stage, 3);
+        t1 = issue(part1, stage, 3);
+        prof.begin(Ev::WaitMma);
         wg::wait_group<1>();
+        mma_done(t0);
         promote(part0, stage, 2);
+        prof.begin(Ev::WaitMma);
         wg::wait_group<0>();
+        mma_done(t1);
         promote(part1, stage, 3);
       } else {
         // One partial: each block's MMA is waited for, then promoted; the other 3 consumer warps of the
         // scheduler keep the FP32 pipe and the tensor core busy meanwhile.
 #pragma unroll
         for (int b = 0; b < MX_BLOCKS; ++b) {
-          issue(part0, stage, b);
+          const uint64_t t = issue(part0, stage, b);
+          prof.begin(Ev::WaitMma);
           wg::wait_group<0>();
+          mma_done(t);
           promote(part0, stage, b);
         }
       }
@@ -412,19 +452,23 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
       }
     }
     ptx::barrier_cluster_arrive();
+    prof.begin(Ev::Epilogue);
 
     // ---- epilogue: fp32 straight from the accumulators; a warp's store of one j is 8 rows x 32 B ----
     const int row = m0 + row0;
 #pragma unroll
     for (int j = 0; j < WGMMA_N / 8; ++j) {
-      const int col = n0 + wg_col + 8 * j + 2 * q;
+      const int col                                             = n0 + wg_col + 8 * j + 2 * q;
       *reinterpret_cast<float2*>(c + size_t(row) * n + col)     = make_float2(acc[4 * j + 0], acc[4 * j + 1]);
       *reinterpret_cast<float2*>(c + size_t(row + 8) * n + col) = make_float2(acc[4 * j + 2], acc[4 * j + 3]);
     }
+    prof.end(Ev::Epilogue);
   }
 
   // ---- teardown: no CTA exits while its peer may still arrive on its barriers or write into its ring ----
+  prof.begin(Ev::Teardown);
   ptx::barrier_cluster_wait();
+  prof.end(Ev::Teardown);
 #elif defined(__CUDA_ARCH__)
   __trap();  // compiled for a GPU without wgmma: fail loudly, never return with C unwritten
 #endif  // GEMM_HAS_WGMMA
@@ -477,9 +521,10 @@ std::string mxfp8_sm90_check_args(const MxGemmArgs& g) {
 
 namespace {
 
+// With `trace`: the TRACE=true instantiation, recording into a buffer sized from the grid (--trace).
 template <int WG_N>
-Launch prepare_mxfp8_sm90(const MxGemmArgs& g) {
-  using C = Consumers<WG_N>;
+Launch prepare_mxfp8_sm90(const MxGemmArgs& g, DeviceTrace* trace) {
+  using C               = Consumers<WG_N>;
   const std::string why = mxfp8_sm90_check_args(g);
   if (!why.empty()) {
     std::fprintf(stderr, "prepare_mxfp8_sm90: %s\n", why.c_str());
@@ -489,9 +534,17 @@ Launch prepare_mxfp8_sm90(const MxGemmArgs& g) {
   const TmaDesc b_desc = kmajor_tma_3d(g.n, g.k, B_BOX_ROWS, BLOCK_K, SLICE_K, 1, Swizzle::B128);
   const CUtensorMap a_map = make_tensor_map(a_desc, g.a, "A (e4m3)");
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B (e4m3)");
-  auto* kernel            = matmul_mxfp8_sm90_kernel<WG_N>;
+  auto* kernel = trace ? matmul_mxfp8_sm90_kernel<true, WG_N> : matmul_mxfp8_sm90_kernel<false, WG_N>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
   const dim3 grid(unsigned(g.n / BLOCK_N), unsigned(g.m / BLOCK_M));
+  // --trace: per CTA and role, setup, per K tile at most 1 + 4 x 4 events (a consumer's wait, and per MX
+  // block issue, wait, MMA in flight, promotion), epilogue, teardown
+  TraceBuffer buf;
+  if (trace) {
+    std::vector<std::string> roles = {"producer", "scale decoders"};
+    for (int w = 0; w < C::NUM_CONSUMERS; ++w) roles.push_back("consumer " + std::to_string(w));
+    buf = trace->allocate(grid.x * grid.y, roles, uint32_t(1 + 4 * MX_BLOCKS) * uint32_t(g.k / BLOCK_K) + 8);
+  }
   const auto* sfa = static_cast<const uint8_t*>(g.sfa);
   const auto* sfb = static_cast<const uint8_t*>(g.sfb);
   float* c        = g.c;
@@ -510,8 +563,16 @@ Launch prepare_mxfp8_sm90(const MxGemmArgs& g) {
     cfg.stream               = stream;
     cfg.attrs                = &cluster;
     cfg.numAttrs             = 1;
-    CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a_map, b_map, sfa, sfb, c, m, n, k));
+    CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a_map, b_map, sfa, sfb, c, m, n, k, buf));
   };
+}
+template <int WG_N>
+Launch prepare_plain(const MxGemmArgs& g) {
+  return prepare_mxfp8_sm90<WG_N>(g, nullptr);
+}
+template <int WG_N>
+Launch prepare_traced(const MxGemmArgs& g, DeviceTrace& trace) {
+  return prepare_mxfp8_sm90<WG_N>(g, &trace);
 }
 
 }  // namespace
@@ -521,11 +582,11 @@ std::vector<MxVariant> mxfp8_sm90_variants() {
       {"mx", "fp8 wgmma m64n128k32, 2 consumer WGs, promoted",
        "sm_90a fp8 wgmma, promoted per MX block: 2 consumer warpgroups of m64n128k32 "
        "(mxfp8/matmul_mxfp8_sm90.cu)",
-       prepare_mxfp8_sm90<128>},
+       prepare_plain<128>, prepare_traced<128>},
       {"mx4", "fp8 wgmma m64n64k32, 4 consumer WGs, promoted",
        "sm_90a fp8 wgmma, promoted per MX block: 4 consumer warpgroups of m64n64k32 "
        "(mxfp8/matmul_mxfp8_sm90.cu)",
-       prepare_mxfp8_sm90<64>},
+       prepare_plain<64>, prepare_traced<64>},
   };
 }
 

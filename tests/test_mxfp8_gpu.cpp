@@ -163,11 +163,11 @@ TEST_CASE("mxfp8 sm_90a: random normal inputs with outlier rows, both rules, wit
     for (const MxVariant& v : mxfp8_sm90_variants()) {
       CAPTURE(v.name);
       const std::vector<float> out = d.run(v);
-      const MxCheck r = check_mx_output(out.data(), want.data(), bound.data(), out.size(), t.k);
+      const MxCheck r              = check_mx_output(out.data(), want.data(), bound.data(), out.size(), t.k);
       INFO(r.summary());
       CHECK(r.pass);
-      CHECK(r.max_ratio < 0.1);    // measured <= 5e-3 of the bound (README, "MXFP8 GEMM")
-      CHECK(r.rel_frob < 1e-3);    // measured ~3e-5 to 5e-5
+      CHECK(r.max_ratio < 0.1);  // measured <= 5e-3 of the bound (README, "MXFP8 GEMM")
+      CHECK(r.rel_frob < 1e-3);  // measured ~3e-5 to 5e-5
     }
     for (void* p : {staging, a16, b16, a_abs, b_abs, static_cast<void*>(ref), static_cast<void*>(abs_sum)})
       CUDA_CHECK(cudaFree(p));
