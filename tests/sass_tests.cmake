@@ -85,7 +85,7 @@ endforeach()
 # The MXFP8 GEMM's Hopper kernel (mxfp8/matmul_mxfp8_sm90.cu; the sm_100a one is below), read with cuobjdump 13.0:
 #   wgmma.mma_async.m64n{128,64}k32.f32.e4m3.e4m3 -> QGMMA.64x{128,64}x32.F32.E4M3.E4M3 (variants mx, mx4: one
 #   template, two instances, each checked for local memory and stack; not the untimed TRACE=true instances,
-#   which spill a few bytes: ptxas 4 (mx4) and 40 (mx), LOCAL_RE); cp.async.bulk (the scale tiles)
+#   which spill a few bytes: ptxas stack frames 8 (mx4) and 24 (mx), LOCAL_RE); cp.async.bulk (the scale tiles)
 #   -> UBLKCP.S.G; the B half -> UTMALDG.3D.MULTICAST. No local memory, no stack (sass_check.cmake).
 if(GEMM_CUOBJDUMP)
   add_test(NAME sass/mxfp8/sm_90a
