@@ -27,11 +27,14 @@ enum class Ev : uint16_t {
               // the next tile's issue, so the Chrome trace puts them on a track of their own.
   Epilogue,   // accumulators to global memory
   Teardown,   // after the epilogue: TMEM deallocation, the last barrier
+  Promote,    // MXFP8 on Hopper: a consumer adds one MX block's partial into its fp32 accumulator, scaled
+  Decode,     // MXFP8 on Hopper: the scale decoders turn a stage's e8m0 scales into fp32
   Count
 };
 constexpr int NUM_EVENT_KINDS       = int(Ev::Count);
-constexpr const char* EVENT_NAMES[] = {"setup",    "wait empty",    "issue TMA", "wait full", "issue MMA",
-                                       "wait MMA", "MMA in flight", "epilogue",  "teardown"};
+constexpr const char* EVENT_NAMES[] = {"setup",     "wait empty", "issue TMA",     "wait full",
+                                       "issue MMA", "wait MMA",   "MMA in flight", "epilogue",
+                                       "teardown",  "promote",    "decode scales"};
 static_assert(sizeof(EVENT_NAMES) / sizeof(EVENT_NAMES[0]) == NUM_EVENT_KINDS, "one name per event kind");
 // Asynchronous kinds overlap the role's other events by nature; the trace shows them on tracks of their own.
 constexpr bool is_async(Ev e) {

@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/problem.h"  // Launch
+#include "common/trace.h"    // DeviceTrace
 
 namespace gemm {
 
@@ -35,11 +37,20 @@ std::string mxfp8_sm90_check_shape(int64_t m, int64_t n, int64_t k);
 // The shape, then null pointers and every buffer size against what the shape needs.
 std::string mxfp8_sm90_check_args(const MxGemmArgs& g);
 
-// Tensor maps, shared-memory size and the cluster launch of the Hopper kernel. Exits with a message if
-// mxfp8_sm90_check_args(g) is not empty (callers check first; this is the last guard before a launch).
-Launch prepare_mxfp8_sm90(const MxGemmArgs& g);
-
-// One line: which kernel this is and where.
-const char* mxfp8_sm90_kernel_name();
+// A Hopper kernel variant: tensor maps, shared-memory size and the cluster launch are built by `prepare`,
+// which exits with a message if mxfp8_sm90_check_args(g) is not empty (callers check first; this is the last
+// guard before a launch).
+struct MxVariant {
+  const char* name;    // "mx"
+  const char* what;    // one line for the table
+  const char* kernel;  // which kernel and file
+  Launch (*prepare)(const MxGemmArgs&);
+  // The same kernel with the in-kernel profiler compiled in (common/profiler.cuh), recording into `trace`
+  // (--trace); never timed.
+  Launch (*prepare_traced)(const MxGemmArgs&, DeviceTrace& trace);
+};
+// The Hopper variants (mxfp8/matmul_mxfp8_sm90.cu), one kernel templated on the consumer layout: mx (2
+// consumer warpgroups of m64n128k32, two partials) and mx4 (4 of m64n64k32, one partial each).
+std::vector<MxVariant> mxfp8_sm90_variants();
 
 }  // namespace gemm

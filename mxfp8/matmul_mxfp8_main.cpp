@@ -64,12 +64,13 @@ int main(int argc, char** argv) {
   std::string bad = take_rule_option(argc, argv, rule, rest);
   Options opt;
   if (bad.empty()) bad = parse_options(int(rest.size()), rest.data(), opt);
-  // mx on both GPUs; mx-static and mx-hilbert (the Blackwell kernel's tile orders forced) on Blackwell only
-  if (bad.empty() && opt.variant != "all" && opt.variant != "mx" && opt.variant != "mx-static" &&
-      opt.variant != "mx-hilbert")
+  // mx on both GPUs; mx4 (4 consumer warpgroups) on Hopper only; mx-static and mx-hilbert (the Blackwell
+  // kernel's tile orders forced) on Blackwell only
+  if (bad.empty() && opt.variant != "all" && opt.variant != "mx" && opt.variant != "mx4" &&
+      opt.variant != "mx-static" && opt.variant != "mx-hilbert")
     bad = "unknown variant '" + opt.variant +
-          "' (matmul_mxfp8 has: mx, all; on Blackwell also mx-static, mx-hilbert)";
-  if (bad.empty() && !opt.trace.empty()) bad = "--trace: matmul_mxfp8 has no traced kernel yet";
+          "' (matmul_mxfp8 has: mx, all; on Hopper also mx4; on Blackwell also mx-static, mx-hilbert)";
+  if (bad.empty() && !opt.trace.empty()) bad = check_trace_path(opt.trace);
   if (!bad.empty()) {
     std::fprintf(stderr, "%s: %s\n", prog, bad.c_str());
     return EXIT_BAD_INPUT;
@@ -97,16 +98,35 @@ int main(int argc, char** argv) {
   const bool blackwell = arch == Arch::Sm100;
   const MxSm100Variant* bw_variant =
       blackwell ? find_mxfp8_sm100_variant(opt.variant == "all" ? "mx" : opt.variant.c_str()) : nullptr;
+  // The kernels this run verifies and times: on Hopper every variant for "all", on Blackwell the default.
+  struct Chosen {
+    const char *name, *what, *kernel;
+    Launch (*prepare)(const MxGemmArgs&);
+    Launch (*prepare_traced)(const MxGemmArgs&, DeviceTrace&);  // null on Blackwell
+  };
+  std::vector<Chosen> chosen;
   if (!blackwell) {
+    for (const MxVariant& v : mxfp8_sm90_variants())
+      if (opt.variant == "all" || opt.variant == v.name)
+        chosen.push_back({v.name, v.what, v.kernel, v.prepare, v.prepare_traced});
     bad = mxfp8_sm90_check_shape(opt.m, opt.n, opt.k);
-    if (bad.empty() && opt.variant != "all" && opt.variant != "mx")
-      bad = "variant '" + opt.variant + "' is the Blackwell kernel's; on Hopper: mx, all";
+    if (bad.empty() && chosen.empty())
+      bad = "variant '" + opt.variant + "' is the Blackwell kernel's; on Hopper: mx, mx4, all";
     if (!bad.empty()) {
       std::fprintf(stderr, "%s: %s\n", prog, bad.c_str());
       return EXIT_BAD_INPUT;
     }
   } else if (!bw_variant) {
     std::fprintf(stderr, "%s: no Blackwell variant '%s'\n", prog, opt.variant.c_str());
+    return EXIT_BAD_INPUT;
+  } else {
+    chosen.push_back(
+        {bw_variant->name, bw_variant->what, mxfp8_sm100_kernel_name(), bw_variant->prepare, nullptr});
+  }
+  // --trace: one variant of the Hopper kernel, which has the profiler compiled into its TRACE=true instance.
+  if (!opt.trace.empty() && (blackwell || chosen.size() != 1)) {
+    std::fprintf(stderr, "%s: --trace records one variant of the Hopper kernel: --variant mx or mx4%s\n",
+                 prog, blackwell ? " (the Blackwell MXFP8 kernel has no traced kernel)" : "");
     return EXIT_BAD_INPUT;
   }
   if (!opt.seed_given) opt.seed = fresh_seed();
@@ -119,7 +139,7 @@ int main(int argc, char** argv) {
       "%s) | seed %llu (replay with --seed %llu)\n",
       prog, (long long)m, (long long)n, (long long)m, (long long)k, (long long)n, (long long)k, mx_rule_name(rule),
       (unsigned long long)opt.seed, (unsigned long long)opt.seed);
-  std::printf("kernel: %s\n", blackwell ? mxfp8_sm100_kernel_name() : mxfp8_sm90_kernel_name());
+  for (const Chosen& v : chosen) std::printf("kernel %s: %s\n", v.name, v.kernel);
   if (blackwell)
     std::printf(
         "note: the Blackwell MXFP8 kernel is compiled and model-checked in this series; this project has "
@@ -211,7 +231,8 @@ int main(int argc, char** argv) {
   }
   const LtGemm bf16(m, n, k, CUDA_R_16BF, CUDA_R_16BF);    // the GEMM MXFP8 replaces
   const LtGemm fp8(m, n, k, CUDA_R_8F_E4M3, CUDA_R_16BF);  // the fp8 ceiling, per-tensor scales
-  std::vector<Launch> mx, l_ref32, l_bf16, l_fp8;
+  std::vector<std::vector<Launch>> mx(chosen.size());      // per variant, one launch per input copy
+  std::vector<Launch> l_ref32, l_bf16, l_fp8;
   for (const MxSet& s : sets) {
     const MxGemmArgs g{s.a8, s.sfa, s.b8, s.sfb, s.c_kernel, m, n, k, a8_bytes, sfa_bytes, b8_bytes, sfb_bytes,
                        c32_bytes};
@@ -220,7 +241,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s: %s\n", prog, why.c_str());
       return EXIT_BAD_INPUT;
     }
-    mx.push_back(blackwell ? bw_variant->prepare(g) : prepare_mxfp8_sm90(g));
+    for (size_t v = 0; v < chosen.size(); ++v) mx[v].push_back(chosen[v].prepare(g));
     if (blackwell)
       l_ref32.push_back(
           [lt = lt_mx.get(), s](cudaStream_t st) { lt->run(s.a8, s.sfa, s.b8, s.sfb, s.c_ref, st); });
@@ -230,51 +251,60 @@ int main(int argc, char** argv) {
     l_fp8.push_back([&fp8, s](cudaStream_t st) { fp8.run(s.a8, s.b8, s.c16, st); });
   }
 
-  // ---- verification: poisoned outputs, the kernel against the reference, the bound from sum |a||b| ----
-  ReportRow row;
-  row.variant = blackwell ? bw_variant->name : "mx";
-  row.what    = blackwell ? bw_variant->what : "fp8 wgmma k32, promoted per MX block";
-  MxCheck check;
+  // ---- verification: poisoned outputs, each kernel against the reference, the bound from sum |a||b| ----
+  std::vector<ReportRow> rows(1);  // rows[0]: the reference; then per variant its row and two pairing rows
+  rows[0].variant = "cublas";
+  rows[0].what    = blackwell ? "cuBLASLt MXFP8 (VEC32_UE8M0) -> fp32 (reference)"
+                              : "cuBLAS bf16->fp32, dequantized (reference)";
+  std::vector<size_t> first_row(chosen.size());
+  for (size_t v = 0; v < chosen.size(); ++v) {
+    first_row[v] = rows.size();
+    ReportRow r;
+    r.variant = chosen[v].name;
+    r.what    = chosen[v].what;
+    rows.push_back(r);
+  }
+  bool all_pass      = true;
+  const size_t count = size_t(m) * size_t(n);
+  std::vector<float> out, ref, bound;  // the kernel's output, the reference, sum |a||b| (with --check)
   if (opt.check) {
     const MxSet& s = sets[0];
     float* abs_sum = nullptr;
     CUDA_CHECK(cudaMalloc(&abs_sum, c32_bytes));
-    CUDA_CHECK(cudaMemset(s.c_kernel, 0xFF, c32_bytes));  // NaN: whatever is not written fails
-    CUDA_CHECK(cudaMemset(s.c_ref, 0xFF, c32_bytes));
+    CUDA_CHECK(cudaMemset(s.c_ref, 0xFF, c32_bytes));  // NaN: whatever the reference does not write fails too
     CUDA_CHECK(cudaMemset(abs_sum, 0xFF, c32_bytes));
-    mx[0](nullptr);
-    CUDA_CHECK(cudaGetLastError());
     l_ref32[0](nullptr);  // the reference: cuBLASLt MXFP8 on Blackwell, cuBLAS bf16 -> fp32 on Hopper
     ref32.run(a_abs, b_abs, abs_sum, nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
-    const size_t count = size_t(m) * size_t(n);
-    std::vector<float> out(count), ref(count), bound(count);
-    CUDA_CHECK(cudaMemcpy(out.data(), s.c_kernel, c32_bytes, cudaMemcpyDeviceToHost));
+    out.resize(count), ref.resize(count), bound.resize(count);
     CUDA_CHECK(cudaMemcpy(ref.data(), s.c_ref, c32_bytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(bound.data(), abs_sum, c32_bytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaFree(abs_sum));
-    check = check_mx_output(out.data(), ref.data(), bound.data(), count, k);
-    std::printf("check mx    %s", check.summary().c_str());
-    if (!check.pass && check.first_bad != SIZE_MAX)
-      std::printf("  (first bad element: row %zu, col %zu: %.6g vs %.6g)", check.first_bad / size_t(n),
-                  check.first_bad % size_t(n), double(out[check.first_bad]), double(ref[check.first_bad]));
-    std::printf("\n");
-    row.checked         = true;
-    row.check.rel_frob  = check.rel_frob;
-    row.check.max_abs   = check.max_abs;
-    row.check.nonfinite = check.nonfinite;
-    row.check.bad       = check.bad;
-    row.check.pass      = check.pass;
+    for (size_t v = 0; v < chosen.size(); ++v) {
+      CUDA_CHECK(cudaMemset(s.c_kernel, 0xFF, c32_bytes));  // NaN: whatever the kernel does not write fails
+      mx[v][0](nullptr);
+      CUDA_CHECK(cudaGetLastError());
+      CUDA_CHECK(cudaDeviceSynchronize());
+      CUDA_CHECK(cudaMemcpy(out.data(), s.c_kernel, c32_bytes, cudaMemcpyDeviceToHost));
+      const MxCheck check = check_mx_output(out.data(), ref.data(), bound.data(), count, k);
+      std::printf("check %-4s %s", chosen[v].name, check.summary().c_str());
+      if (!check.pass && check.first_bad != SIZE_MAX)
+        std::printf("  (first bad element: row %zu, col %zu: %.6g vs %.6g)", check.first_bad / size_t(n),
+                    check.first_bad % size_t(n), double(out[check.first_bad]), double(ref[check.first_bad]));
+      std::printf("\n");
+      ReportRow& r      = rows[first_row[v]];
+      r.checked         = true;
+      r.check.rel_frob  = check.rel_frob;
+      r.check.max_abs   = check.max_abs;
+      r.check.nonfinite = check.nonfinite;
+      r.check.bad       = check.bad;
+      r.check.pass      = check.pass;
+      all_pass          = all_pass && check.pass;
+    }
   }
 
-  // ---- timing: the kernel in three pairings, one per cuBLAS GEMM ----
-  std::vector<ReportRow> rows;
-  ReportRow ref_row;
-  ref_row.variant = "cublas";
-  ref_row.what    = blackwell ? "cuBLASLt MXFP8 (VEC32_UE8M0) -> fp32 (reference)"
-                              : "cuBLAS bf16->fp32, dequantized (reference)";
-  rows.push_back(ref_row);
-  rows.push_back(row);
+  // ---- timing: each kernel in three pairings, one per cuBLAS GEMM ----
+  std::vector<double> ratios[3];
   if (opt.iters > 0) {
     const TimingPlan plan{(opt.iters + opt.round - 1) / opt.round, opt.round, opt.warmup, opt.seconds};
     std::printf(
@@ -284,60 +314,96 @@ int main(int argc, char** argv) {
         plan.launches_per_round, plan.rounds, plan.min_seconds, plan.warmup, copies,
         double(copies * set_bytes) / 1e6, gpu.l2_bytes >> 20, nvml::power_source());
     auto tflops = [&](double ms) { return ms > 0 ? gemm_tflops(m, n, k, ms) : 0.0; };
-    struct Pairing {
+    const struct {
       const std::vector<Launch>* ref;
-      const char* variant;
+      const char* suffix;
       const char* what;
-    } pairings[] = {{&l_ref32, "mx", nullptr},
-                    {&l_bf16, "mx/bf16", "vs cuBLAS bf16->bf16 (what MXFP8 replaces)"},
-                    {&l_fp8, "mx/fp8", "vs cuBLASLt e4m3 per-tensor -> bf16"}};
-    for (const Pairing& p : pairings) {
-      const PairedTiming t = time_paired(*p.ref, mx, plan);
-      if (!opt.rounds_log.empty() &&
-          !write_rounds_csv(opt.rounds_log.c_str(), p.variant, t, /*append=*/p.variant != pairings[0].variant)) {
-        std::fprintf(stderr, "%s: cannot write --rounds-log %s\n", prog, opt.rounds_log.c_str());
-        return EXIT_FAIL;
+    } pairings[] = {{&l_ref32, "", nullptr},
+                    {&l_bf16, "/bf16", "vs cuBLAS bf16->bf16 (what MXFP8 replaces)"},
+                    {&l_fp8, "/fp8", "vs cuBLASLt e4m3 per-tensor -> bf16"}};
+    std::vector<ReportRow> extra;  // the /bf16 and /fp8 rows, after every variant's main row
+    for (size_t v = 0; v < chosen.size(); ++v)
+      for (int p = 0; p < 3; ++p) {
+        const PairedTiming t    = time_paired(*pairings[p].ref, mx[v], plan);
+        const std::string label = std::string(chosen[v].name) + pairings[p].suffix;
+        if (!opt.rounds_log.empty() &&
+            !write_rounds_csv(opt.rounds_log.c_str(), label.c_str(), t, /*append=*/v > 0 || p > 0)) {
+          std::fprintf(stderr, "%s: cannot write --rounds-log %s\n", prog, opt.rounds_log.c_str());
+          return EXIT_FAIL;
+        }
+        ReportRow r = rows[first_row[v]];  // the same kernel in every pairing: the extra rows carry its check
+        r.variant   = label;
+        if (pairings[p].what) r.what = pairings[p].what;
+        r.timed            = true;
+        r.launch_ms        = t.kernel.launch_ms;
+        r.tflops           = tflops(t.kernel.launch_ms.median);
+        r.ratio            = t.ratio;
+        r.sm_clock_mhz     = t.kernel.sm_clock_mhz;
+        r.power_w          = t.kernel.power_w;
+        r.ref_tflops       = tflops(t.ref.launch_ms.median);
+        r.ref_sm_clock_mhz = t.ref.sm_clock_mhz;
+        r.ref_power_w      = t.ref.power_w;
+        ratios[p].push_back(t.ratio.median);
+        if (p > 0) {
+          extra.push_back(r);
+          continue;
+        }
+        rows[first_row[v]] = r;
+        if (!rows[0].timed) {  // the reference row: cuBLAS's side of the first variant's first pairing
+          ReportRow& rr       = rows[0];
+          rr.timed            = true;
+          rr.launch_ms        = t.ref.launch_ms;
+          rr.tflops           = r.ref_tflops;
+          rr.ref_tflops       = r.ref_tflops;
+          rr.sm_clock_mhz     = t.ref.sm_clock_mhz;
+          rr.ref_sm_clock_mhz = t.ref.sm_clock_mhz;
+          rr.power_w          = t.ref.power_w;
+          rr.ref_power_w      = t.ref.power_w;
+          rr.ratio            = summarize({1.0});
+        }
       }
-      ReportRow r = rows[1];  // the same kernel in every pairing: the extra rows carry its check too
-      if (p.what) {
-        r.variant = p.variant;
-        r.what    = p.what;
-      }
-      r.timed            = true;
-      r.launch_ms        = t.kernel.launch_ms;
-      r.tflops           = tflops(t.kernel.launch_ms.median);
-      r.ratio            = t.ratio;
-      r.sm_clock_mhz     = t.kernel.sm_clock_mhz;
-      r.power_w          = t.kernel.power_w;
-      r.ref_tflops       = tflops(t.ref.launch_ms.median);
-      r.ref_sm_clock_mhz = t.ref.sm_clock_mhz;
-      r.ref_power_w      = t.ref.power_w;
-      if (!p.what) {
-        rows[1]               = r;
-        ReportRow& rr         = rows[0];
-        rr.timed              = true;
-        rr.launch_ms          = t.ref.launch_ms;
-        rr.tflops             = r.ref_tflops;
-        rr.ref_tflops         = r.ref_tflops;
-        rr.sm_clock_mhz       = t.ref.sm_clock_mhz;
-        rr.ref_sm_clock_mhz   = t.ref.sm_clock_mhz;
-        rr.power_w            = t.ref.power_w;
-        rr.ref_power_w        = t.ref.power_w;
-        rr.ratio              = summarize({1.0});
-      } else {
-        rows.push_back(r);
-      }
-    }
+    rows.insert(rows.end(), extra.begin(), extra.end());
   }
 
   const ReportHeader header{"mxfp8", blackwell ? "sm_100a" : "sm_90a", m, n, k, opt.seed};
   print_report(header, rows, opt.csv);
-  if (opt.iters > 0)
+  for (size_t v = 0; v < chosen.size() && opt.iters > 0; ++v)
     std::printf(
-        "ratios (kernel / cuBLAS, per-round medians): vs %s reference %.3fx, vs bf16->bf16 %.3fx, vs "
-        "e4m3 per-tensor %.3fx\n",
-        blackwell ? "cuBLASLt MXFP8" : "bf16->fp32", rows[1].ratio.median, rows[2].ratio.median,
-        rows[3].ratio.median);
+        "ratios %s (kernel / cuBLAS, per-round medians): vs %s reference %.3fx, vs bf16->bf16 %.3fx, vs e4m3 "
+        "per-tensor %.3fx\n",
+        chosen[v].name, blackwell ? "cuBLASLt MXFP8" : "bf16->fp32", ratios[0][v], ratios[1][v],
+        ratios[2][v]);
+
+  // --trace: one launch of the variant's TRACE=true instantiation, after the checked and timed ones, never
+  // timed. Its output is checked as well: the profiler must not change the result.
+  bool trace_ok = true;
+  if (!opt.trace.empty()) {
+    const Chosen& v = chosen.front();
+    const MxSet& s  = sets[0];
+    const MxGemmArgs g{s.a8, s.sfa,    s.b8,      s.sfb,    s.c_kernel, m,        n,
+                       k,    a8_bytes, sfa_bytes, b8_bytes, sfb_bytes,  c32_bytes};
+    DeviceTrace trace;
+    const Launch traced = v.prepare_traced(g, trace);
+    CUDA_CHECK(cudaMemset(s.c_kernel, 0xFF, c32_bytes));
+    traced(nullptr);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    if (opt.check) {
+      CUDA_CHECK(cudaMemcpy(out.data(), s.c_kernel, c32_bytes, cudaMemcpyDeviceToHost));
+      const MxCheck check = check_mx_output(out.data(), ref.data(), bound.data(), count, k);
+      std::printf("trace: %s with the profiler compiled in, one launch: %s\n", v.name,
+                  check.summary().c_str());
+      all_pass = all_pass && check.pass;
+    }
+    const std::string title = std::string("matmul_mxfp8 ") + v.name + " " + header.arch +
+                              " M=" + std::to_string(m) + " N=" + std::to_string(n) +
+                              " K=" + std::to_string(k) + " | " + gpu.name;
+    const std::string err = save_trace(trace, opt.trace, title, rows[1].timed ? rows[1].launch_ms.median : 0);
+    if (!err.empty()) {
+      std::fprintf(stderr, "%s: --trace: %s\n", prog, err.c_str());
+      trace_ok = false;
+    }
+  }
 
   for (MxSet& s : sets)
     for (void* p : {s.a8, s.sfa, s.b8, s.sfb, s.a16, s.b16, static_cast<void*>(s.c_kernel),
@@ -346,9 +412,10 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaFree(staging));
   if (a_abs) CUDA_CHECK(cudaFree(a_abs));
   if (b_abs) CUDA_CHECK(cudaFree(b_abs));
-  if (opt.check && !check.pass) {
+  if (!all_pass) {
     std::fprintf(stderr, "%s: verification FAILED (seed %llu)\n", prog, (unsigned long long)opt.seed);
     return EXIT_FAIL;
   }
+  if (!trace_ok) return EXIT_FAIL;
   return EXIT_PASS;
 }

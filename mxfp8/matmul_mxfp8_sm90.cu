@@ -30,7 +30,9 @@
 // per clock per SM: 1/64 clock. Promotion, not the tensor core, is the ceiling: half the fp8 peak, i.e. the
 // bf16 peak (989 TFLOPS at 1830 MHz), before the scale loads and the rest. Measured on the H100: 0.44-0.45x
 // cuBLAS bf16, 47% of the issue bound of its own instruction stream: with 2 consumer warps per scheduler the
-// FP32 issue is latency-bound (README, "MXFP8 GEMM": ncu and probes).
+// FP32 issue is latency-bound (README, "MXFP8 GEMM": ncu and probes). Hence a second variant, mx4: 4 consumer
+// warpgroups of m64n64k32 (one partial each), 4 consumer warps per scheduler: measured no faster (H100,
+// 4096^3: 0.437x cuBLAS bf16->fp32 for both; README, "MXFP8 GEMM").
 // What it costs against v5: 2x the tensor rate per byte, but every 32 of K a promotion on the CUDA cores;
 // smaller tiles (twice the L2 traffic per FLOP of a 128x256 tile, half of it for fp8 bytes); 5 KB per
 // stage for scales.
@@ -49,6 +51,7 @@
 #include "common/descriptors.cuh"
 #include "common/harness.h"  // SMEM_ALIGN
 #include "common/mx_scale_layout.h"
+#include "common/profiler.cuh"
 #include "common/ptx.cuh"
 #include "common/tile_order.h"
 #include "common/tma.h"
@@ -60,19 +63,13 @@ namespace gemm {
 namespace {
 
 // ---- configuration ----
-constexpr int BLOCK_M         = 128;                // two consumer warpgroups x WGMMA_M
-constexpr int BLOCK_N         = 128;                // = WGMMA_N: partials + accumulator fit in registers
+constexpr int BLOCK_M           = 128;                // two rows of consumer warpgroups x WGMMA_M
+constexpr int BLOCK_N           = 128;                // partials + accumulator fit in registers (see below)
 constexpr int BLOCK_K         = 128;                // K of one tile load: 128 bytes of fp8, 4 MX blocks
-constexpr int WGMMA_M         = 64;                 // fixed for wgmma
-constexpr int WGMMA_N         = BLOCK_N;
+constexpr int WGMMA_M           = 64;                 // fixed for wgmma
 constexpr int WGMMA_K         = 32;                 // fixed for fp8: 32 bytes of K per MMA = one MX block
 constexpr int SLICE_K         = 128;                // one 128-byte slice of K: the width of a swizzle atom
-constexpr int MX_BLOCKS       = BLOCK_K / MX_BLOCK_K;  // MX blocks (wgmmas, promotions) per K tile
-constexpr int NUM_CONSUMERS   = BLOCK_M / WGMMA_M;  // consumer warpgroups, each multiplies its 64 rows of A
-constexpr int NUM_THREADS     = 128 * (1 + NUM_CONSUMERS);  // + the producer warpgroup
-constexpr int ACC_REGS        = WGMMA_M * WGMMA_N / 128;    // fp32 per consumer thread: acc, P0, P1 each
-constexpr int PRODUCER_REGS   = 40;                 // registers per producer thread after setmaxnreg.dec
-constexpr int CONSUMER_REGS   = 232;                // registers per consumer thread after setmaxnreg.inc
+constexpr int MX_BLOCKS         = BLOCK_K / MX_BLOCK_K;  // MX blocks (wgmmas, promotions) per K tile
 constexpr int CLUSTER_SIZE    = 2;                  // CTAs per cluster, along M: they share the B tile
 constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;
 constexpr int A_BOX_ROWS      = BLOCK_M;            // A's tile: one box
@@ -80,6 +77,41 @@ constexpr int B_BOX_ROWS      = BLOCK_N / CLUSTER_SIZE;  // B's tile: one box pe
 constexpr int GROUP_M         = 16;                 // tile order: M tiles (8 cluster pairs) per group
 constexpr int DECODER_WARP0   = 2;                  // producer warps 2 and 3 decode the scales
 constexpr int DECODER_THREADS = 64;
+
+// The two variants differ only in how the 128x128 tile is shared among consumer warpgroups:
+//  mx:  2 warpgroups of 64 x 128 (m64n128k32): 2 consumer warps per scheduler, 232 registers each.
+//  mx4: 4 warpgroups of 64 x 64 (m64n64k32), 2 along M x 2 along N: 4 consumer warps per scheduler, 112
+//       registers each. Same work per element; twice the warps to hide the latency of the promotion's
+//       loads and of each warp's FP32 issue (measured: README, "MXFP8 GEMM").
+template <int WG_N>
+struct Consumers {
+  static constexpr int WGMMA_N       = WG_N;            // columns of C per consumer warpgroup
+  static constexpr int WG_COLS       = BLOCK_N / WG_N;  // consumer warpgroups along N
+  static constexpr int NUM_CONSUMERS = BLOCK_M / WGMMA_M * WG_COLS;
+  static constexpr int NUM_THREADS   = 128 * (1 + NUM_CONSUMERS);  // + the producer warpgroup
+  static constexpr int ACC_REGS      = WGMMA_M * WG_N / 128;       // fp32 per consumer thread: acc, each P
+  // setmaxnreg moves registers inside the CTA's own allocation, which is fixed at launch: NUM_THREADS x the
+  // per-thread count of __launch_bounds__(NUM_THREADS, 1) (65536 / NUM_THREADS rounded down to a multiple of
+  // 8: 168 for 384 threads, 96 for 640), not the SM's 64K. An inc that the pool cannot grant blocks forever:
+  // mx4 (then called mxb) at 120 registers hung on the H100: by this arithmetic only two of its four consumer
+  // warpgroups can get 120 (the hang report shows consumers of a CTA waiting for a stage that the producer,
+  // waiting for the missing releases, never refills).
+  static constexpr int LAUNCH_REGS   = 65536 / NUM_THREADS / 8 * 8;
+  static constexpr int PRODUCER_REGS = NUM_CONSUMERS == 2 ? 40 : 32;    // after setmaxnreg.dec
+  static constexpr int CONSUMER_REGS = NUM_CONSUMERS == 2 ? 232 : 112;  // after setmaxnreg.inc
+  static_assert(WG_N == 128 || WG_N == 64, "wgmma wrappers here: m64n128k32 and m64n64k32");
+  static_assert(PRODUCER_REGS % 8 == 0 && CONSUMER_REGS % 8 == 0 && PRODUCER_REGS >= 24 &&
+                    CONSUMER_REGS <= 256,
+                "setmaxnreg takes a multiple of 8 in 24..256");
+  static_assert(128 * (PRODUCER_REGS + NUM_CONSUMERS * CONSUMER_REGS) <= NUM_THREADS * LAUNCH_REGS,
+                "the warpgroups' registers after setmaxnreg must fit in the CTA's allocation at launch");
+  // Two partial register sets (block b+1's MMA runs while block b is promoted) where they fit: mx. mx4 has
+  // room for one (3 x 32 + scales + addresses spilled even at 120 registers).
+  static constexpr bool TWO_PARTIALS = WG_N == 128;
+  static_assert(CONSUMER_REGS >= (TWO_PARTIALS ? 3 : 2) * ACC_REGS + 32,
+                "a consumer holds its accumulator and its partials, plus scales and addresses");
+  static_assert(NUM_CONSUMERS <= 4, "at most 5 warpgroups (640 threads) with these register budgets");
+};
 
 constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 1, Swizzle::B128};
 constexpr KMajorTile B_TILE{BLOCK_N, BLOCK_K, 1, Swizzle::B128};
@@ -114,21 +146,10 @@ static_assert(WGMMA_K == MX_BLOCK_K, "one fp8 wgmma k32 covers exactly one MX bl
 static_assert(MX_BLOCKS == 4, "the consumer loop is written out for 4 MX blocks per K tile (P0, P1, P0, P1)");
 static_assert(BLOCK_M == MX_SF_TILE_ROWS && BLOCK_N == MX_SF_TILE_ROWS && MX_BLOCKS == MX_SF_TILE_COLS,
               "a K tile's scales of a 128-row tile are exactly one 512-byte tile of the blocked layout");
-static_assert(BLOCK_M % WGMMA_M == 0 && NUM_CONSUMERS == 2, "two consumer warpgroups of 64 rows");
-static_assert(WGMMA_N == 128, "the wgmma wrapper used here is m64n128k32");
+static_assert(BLOCK_M == 2 * WGMMA_M, "two rows of consumer warpgroups of 64 rows");
 static_assert(BLOCK_K == SLICE_K, "one 128-byte swizzle row per tile row (B's halves are then contiguous)");
 static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0 && (B_BOX_ROWS * 128) % 1024 == 0,
               "tiles and B's halves start on whole 1024-B swizzle atoms");
-static_assert(PRODUCER_REGS % 8 == 0 && CONSUMER_REGS % 8 == 0 && PRODUCER_REGS >= 24 && CONSUMER_REGS <= 256,
-              "setmaxnreg takes a multiple of 8 in 24..256");
-// setmaxnreg moves registers inside the CTA's own allocation, fixed at launch: NUM_THREADS x the per-thread
-// count of __launch_bounds__(NUM_THREADS, 1), i.e. 65536 / 384 rounded down to a multiple of 8 = 168 (not the
-// SM's 64K). An inc the pool cannot grant blocks forever (a 4-consumer version at 120 registers hung so).
-constexpr int LAUNCH_REGS = 65536 / NUM_THREADS / 8 * 8;
-static_assert(128 * (PRODUCER_REGS + NUM_CONSUMERS * CONSUMER_REGS) <= NUM_THREADS * LAUNCH_REGS,
-              "the warpgroups' registers after setmaxnreg must fit in the CTA's allocation at launch");
-static_assert(CONSUMER_REGS >= 3 * ACC_REGS + 32,
-              "a consumer holds its accumulator and two partials, plus scales and addresses");
 static_assert(SCALE_STAGE_BYTES % 16 == 0 && SF_RAW_BYTES % 16 == 0 && SCALES_OFFSET % 16 == 0,
               "bulk copies need 16-B aligned destinations and sizes; LDS.128 of the decoded scales too");
 static_assert(SFB_Q_STRIDE >= 2 * (BLOCK_N / 8) && SFB_Q_STRIDE % 4 == 0, "a q row holds 32 floats, 16-B aligned");
@@ -176,13 +197,39 @@ __device__ __forceinline__ void mma_m64n128k32_e4m3(float (&d)[64], uint64_t a_d
       : "l"(a_desc), "l"(b_desc), "r"(0u)
       : "memory");
 }
+
+// The same with N = 64: P[64x64], 32 fp32 per thread (columns 8j + 2(t%4) + {0,1}, j < 8).
+__device__ __forceinline__ void mma_m64n64k32_e4m3(float (&d)[32], uint64_t a_desc, uint64_t b_desc) {
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "setp.ne.b32 p, %34, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3\n\t"
+      "{"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31},\n\t"
+      "%32, %33, p, 1, 1;\n\t}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]),
+        "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+        "+f"(d[30]), "+f"(d[31])
+      : "l"(a_desc), "l"(b_desc), "r"(0u)
+      : "memory");
+}
 #endif  // GEMM_HAS_WGMMA
 
 // ---- the kernel ----
-__global__ void __launch_bounds__(NUM_THREADS, 1)
-    matmul_mxfp8_sm90_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
-                             const uint8_t* sfa, const uint8_t* sfb, float* c, int m, int n, int k) {
+// TRACE: the in-kernel profiler's `prof.` lines record each role's waits, issues, promotions and scale
+// decodes (--trace); compiled out of the TRACE=false instantiation, which is the one checked and timed
+// (common/profiler.cuh). Roles: 0 producer, 1 scale decoders, 2 + w consumer w.
+template <bool TRACE, int WG_N>
+__global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
+    matmul_mxfp8_sm90_kernel(const __grid_constant__ CUtensorMap a_map,
+                             const __grid_constant__ CUtensorMap b_map, const uint8_t* sfa,
+                             const uint8_t* sfb, float* c, int m, int n, int k, TraceBuffer trace) {
 #if defined(GEMM_HAS_WGMMA)
+  using C               = Consumers<WG_N>;
+  constexpr int WGMMA_N = C::WGMMA_N, NUM_CONSUMERS = C::NUM_CONSUMERS, ACC_REGS = C::ACC_REGS;
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem = align_smem_1024(smem_raw);
   auto a_smem   = [&](int s) { return smem + a_tile_offset(s); };
@@ -197,13 +244,17 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 
   const int warp_id   = threadIdx.x / 32;
   const int lane      = threadIdx.x % 32;
-  const int warpgroup = threadIdx.x / 128;  // 0: producer (and scale decoders); 1, 2: consumers
+  const int warpgroup = threadIdx.x / 128;  // 0: producer (and scale decoders); 1..: consumers
   const int cta_rank  = int(ptx::cluster_ctarank());
   const TileCoord blk = grouped_tile(blockIdx.x + gridDim.x * (blockIdx.y / CLUSTER_SIZE),
                                      gridDim.y / CLUSTER_SIZE, gridDim.x, GROUP_M / CLUSTER_SIZE);
   const int m0        = (blk.m * CLUSTER_SIZE + cta_rank) * BLOCK_M;
   const int n0        = blk.n * BLOCK_N;
   (void)m;
+  const int role = warpgroup > 0 ? 1 + warpgroup : warp_id < DECODER_WARP0 ? 0 : 1;
+  Profiler<TRACE> prof(trace, role,
+                       /*records=*/warpgroup > 0 ? warp_id % 4 == 0 : warp_id % DECODER_WARP0 == 0);
+  prof.begin(Ev::Setup);
 
   // ---- setup: the barriers by one thread ----
   if (warp_id == 0 && ptx::elect_one_sync()) {
@@ -216,11 +267,12 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   }
   ptx::barrier_cluster_arrive();
   ptx::barrier_cluster_wait();
+  prof.end(Ev::Setup);
 
   const int num_k_tiles = k / BLOCK_K;
   const int scale_cols  = k / MX_BLOCK_K;
   if (warpgroup == 0) {
-    wg::setmaxnreg_dec<PRODUCER_REGS>();
+    wg::setmaxnreg_dec<C::PRODUCER_REGS>();
     if (warp_id == 0 && ptx::elect_one_sync()) {
       // ---- producer: one thread keeps the ring full: its A, its half of B (multicast), both scale tiles ----
       const uint8_t* sfa_rows = sfa + mx_scale_tile_offset(m0 / MX_SF_TILE_ROWS, 0, scale_cols);
@@ -228,7 +280,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       int stage = 0;
       uint32_t empty_phase = 1;  // passes at once on the first lap
       for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
+        prof.begin(Ev::WaitEmpty);
         ptx::mbarrier_wait(&mma_done_bar[stage], empty_phase, "mma_done_bar");
+        prof.end(Ev::WaitEmpty);
+        prof.begin(Ev::IssueTma);
         ptx::mbarrier_arrive_expect_tx(&tma_full_bar[stage], STAGE_TX_BYTES);
         ptx::tma_load_3d(a_smem(stage), &a_map, &tma_full_bar[stage], 0, m0, k_tile);
         ptx::tma_load_3d_multicast(b_smem(stage) + kmajor_row_offset(B_TILE, cta_rank * B_BOX_ROWS), &b_map,
@@ -238,6 +293,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
                   &tma_full_bar[stage]);
         bulk_load(sfb_raw(stage), sfb_rows + size_t(k_tile) * MX_SF_TILE_BYTES, SF_RAW_BYTES,
                   &tma_full_bar[stage]);
+        prof.end(Ev::IssueTma);
         if (++stage == NUM_STAGES) {
           stage = 0;
           empty_phase ^= 1;
@@ -251,7 +307,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       int stage = 0;
       uint32_t full_phase = 0;
       for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
+        prof.begin(Ev::WaitFull);
         ptx::mbarrier_wait(&tma_full_bar[stage], full_phase, "tma_full_bar (decoder)");
+        prof.end(Ev::WaitFull);
+        prof.begin(Ev::Decode);
         const uint32_t* a_words = reinterpret_cast<const uint32_t*>(sfa_raw(stage));
         const uint32_t* b_words = reinterpret_cast<const uint32_t*>(sfb_raw(stage));
 #pragma unroll
@@ -266,6 +325,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           }
         }
         ptx::mbarrier_arrive(&scale_ready_bar[stage]);  // release: the consumers' acquire sees the floats
+        prof.end(Ev::Decode);
         if (++stage == NUM_STAGES) {
           stage = 0;
           full_phase ^= 1;
@@ -275,29 +335,46 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     __syncwarp();
     ptx::barrier_cluster_arrive();
   } else {
-    // ---- consumers: warpgroup 1 + w multiplies rows 64w .. 64w+63 of the tile ----
-    wg::setmaxnreg_inc<CONSUMER_REGS>();
+    // ---- consumers: warpgroup 1 + w multiplies rows 64 (w % 2) + [0, 64) and columns
+    //      WGMMA_N (w / 2) + [0, WGMMA_N) of the tile ----
+    wg::setmaxnreg_inc<C::CONSUMER_REGS>();
     const int consumer = warpgroup - 1;
-    const int row0     = consumer * WGMMA_M + (warp_id % 4) * 16 + lane / 4;  // and row0 + 8, in the tile
-    const int q        = lane % 4;                                          // columns 8j + 2q + {0, 1}
-    float acc[ACC_REGS], part0[ACC_REGS], part1[ACC_REGS];
+    const int wg_row = (consumer % 2) * WGMMA_M, wg_col = (consumer / 2) * WGMMA_N;
+    const int row0 = wg_row + (warp_id % 4) * 16 + lane / 4;  // and row0 + 8, in the tile
+    const int q    = lane % 4;                                // columns wg_col + 8j + 2q + {0, 1}
+    float acc[ACC_REGS], part0[ACC_REGS], part1[C::TWO_PARTIALS ? ACC_REGS : 1];
 #pragma unroll
     for (int i = 0; i < ACC_REGS; ++i) acc[i] = 0.0f;
 
-    // issue: the partial of MX block `b` of stage `s` into p (scale-d 0), as its own commit group
-    auto issue = [&](float(&p)[ACC_REGS], int s, int b) {
+    // issue: the partial of MX block `b` of stage `s` into p (scale-d 0), as its own commit group. Returns
+    // when it was issued (trace; 0 untraced).
+    auto issue = [&](auto& p, int s, int b) {
+      const uint64_t issued = prof.begin(Ev::IssueMma);
       wg::fence();  // p was read by the last promotion: order those reads before the MMA overwrites p
-      const uint64_t a_desc = kmajor_desc_sm90(A_TILE, ptx::smem_addr(a_smem(s)), b, consumer * WGMMA_M);
-      const uint64_t b_desc = kmajor_desc_sm90(B_TILE, ptx::smem_addr(b_smem(s)), b);
-      mma_m64n128k32_e4m3(p, a_desc, b_desc);
+      const uint64_t a_desc = kmajor_desc_sm90(A_TILE, ptx::smem_addr(a_smem(s)), b, wg_row);
+      const uint64_t b_desc = kmajor_desc_sm90(B_TILE, ptx::smem_addr(b_smem(s)), b, wg_col);
+      if constexpr (WGMMA_N == 128)
+        mma_m64n128k32_e4m3(p, a_desc, b_desc);
+      else
+        mma_m64n64k32_e4m3(p, a_desc, b_desc);
       wg::commit_group();
+      prof.end(Ev::IssueMma);
+      return issued;
+    };
+    // trace: the wait_group that began with prof.begin(Ev::WaitMma) saw the group issued at `issued` done
+    auto mma_done = [&](uint64_t issued) {
+      prof.end(Ev::WaitMma);
+      prof.span(Ev::Mma, issued);
     };
     // promote: acc += P * sa[row] * sb[col] for MX block `b` of stage `s` (its MMA group has completed)
-    auto promote = [&](float(&p)[ACC_REGS], int s, int b) {
+    auto promote = [&](auto& p, int s, int b) {
+      prof.begin(Ev::Promote);
       wg::fence_operands(p);  // the wait_group before this is where p became valid
       const float* sa   = sfa_f32(s) + b * BLOCK_M;
       const float sa0   = sa[row0], sa1 = sa[row0 + 8];
-      const float4* sb4 = reinterpret_cast<const float4*>(sfb_f32(s) + (b * 4 + q) * SFB_Q_STRIDE);
+      // this warpgroup's columns start at entry 2 * wg_col / 8 of each q row
+      const float4* sb4 =
+          reinterpret_cast<const float4*>(sfb_f32(s) + (b * 4 + q) * SFB_Q_STRIDE + wg_col / 4);
 #pragma unroll
       for (int i = 0; i < WGMMA_N / 16; ++i) {  // columns 8j + 2q + {0,1} for j = 2i, 2i + 1
         const float4 sb = sb4[i];
@@ -312,6 +389,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         a[6] = mx_promote(a[6], pp[6], sa1, sb.z);
         a[7] = mx_promote(a[7], pp[7], sa1, sb.w);
       }
+      prof.end(Ev::Promote);
     };
     // release: this warpgroup no longer reads stage s (MMAs waited for, scales loaded and used), to both
     // CTAs, since both multicast into it. The own CTA's arrival is a release (it orders this warpgroup's
@@ -329,23 +407,45 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     int stage = 0;
     uint32_t full_phase = 0;
     for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
+      prof.begin(Ev::WaitFull);
       ptx::mbarrier_wait(&tma_full_bar[stage], full_phase, "tma_full_bar");
       ptx::mbarrier_wait(&scale_ready_bar[stage], full_phase, "scale_ready_bar");
-      // Block b + 1's MMA is issued, then block b is promoted while it runs: P0 and P1 alternate. Nothing
-      // is in flight across the K-tile boundary: ptxas serializes every wgmma (warning C7514) when one whose
-      // group is still pending crosses the loop's back edge while the other partial is read.
-      issue(part0, stage, 0);
-      issue(part1, stage, 1);
-      wg::wait_group<1>();  // block 0 done, block 1 may still run
-      promote(part0, stage, 0);
-      issue(part0, stage, 2);
-      wg::wait_group<1>();
-      promote(part1, stage, 1);
-      issue(part1, stage, 3);
-      wg::wait_group<1>();
-      promote(part0, stage, 2);
-      wg::wait_group<0>();
-      promote(part1, stage, 3);
+      prof.end(Ev::WaitFull);
+      if constexpr (C::TWO_PARTIALS) {
+        // Block b + 1's MMA is issued, then block b is promoted while it runs: P0 and P1 alternate. Nothing
+        // is in flight across the K-tile boundary: ptxas serializes every wgmma (warning C7514) when one
+        // whose group is still pending crosses the loop's back edge while the other partial is read.
+        uint64_t t0 = issue(part0, stage, 0), t1 = issue(part1, stage, 1);
+        prof.begin(Ev::WaitMma);
+        wg::wait_group<1>();  // block 0 done, block 1 may still run
+        mma_done(t0);
+        promote(part0, stage, 0);
+        t0 = issue(part0, stage, 2);
+        prof.begin(Ev::WaitMma);
+        wg::wait_group<1>();
+        mma_done(t1);
+        promote(part1, stage, 1);
+        t1 = issue(part1, stage, 3);
+        prof.begin(Ev::WaitMma);
+        wg::wait_group<1>();
+        mma_done(t0);
+        promote(part0, stage, 2);
+        prof.begin(Ev::WaitMma);
+        wg::wait_group<0>();
+        mma_done(t1);
+        promote(part1, stage, 3);
+      } else {
+        // One partial: each block's MMA is waited for, then promoted; the other 3 consumer warps of the
+        // scheduler keep the FP32 pipe and the tensor core busy meanwhile.
+#pragma unroll
+        for (int b = 0; b < MX_BLOCKS; ++b) {
+          const uint64_t t = issue(part0, stage, b);
+          prof.begin(Ev::WaitMma);
+          wg::wait_group<0>();
+          mma_done(t);
+          promote(part0, stage, b);
+        }
+      }
       release(stage);
       if (++stage == NUM_STAGES) {
         stage = 0;
@@ -353,19 +453,23 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       }
     }
     ptx::barrier_cluster_arrive();
+    prof.begin(Ev::Epilogue);
 
     // ---- epilogue: fp32 straight from the accumulators; a warp's store of one j is 8 rows x 32 B ----
     const int row = m0 + row0;
 #pragma unroll
     for (int j = 0; j < WGMMA_N / 8; ++j) {
-      const int col = n0 + 8 * j + 2 * q;
+      const int col                                             = n0 + wg_col + 8 * j + 2 * q;
       *reinterpret_cast<float2*>(c + size_t(row) * n + col)     = make_float2(acc[4 * j + 0], acc[4 * j + 1]);
       *reinterpret_cast<float2*>(c + size_t(row + 8) * n + col) = make_float2(acc[4 * j + 2], acc[4 * j + 3]);
     }
+    prof.end(Ev::Epilogue);
   }
 
   // ---- teardown: no CTA exits while its peer may still arrive on its barriers or write into its ring ----
+  prof.begin(Ev::Teardown);
   ptx::barrier_cluster_wait();
+  prof.end(Ev::Teardown);
 #elif defined(__CUDA_ARCH__)
   __trap();  // compiled for a GPU without wgmma: fail loudly, never return with C unwritten
 #endif  // GEMM_HAS_WGMMA
@@ -416,11 +520,12 @@ std::string mxfp8_sm90_check_args(const MxGemmArgs& g) {
   return "";
 }
 
-const char* mxfp8_sm90_kernel_name() {
-  return "sm_90a fp8 wgmma m64n128k32, promoted per MX block (mxfp8/matmul_mxfp8_sm90.cu)";
-}
+namespace {
 
-Launch prepare_mxfp8_sm90(const MxGemmArgs& g) {
+// With `trace`: the TRACE=true instantiation, recording into a buffer sized from the grid (--trace).
+template <int WG_N>
+Launch prepare_mxfp8_sm90(const MxGemmArgs& g, DeviceTrace* trace) {
+  using C               = Consumers<WG_N>;
   const std::string why = mxfp8_sm90_check_args(g);
   if (!why.empty()) {
     std::fprintf(stderr, "prepare_mxfp8_sm90: %s\n", why.c_str());
@@ -430,14 +535,23 @@ Launch prepare_mxfp8_sm90(const MxGemmArgs& g) {
   const TmaDesc b_desc = kmajor_tma_3d(g.n, g.k, B_BOX_ROWS, BLOCK_K, SLICE_K, 1, Swizzle::B128);
   const CUtensorMap a_map = make_tensor_map(a_desc, g.a, "A (e4m3)");
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B (e4m3)");
-  CUDA_CHECK(cudaFuncSetAttribute(matmul_mxfp8_sm90_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  SMEM_BYTES));
+  auto* kernel = trace ? matmul_mxfp8_sm90_kernel<true, WG_N> : matmul_mxfp8_sm90_kernel<false, WG_N>;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
   const dim3 grid(unsigned(g.n / BLOCK_N), unsigned(g.m / BLOCK_M));
+  // --trace: per CTA and role, setup, per K tile at most 1 + 4 x 4 events (a consumer's wait, and per MX
+  // block issue, wait, MMA in flight, promotion), epilogue, teardown
+  TraceBuffer buf;
+  if (trace) {
+    std::vector<std::string> roles = {"producer", "scale decoders"};
+    for (int w = 0; w < C::NUM_CONSUMERS; ++w) roles.push_back("consumer " + std::to_string(w));
+    buf = trace->allocate(grid.x * grid.y, roles, uint32_t(1 + 4 * MX_BLOCKS) * uint32_t(g.k / BLOCK_K) + 8);
+  }
   const auto* sfa = static_cast<const uint8_t*>(g.sfa);
   const auto* sfb = static_cast<const uint8_t*>(g.sfb);
   float* c        = g.c;
   const int m = int(g.m), n = int(g.n), k = int(g.k);
   return [=](cudaStream_t stream) {
+    // A cluster of CLUSTER_SIZE CTAs along M: blockIdx.y 2p and 2p + 1 run together, on two SMs of one GPC.
     cudaLaunchAttribute cluster;
     cluster.id               = cudaLaunchAttributeClusterDimension;
     cluster.val.clusterDim.x = 1;
@@ -445,12 +559,35 @@ Launch prepare_mxfp8_sm90(const MxGemmArgs& g) {
     cluster.val.clusterDim.z = 1;
     cudaLaunchConfig_t cfg   = {};
     cfg.gridDim              = grid;
-    cfg.blockDim             = dim3(NUM_THREADS);
+    cfg.blockDim             = dim3(C::NUM_THREADS);
     cfg.dynamicSmemBytes     = SMEM_BYTES;
     cfg.stream               = stream;
     cfg.attrs                = &cluster;
     cfg.numAttrs             = 1;
-    CUDA_CHECK(cudaLaunchKernelEx(&cfg, matmul_mxfp8_sm90_kernel, a_map, b_map, sfa, sfb, c, m, n, k));
+    CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a_map, b_map, sfa, sfb, c, m, n, k, buf));
+  };
+}
+template <int WG_N>
+Launch prepare_plain(const MxGemmArgs& g) {
+  return prepare_mxfp8_sm90<WG_N>(g, nullptr);
+}
+template <int WG_N>
+Launch prepare_traced(const MxGemmArgs& g, DeviceTrace& trace) {
+  return prepare_mxfp8_sm90<WG_N>(g, &trace);
+}
+
+}  // namespace
+
+std::vector<MxVariant> mxfp8_sm90_variants() {
+  return {
+      {"mx", "fp8 wgmma m64n128k32, 2 consumer WGs, promoted",
+       "sm_90a fp8 wgmma, promoted per MX block: 2 consumer warpgroups of m64n128k32 "
+       "(mxfp8/matmul_mxfp8_sm90.cu)",
+       prepare_plain<128>, prepare_traced<128>},
+      {"mx4", "fp8 wgmma m64n64k32, 4 consumer WGs, promoted",
+       "sm_90a fp8 wgmma, promoted per MX block: 4 consumer warpgroups of m64n64k32 "
+       "(mxfp8/matmul_mxfp8_sm90.cu)",
+       prepare_plain<64>, prepare_traced<64>},
   };
 }
 

@@ -4,6 +4,7 @@
 # reports a zero stack frame and no local memory in its resource usage, and, with "-DBUDGET=regs;shared"
 # (optional), at most that many registers per thread and bytes of SHARED (static + the driver's reserve).
 # KERNEL_RE (optional): the regex naming the kernels checked; the stages' matmul_vN..._kernel by default.
+# LOCAL_RE (optional): the LDL/STL search covers only the functions it names (default: the whole binary).
 if(NOT KERNEL_RE)
   set(KERNEL_RE "matmul_v[0-9a-z_]*kernel")
 endif()
@@ -41,7 +42,19 @@ foreach(re ${FORBIDDEN})
   endif()
   message(STATUS "absent, as required: ${re}")
 endforeach()
-string(REGEX MATCH "[ \t](LDL|STL)[ .;][^\n]*" local "${sass}")
+# LOCAL_RE (optional): look for LDL/STL only in the functions whose name matches it (default: everywhere).
+set(local_sass "${sass}")
+if(LOCAL_RE)
+  set(local_sass "")
+  string(REPLACE ";" "," split "${sass}")  # keep CMake's list separator out of the SASS text
+  string(REGEX REPLACE "\n[ \t]*Function : " ";Function : " chunks "${split}")
+  foreach(chunk ${chunks})
+    if(chunk MATCHES "^Function : [^\n]*${LOCAL_RE}")
+      string(APPEND local_sass "${chunk}")
+    endif()
+  endforeach()
+endif()
+string(REGEX MATCH "[ \t](LDL|STL)[ .;][^\n]*" local "${local_sass}")
 if(local)
   message(FATAL_ERROR "${ARCH} code of ${BINARY} touches local memory: ${local}")
 endif()

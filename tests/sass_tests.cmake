@@ -83,13 +83,16 @@ foreach(stage ${GEMM_STAGES})
 endforeach()
 
 # The MXFP8 GEMM's Hopper kernel (mxfp8/matmul_mxfp8_sm90.cu; the sm_100a one is below), read with cuobjdump 13.0:
-#   wgmma.mma_async.m64n128k32.f32.e4m3.e4m3 -> QGMMA.64x128x32.F32.E4M3.E4M3; cp.async.bulk (the scale tiles)
+#   wgmma.mma_async.m64n{128,64}k32.f32.e4m3.e4m3 -> QGMMA.64x{128,64}x32.F32.E4M3.E4M3 (variants mx, mx4: one
+#   template, two instances, each checked for local memory and stack; not the untimed TRACE=true instances,
+#   which spill a few bytes: ptxas stack frames 8 (mx4) and 24 (mx), LOCAL_RE); cp.async.bulk (the scale tiles)
 #   -> UBLKCP.S.G; the B half -> UTMALDG.3D.MULTICAST. No local memory, no stack (sass_check.cmake).
 if(GEMM_CUOBJDUMP)
   add_test(NAME sass/mxfp8/sm_90a
            COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} -DBINARY=$<TARGET_FILE:matmul_mxfp8> -DARCH=sm_90a
-                   "-DREQUIRED=QGMMA.64x128x32.F32.E4M3.E4M3;UBLKCP.S.G;UTMALDG.3D.MULTICAST;USETMAXREG.DEALLOC"
-                   -DKERNEL_RE=matmul_mxfp8_sm90_kernel -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.cmake)
+                   "-DREQUIRED=QGMMA.64x128x32.F32.E4M3.E4M3;QGMMA.64x64x32.F32.E4M3.E4M3;UBLKCP.S.G;UTMALDG.3D.MULTICAST;USETMAXREG.DEALLOC"
+                   -DKERNEL_RE=matmul_mxfp8_sm90_kernelILb0E
+                   -DLOCAL_RE=matmul_mxfp8_sm90_kernelILb0E -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.cmake)
 else()
   add_test(NAME sass/mxfp8/sm_90a COMMAND ${CMAKE_COMMAND} -E echo
            "cuobjdump not found: pip install nvidia-cuda-cuobjdump (tests/run.sh does this)")
@@ -153,6 +156,10 @@ foreach(stage ${GEMM_STAGES})
     add_sass_trace_test(${stage} matmul_${stage} matmul_${stage}_kernel sm_90a sm_100a sm_103a)
   endif()
 endforeach()
+# The Hopper MXFP8 kernel too: matmul_mxfp8_sm90_kernel<bool TRACE, int WG_N>, both variants (mx, mx4).
+if(NOT GEMM_DEBUG_HANG)
+  add_sass_trace_test(mxfp8 matmul_mxfp8 matmul_mxfp8_sm90_kernel sm_90a)
+endif()
 
 # ---- mxfp8 on Blackwell (mxfp8/matmul_mxfp8.cu, object library mxfp8_sm100 until the matmul_mxfp8 binary
 #      dispatches to it). Read with cuobjdump 13.0 from its own code (nvcc 13.0, sm_100a; sm_103a the same):

@@ -51,10 +51,10 @@ struct DeviceMx {
   ~DeviceMx() {
     cudaFree(a), cudaFree(b), cudaFree(sfa), cudaFree(sfb), cudaFree(c);
   }
-  std::vector<float> run() const {  // one launch on a poisoned output
+  std::vector<float> run(const MxVariant& v) const {  // one launch on a poisoned output
     REQUIRE(mxfp8_sm90_check_args(args).empty());
     CUDA_CHECK(cudaMemset(c, 0xFF, args.c_bytes));
-    prepare_mxfp8_sm90(args)(nullptr);
+    v.prepare(args)(nullptr);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
     std::vector<float> out(size_t(args.m * args.n));
@@ -96,23 +96,28 @@ TEST_CASE("mxfp8 sm_90a: exact inputs give the dequantized product bit for bit",
     CUDA_CHECK(cudaMemcpy(d.b, b.data(), b.size(), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(d.sfa, sfa.data(), sfa.size(), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(d.sfb, sfb.data(), sfb.size(), cudaMemcpyHostToDevice));
-    const std::vector<float> out = d.run();
-    std::vector<double> deq_a(a.size()), deq_b(b.size());
+    std::vector<double> deq_a(a.size()), deq_b(b.size()), want(size_t(s.m * s.n));
     for (size_t i = 0; i < a.size(); ++i) deq_a[i] = mx_dequantize(a[i], ga[i / 32]);
     for (size_t i = 0; i < b.size(); ++i) deq_b[i] = mx_dequantize(b[i], gb[i / 32]);
-    size_t mismatches = 0, first = SIZE_MAX;
     for (int64_t r = 0; r < s.m; ++r)
       for (int64_t c = 0; c < s.n; ++c) {
-        double want = 0;
-        for (int64_t i = 0; i < s.k; ++i) want += deq_a[size_t(r * s.k + i)] * deq_b[size_t(c * s.k + i)];
-        REQUIRE(double(float(want)) == want);  // exact in fp32: the premise of this test
-        if (double(out[size_t(r * s.n + c)]) != want) {
-          if (first == SIZE_MAX) first = size_t(r * s.n + c);
+        double sum = 0;
+        for (int64_t i = 0; i < s.k; ++i) sum += deq_a[size_t(r * s.k + i)] * deq_b[size_t(c * s.k + i)];
+        REQUIRE(double(float(sum)) == sum);  // exact in fp32: the premise of this test
+        want[size_t(r * s.n + c)] = sum;
+      }
+    for (const MxVariant& v : mxfp8_sm90_variants()) {
+      CAPTURE(v.name);
+      const std::vector<float> out = d.run(v);
+      size_t mismatches = 0, first = SIZE_MAX;
+      for (size_t i = 0; i < out.size(); ++i)
+        if (double(out[i]) != want[i]) {
+          if (first == SIZE_MAX) first = i;
           ++mismatches;
         }
-      }
-    CAPTURE(first);
-    CHECK(mismatches == 0);
+      CAPTURE(first);
+      CHECK(mismatches == 0);
+    }
   }
 }
 
@@ -147,20 +152,23 @@ TEST_CASE("mxfp8 sm_90a: random normal inputs with outlier rows, both rules, wit
                                     op == 0 ? a_abs : b_abs) == 0);
     }
     CHECK(outliers > 0);
-    const std::vector<float> out = d.run();
     const LtGemm ref32(t.m, t.n, t.k, CUDA_R_16BF, CUDA_R_32F);
     CUDA_CHECK(cudaMemset(ref, 0xFF, size_t(t.m * t.n * 4)));
     ref32.run(a16, b16, ref, nullptr);
     ref32.run(a_abs, b_abs, abs_sum, nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<float> want(out.size()), bound(out.size());
+    std::vector<float> want(size_t(t.m * t.n)), bound(want.size());
     CUDA_CHECK(cudaMemcpy(want.data(), ref, want.size() * 4, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(bound.data(), abs_sum, bound.size() * 4, cudaMemcpyDeviceToHost));
-    const MxCheck r = check_mx_output(out.data(), want.data(), bound.data(), out.size(), t.k);
-    INFO(r.summary());
-    CHECK(r.pass);
-    CHECK(r.max_ratio < 0.1);  // measured at most 5e-3 of the bound on the H100 (README, "MXFP8 GEMM")
-    CHECK(r.rel_frob < 1e-3);  // measured 3e-5 to 5e-5
+    for (const MxVariant& v : mxfp8_sm90_variants()) {
+      CAPTURE(v.name);
+      const std::vector<float> out = d.run(v);
+      const MxCheck r              = check_mx_output(out.data(), want.data(), bound.data(), out.size(), t.k);
+      INFO(r.summary());
+      CHECK(r.pass);
+      CHECK(r.max_ratio < 0.1);  // measured <= 5e-3 of the bound (README, "MXFP8 GEMM")
+      CHECK(r.rel_frob < 1e-3);  // measured ~3e-5 to 5e-5
+    }
     for (void* p : {staging, a16, b16, a_abs, b_abs, static_cast<void*>(ref), static_cast<void*>(abs_sum)})
       CUDA_CHECK(cudaFree(p));
   }

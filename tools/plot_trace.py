@@ -27,8 +27,10 @@ COLOURS = OrderedDict([
     ("MMA in flight", "#2ca02c"),
     ("epilogue", "#9467bd"),
     ("teardown", "#c5b0d5"),
+    ("promote", "#8c564b"),
+    ("decode scales", "#e377c2"),
 ])
-SPARE = ["#8c564b", "#e377c2", "#bcbd22", "#17becf"]
+SPARE = ["#bcbd22", "#17becf", "#9edae5", "#dbdb8d"]
 
 
 def load(path):
