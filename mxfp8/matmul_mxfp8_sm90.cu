@@ -53,7 +53,7 @@
 #include "common/mx_scale_layout.h"
 #include "common/profiler.cuh"
 #include "common/ptx.cuh"
-#include "common/tile_order.h"
+#include "common/scheduler.h"
 #include "common/tma.h"
 #include "common/wgmma.cuh"
 #include "mxfp8/matmul_mxfp8.h"
@@ -77,6 +77,13 @@ constexpr int B_BOX_ROWS      = BLOCK_N / CLUSTER_SIZE;  // B's tile: one box pe
 constexpr int GROUP_M         = 16;                 // tile order: M tiles (8 cluster pairs) per group
 constexpr int DECODER_WARP0   = 2;                  // producer warps 2 and 3 decode the scales
 constexpr int DECODER_THREADS = 64;
+// float4s of a block's column scales (of 8 for m64n128, 4 for m64n64) each consumer thread loads before it
+// waits for the block's MMA: -DGEMM_MX_PREFETCH_SB4=0 builds the version that loads them all after the wait.
+#ifndef GEMM_MX_PREFETCH_SB4
+#define GEMM_MX_PREFETCH_SB4 4
+#endif
+constexpr int PREFETCH_SB4 = GEMM_MX_PREFETCH_SB4 > 0 ? GEMM_MX_PREFETCH_SB4 : 1;
+constexpr bool PREFETCH_ANY = GEMM_MX_PREFETCH_SB4 > 0;
 
 // The two variants differ only in how the 128x128 tile is shared among consumer warpgroups:
 //  mx:  2 warpgroups of 64 x 128 (m64n128k32): 2 consumer warps per scheduler, 232 registers each.
@@ -245,12 +252,13 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
   const int warp_id   = threadIdx.x / 32;
   const int lane      = threadIdx.x % 32;
   const int warpgroup = threadIdx.x / 128;  // 0: producer (and scale decoders); 1..: consumers
+  // A 1-D grid of clusters along x (cluster dims 2 x 1), as v6: cluster blockIdx.x / 2 walks the grouped
+  // schedule's units (256 x 128 pairs of tiles), the CTA of rank r takes M tile 2 * (the unit's pair row) + r.
+  // The shape rule (M % 256) leaves no padding tile.
   const int cta_rank  = int(ptx::cluster_ctarank());
-  const TileCoord blk = grouped_tile(blockIdx.x + gridDim.x * (blockIdx.y / CLUSTER_SIZE),
-                                     gridDim.y / CLUSTER_SIZE, gridDim.x, GROUP_M / CLUSTER_SIZE);
-  const int m0        = (blk.m * CLUSTER_SIZE + cta_rank) * BLOCK_M;
-  const int n0        = blk.n * BLOCK_N;
-  (void)m;
+  const TileSchedule<ScheduleKind::Grouped> schedule(m / BLOCK_M, n / BLOCK_N, int(gridDim.x) / CLUSTER_SIZE,
+                                                      int(blockIdx.x) / CLUSTER_SIZE, CLUSTER_SIZE, cta_rank,
+                                                      GROUP_M);
   const int role = warpgroup > 0 ? 1 + warpgroup : warp_id < DECODER_WARP0 ? 0 : 1;
   Profiler<TRACE> prof(trace, role,
                        /*records=*/warpgroup > 0 ? warp_id % 4 == 0 : warp_id % DECODER_WARP0 == 0);
@@ -274,11 +282,15 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
   if (warpgroup == 0) {
     wg::setmaxnreg_dec<C::PRODUCER_REGS>();
     if (warp_id == 0 && ptx::elect_one_sync()) {
-      // ---- producer: one thread keeps the ring full: its A, its half of B (multicast), both scale tiles ----
-      const uint8_t* sfa_rows = sfa + mx_scale_tile_offset(m0 / MX_SF_TILE_ROWS, 0, scale_cols);
-      const uint8_t* sfb_rows = sfb + mx_scale_tile_offset(n0 / MX_SF_TILE_ROWS, 0, scale_cols);
+      // ---- producer: one thread keeps the ring full, tile after tile: its A, its half of B (multicast),
+      //      both scale tiles. The stage and its phase carry across tiles (v6). ----
       int stage = 0;
       uint32_t empty_phase = 1;  // passes at once on the first lap
+      auto tiles = schedule;
+      for (ScheduledTile t; tiles.next(t);) {
+      const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
+      const uint8_t* sfa_rows = sfa + mx_scale_tile_offset(m0 / MX_SF_TILE_ROWS, 0, scale_cols);
+      const uint8_t* sfb_rows = sfb + mx_scale_tile_offset(n0 / MX_SF_TILE_ROWS, 0, scale_cols);
       for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
         prof.begin(Ev::WaitEmpty);
         ptx::mbarrier_wait(&mma_done_bar[stage], empty_phase, "mma_done_bar");
@@ -299,6 +311,7 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
           empty_phase ^= 1;
         }
       }
+      }
     } else if (warp_id >= DECODER_WARP0) {
       // ---- scale decoders: e8m0 bytes -> fp32, once per stage, where the consumers read them ----
       // Word w (0..127) of a raw tile holds the 4 blocks' scales of row w / 4 + 32 * (w % 4) (the layout's
@@ -306,7 +319,8 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
       const int i = threadIdx.x - DECODER_WARP0 * 32;
       int stage = 0;
       uint32_t full_phase = 0;
-      for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
+      const int stages_to_decode = schedule.num_turns() * num_k_tiles;  // every K tile of every tile, in order
+      for (int i_stage = 0; i_stage < stages_to_decode; ++i_stage) {
         prof.begin(Ev::WaitFull);
         ptx::mbarrier_wait(&tma_full_bar[stage], full_phase, "tma_full_bar (decoder)");
         prof.end(Ev::WaitFull);
@@ -343,8 +357,6 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
     const int row0 = wg_row + (warp_id % 4) * 16 + lane / 4;  // and row0 + 8, in the tile
     const int q    = lane % 4;                                // columns wg_col + 8j + 2q + {0, 1}
     float acc[ACC_REGS], part0[ACC_REGS], part1[C::TWO_PARTIALS ? ACC_REGS : 1];
-#pragma unroll
-    for (int i = 0; i < ACC_REGS; ++i) acc[i] = 0.0f;
 
     // issue: the partial of MX block `b` of stage `s` into p (scale-d 0), as its own commit group. Returns
     // when it was issued (trace; 0 untraced).
@@ -366,18 +378,36 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
       prof.end(Ev::WaitMma);
       prof.span(Ev::Mma, issued);
     };
+    // The scales of MX block `b` of stage `s` that this thread multiplies: its two row scales, and the first
+    // PREFETCH float4s of its column scales. Loaded before the wait for the block's MMA (they were ready
+    // since the stage's scale_ready wait), so that the promotion does not start with a shared-memory load.
+    constexpr int SB4 = WGMMA_N / 16;                             // float4s of column scales per block
+    constexpr int PF  = PREFETCH_SB4 < SB4 ? PREFETCH_SB4 : SB4;  // of which loaded ahead
+    struct Scales {
+      float sa0, sa1;
+      float4 sb[PF];
+    };
+    auto sb4_of = [&](int s, int b) {  // this warpgroup's columns start at entry 2 * wg_col / 8 of each q row
+      return reinterpret_cast<const float4*>(sfb_f32(s) + (b * 4 + q) * SFB_Q_STRIDE + wg_col / 4);
+    };
+    auto load_scales = [&](int s, int b) {
+      Scales sc;
+      const float* sa = sfa_f32(s) + b * BLOCK_M;
+      sc.sa0 = sa[row0];
+      sc.sa1 = sa[row0 + 8];
+#pragma unroll
+      for (int i = 0; i < (PREFETCH_ANY ? PF : 0); ++i) sc.sb[i] = sb4_of(s, b)[i];
+      return sc;
+    };
     // promote: acc += P * sa[row] * sb[col] for MX block `b` of stage `s` (its MMA group has completed)
-    auto promote = [&](auto& p, int s, int b) {
+    auto promote = [&](auto& p, int s, int b, const Scales& sc) {
       prof.begin(Ev::Promote);
       wg::fence_operands(p);  // the wait_group before this is where p became valid
-      const float* sa   = sfa_f32(s) + b * BLOCK_M;
-      const float sa0   = sa[row0], sa1 = sa[row0 + 8];
-      // this warpgroup's columns start at entry 2 * wg_col / 8 of each q row
-      const float4* sb4 =
-          reinterpret_cast<const float4*>(sfb_f32(s) + (b * 4 + q) * SFB_Q_STRIDE + wg_col / 4);
+      const float sa0 = sc.sa0, sa1 = sc.sa1;
+      const float4* sb4 = sb4_of(s, b);
 #pragma unroll
       for (int i = 0; i < WGMMA_N / 16; ++i) {  // columns 8j + 2q + {0,1} for j = 2i, 2i + 1
-        const float4 sb = sb4[i];
+        const float4 sb = PREFETCH_ANY && i < PF ? sc.sb[i < PF ? i : 0] : sb4[i];
         float* a        = acc + 8 * i;
         const float* pp = p + 8 * i;
         a[0] = mx_promote(a[0], pp[0], sa0, sb.x);
@@ -404,8 +434,13 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
         }
     };
 
-    int stage = 0;
+    int stage = 0;              // carried across tiles, as the producer's
     uint32_t full_phase = 0;
+    auto tiles = schedule;
+    for (ScheduledTile t; tiles.next(t);) {
+    const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
+#pragma unroll
+    for (int i = 0; i < ACC_REGS; ++i) acc[i] = 0.0f;
     for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
       prof.begin(Ev::WaitFull);
       ptx::mbarrier_wait(&tma_full_bar[stage], full_phase, "tma_full_bar");
@@ -415,35 +450,43 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
         // Block b + 1's MMA is issued, then block b is promoted while it runs: P0 and P1 alternate. Nothing
         // is in flight across the K-tile boundary: ptxas serializes every wgmma (warning C7514) when one
         // whose group is still pending crosses the loop's back edge while the other partial is read.
+        // The scales of block b + 1 are loaded before block b is promoted: a whole promotion to land.
+        const Scales sc0 = load_scales(stage, 0);
         uint64_t t0 = issue(part0, stage, 0), t1 = issue(part1, stage, 1);
         prof.begin(Ev::WaitMma);
         wg::wait_group<1>();  // block 0 done, block 1 may still run
         mma_done(t0);
-        promote(part0, stage, 0);
+        const Scales sc1 = load_scales(stage, 1);
+        promote(part0, stage, 0, sc0);
         t0 = issue(part0, stage, 2);
         prof.begin(Ev::WaitMma);
         wg::wait_group<1>();
         mma_done(t1);
-        promote(part1, stage, 1);
+        const Scales sc2 = load_scales(stage, 2);
+        promote(part1, stage, 1, sc1);
         t1 = issue(part1, stage, 3);
         prof.begin(Ev::WaitMma);
         wg::wait_group<1>();
         mma_done(t0);
-        promote(part0, stage, 2);
+        const Scales sc3 = load_scales(stage, 3);
+        promote(part0, stage, 2, sc2);
         prof.begin(Ev::WaitMma);
         wg::wait_group<0>();
         mma_done(t1);
-        promote(part1, stage, 3);
+        promote(part1, stage, 3, sc3);
       } else {
         // One partial: each block's MMA is waited for, then promoted; the other 3 consumer warps of the
         // scheduler keep the FP32 pipe and the tensor core busy meanwhile.
+        Scales sc = load_scales(stage, 0);
 #pragma unroll
         for (int b = 0; b < MX_BLOCKS; ++b) {
           const uint64_t t = issue(part0, stage, b);
           prof.begin(Ev::WaitMma);
           wg::wait_group<0>();
           mma_done(t);
-          promote(part0, stage, b);
+          const Scales next = load_scales(stage, b + 1 < MX_BLOCKS ? b + 1 : b);  // block b + 1's, ahead
+          promote(part0, stage, b, sc);
+          sc = next;
         }
       }
       release(stage);
@@ -452,10 +495,11 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
         full_phase ^= 1;
       }
     }
-    ptx::barrier_cluster_arrive();
     prof.begin(Ev::Epilogue);
 
-    // ---- epilogue: fp32 straight from the accumulators; a warp's store of one j is 8 rows x 32 B ----
+    // ---- epilogue: fp32 straight from the accumulators; a warp's store of one j is 8 rows x 32 B. The
+    //      stores are not waited for: the next tile's MMAs start at once (its stages are already loading),
+    //      and the stores drain meanwhile, the overlap v6 gets from its TMA store. ----
     const int row = m0 + row0;
 #pragma unroll
     for (int j = 0; j < WGMMA_N / 8; ++j) {
@@ -464,6 +508,8 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
       *reinterpret_cast<float2*>(c + size_t(row + 8) * n + col) = make_float2(acc[4 * j + 2], acc[4 * j + 3]);
     }
     prof.end(Ev::Epilogue);
+    }
+    ptx::barrier_cluster_arrive();
   }
 
   // ---- teardown: no CTA exits while its peer may still arrive on its barriers or write into its ring ----
@@ -537,34 +583,53 @@ Launch prepare_mxfp8_sm90(const MxGemmArgs& g, DeviceTrace* trace) {
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B (e4m3)");
   auto* kernel = trace ? matmul_mxfp8_sm90_kernel<true, WG_N> : matmul_mxfp8_sm90_kernel<false, WG_N>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-  const dim3 grid(unsigned(g.n / BLOCK_N), unsigned(g.m / BLOCK_M));
-  // --trace: per CTA and role, setup, per K tile at most 1 + 4 x 4 events (a consumer's wait, and per MX
-  // block issue, wait, MMA in flight, promotion), epilogue, teardown
+  // The persistent grid (v6): every 2-CTA cluster that can be resident at once, never more than there are
+  // 256 x 128 pairs of tiles. A 1-D grid of clusters along x.
+  cudaLaunchAttribute cluster;
+  cluster.id               = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = CLUSTER_SIZE;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg   = {};
+  cfg.blockDim             = dim3(C::NUM_THREADS);
+  cfg.dynamicSmemBytes     = SMEM_BYTES;
+  cfg.attrs                = &cluster;
+  cfg.numAttrs             = 1;
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  cfg.gridDim         = dim3(unsigned(sms / CLUSTER_SIZE * CLUSTER_SIZE));
+  int active_clusters = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&active_clusters, kernel, &cfg));
+  const int tiles_m = int(g.m / BLOCK_M), tiles_n = int(g.n / BLOCK_N);
+  const int clusters = persistent_clusters(active_clusters, tiles_m, tiles_n, CLUSTER_SIZE);
+  if (clusters < 1) {
+    std::fprintf(stderr, "error: mxfp8 (sm_90a): no cluster of %d CTAs with %u B of shared memory fits\n",
+                 CLUSTER_SIZE, SMEM_BYTES);
+    std::exit(EXIT_FAIL);
+  }
+  cfg.gridDim = dim3(unsigned(clusters * CLUSTER_SIZE));
+  // --trace: per CTA and role, setup, per tile and K tile at most 1 + 4 x 4 events (a consumer's wait, and
+  // per MX block issue, wait, MMA in flight, promotion), per tile an epilogue, teardown
   TraceBuffer buf;
   if (trace) {
     std::vector<std::string> roles = {"producer", "scale decoders"};
     for (int w = 0; w < C::NUM_CONSUMERS; ++w) roles.push_back("consumer " + std::to_string(w));
-    buf = trace->allocate(grid.x * grid.y, roles, uint32_t(1 + 4 * MX_BLOCKS) * uint32_t(g.k / BLOCK_K) + 8);
+    const int turns =
+        TileSchedule<ScheduleKind::Grouped>(tiles_m, tiles_n, clusters, 0, CLUSTER_SIZE, 0, GROUP_M).num_turns();
+    buf = trace->allocate(cfg.gridDim.x, roles,
+                          uint32_t(turns) * (uint32_t(1 + 4 * MX_BLOCKS) * uint32_t(g.k / BLOCK_K) + 2) + 8);
   }
   const auto* sfa = static_cast<const uint8_t*>(g.sfa);
   const auto* sfb = static_cast<const uint8_t*>(g.sfb);
   float* c        = g.c;
   const int m = int(g.m), n = int(g.n), k = int(g.k);
   return [=](cudaStream_t stream) {
-    // A cluster of CLUSTER_SIZE CTAs along M: blockIdx.y 2p and 2p + 1 run together, on two SMs of one GPC.
-    cudaLaunchAttribute cluster;
-    cluster.id               = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = 1;
-    cluster.val.clusterDim.y = CLUSTER_SIZE;
-    cluster.val.clusterDim.z = 1;
-    cudaLaunchConfig_t cfg   = {};
-    cfg.gridDim              = grid;
-    cfg.blockDim             = dim3(C::NUM_THREADS);
-    cfg.dynamicSmemBytes     = SMEM_BYTES;
-    cfg.stream               = stream;
-    cfg.attrs                = &cluster;
-    cfg.numAttrs             = 1;
-    CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a_map, b_map, sfa, sfb, c, m, n, k, buf));
+    cudaLaunchAttribute attr  = cluster;
+    cudaLaunchConfig_t launch = cfg;
+    launch.attrs              = &attr;
+    launch.stream             = stream;
+    CUDA_CHECK(cudaLaunchKernelEx(&launch, kernel, a_map, b_map, sfa, sfb, c, m, n, k, buf));
   };
 }
 template <int WG_N>
