@@ -4,7 +4,7 @@
 // C[M,N] = dequant(A)[M,K] * dequant(B)[N,K]^T, fp32 accumulation and output, both operands K-major, data and
 // scales exactly as the quantizer writes them (mxfp8/mx_quant.h; scales in common/mx_scale_layout.h).
 //
-// What changed since v5's Hopper twin (seed 001; FACTS.md "MXFP8 numerics"; issue 12): Hopper has no
+// What changed since v6's Hopper twin (seed 001; FACTS.md "MXFP8 numerics"; issue 12): Hopper has no
 // block-scaled MMA, but its fp8 wgmma m64nNk32 multiplies exactly 32 elements of K: one MX block. So:
 //  1. fp8 wgmma. Each consumer warpgroup issues m64n128k32 e4m3 x e4m3 -> f32 with scale-d = 0 for every MX
 //     block: a fresh partial P of that block alone, in registers.
@@ -19,26 +19,34 @@
 //     B's (cp.async.bulk, completing on the stage's full barrier with the data). Two spare warps of the
 //     producer warpgroup then decode them once per stage into fp32 (e8m0_to_float), laid out so that each
 //     consumer thread reads its 32 column scales of a block with 8 LDS.128 (and its 2 row scales with 2 LDS):
-//     10 shared loads per 64 promoted elements, instead of a byte extraction per element.
-//  4. fp32 output (as the seed's Blackwell kernel): C is stored straight from the accumulators.
-// Kept from v5: the 2-CTA cluster along M, each CTA multicasting half of the shared B tile, cross-CTA empty
-// barriers, the split exit cluster barrier, the grouped tile order. Tiles are 128x128 (v5: 128x256) because
-// of the register budget above, and K tiles 128 elements (one 128-byte swizzle row of fp8, as v5's 64 bf16).
+//     10 shared loads per 64 promoted elements, instead of a byte extraction per element. A consumer loads
+//     block b+1's row scales and first 4 LDS.128 before it promotes block b (ncu had found the first FMUL
+//     of each block waiting on its LDS: 22% of the consumers' stall samples; then 4%).
+//  4. fp32 output (as the seed's Blackwell kernel): C is stored straight from the accumulators with
+//     st.global, not waited for: the next tile's MMAs start at once, on stages the producer has already
+//     filled, while the stores drain. (A TMA store of fp32 through shared memory would take 64 KB per tile
+//     from a ring that is already shallow: 6 stages of 37 KB.)
+// Kept from v6: persistent 2-CTA clusters along M (cudaOccupancyMaxActiveClusters), each CTA multicasting
+// half of the shared B tile; the grouped TileSchedule (common/scheduler.h, GROUP_M 16), every role walking
+// the same tiles; the ring's stage and phase carried across tiles; cross-CTA empty barriers; the split exit
+// cluster barrier. Not kept: any M and N (the rule stays M % 256, N % 128, K % 128, as the 256x128 cluster
+// tile and the 512-byte scale tiles want), and the 128x256 tile (128x128 here: the register budget above).
+// K tiles are 128 elements (one 128-byte swizzle row of fp8, as v6's 64 bf16).
 //
 // The bound (README, "MXFP8 GEMM"): per accumulator element and MX block the tensor core does 32 MACs, at
 // 4096 fp8 MACs per clock per SM: 1/128 clock; the CUDA cores do 2 instructions (FMUL + FFMA) at 128 lanes
 // per clock per SM: 1/64 clock. Promotion, not the tensor core, is the ceiling: half the fp8 peak, i.e. the
-// bf16 peak (989 TFLOPS at 1830 MHz), before the scale loads and the rest. Measured on the H100: 0.44-0.45x
-// cuBLAS bf16, 47% of the issue bound of its own instruction stream: with 2 consumer warps per scheduler the
-// FP32 issue is latency-bound (README, "MXFP8 GEMM": ncu and probes). Hence a second variant, mx4: 4 consumer
-// warpgroups of m64n64k32 (one partial each), 4 consumer warps per scheduler: measured no faster (H100,
-// 4096^3: 0.437x cuBLAS bf16->fp32 for both; README, "MXFP8 GEMM").
-// What it costs against v5: 2x the tensor rate per byte, but every 32 of K a promotion on the CUDA cores;
+// bf16 peak (989 TFLOPS at 1830 MHz), before the scale loads and the rest. Measured on the H100: about 0.50x
+// cuBLAS bf16, at 59% of the issue bound of its own instruction stream (ncu: 0.59 instructions per clock per
+// scheduler; 2 consumer warps per scheduler, stalled on dispatch, the wgmma wait at each K tile's start and
+// fixed latencies; README, "MXFP8 GEMM"). A second variant, mx4: 4 consumer warpgroups of m64n64k32 (one
+// partial each), 4 consumer warps per scheduler: measured slightly slower (H100: 0.47x).
+// Tried, not kept (README): promote as fma(P * sb, sa, acc) (0.47x: slower); descriptors built once and
+// offset per stage and block (no change); block 0 of the next K tile issued before block 3 of this one is
+// promoted, so that the MMAs never drain (ptxas then serializes every wgmma, warning C7514, and spills).
+// What it costs against v6: 2x the tensor rate per byte, but every 32 of K a promotion on the CUDA cores;
 // smaller tiles (twice the L2 traffic per FLOP of a 128x256 tile, half of it for fp8 bytes); 5 KB per
 // stage for scales.
-//
-// Next step (the lead decides when v6 lands): move this mainloop onto v6's persistent Hopper loop (tile
-// scheduler, epilogue overlapped with the next tile's mainloop); the promotion does not change.
 //
 // PTX ISA sections: as v5, plus "wgmma.mma_async" (.m64n128k32 .f32.e4m3.e4m3: fp8 operands must both be
 // K-major, no transpose operands), "cp.async.bulk" (the non-tensor bulk copy, .mbarrier::complete_tx::bytes).

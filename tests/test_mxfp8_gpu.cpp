@@ -70,7 +70,9 @@ TEST_CASE("mxfp8 sm_90a: exact inputs give the dequantized product bit for bit",
   struct Shape {
     int64_t m, n, k;
   };
-  for (const Shape s : {Shape{256, 128, 128}, Shape{256, 256, 1024}, Shape{512, 384, 512}}) {
+  // 2048 x 1152: 72 pairs of 128 x 128 tiles, more than the 66 clusters an H100 holds, so some CTAs run two
+  // tiles, with the ring's stages and phases carried from one to the next (4 K tiles each: 8 stages of 6).
+  for (const Shape s : {Shape{256, 128, 128}, Shape{256, 256, 1024}, Shape{512, 384, 512}, Shape{2048, 1152, 512}}) {
     CAPTURE(s.m, s.n, s.k, test_seed());
     std::mt19937_64 gen(test_seed() ^ uint64_t(s.m * 31 + s.n * 7 + s.k));
     const int cols = int(s.k / 32);
@@ -127,8 +129,10 @@ TEST_CASE("mxfp8 sm_90a: random normal inputs with outlier rows, both rules, wit
     int64_t m, n, k;
     MxRule rule;
   };
+  // 2048 x 2176: 136 pairs of tiles, up to 3 per cluster on an H100 (the persistent loop's later turns)
   for (const Case t : {Case{256, 128, 128, MxRule::Rceil}, Case{512, 384, 1024, MxRule::Floor},
-                       Case{1024, 768, 2048, MxRule::Rceil}, Case{768, 256, 4096, MxRule::Floor}}) {
+                       Case{1024, 768, 2048, MxRule::Rceil}, Case{768, 256, 4096, MxRule::Floor},
+                       Case{2048, 2176, 384, MxRule::Rceil}}) {
     CAPTURE(t.m, t.n, t.k, mx_rule_name(t.rule), test_seed());
     DeviceMx d(t.m, t.n, t.k);
     void *staging = nullptr, *a16 = nullptr, *b16 = nullptr, *a_abs = nullptr, *b_abs = nullptr;
