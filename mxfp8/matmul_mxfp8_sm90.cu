@@ -85,8 +85,10 @@ constexpr int B_BOX_ROWS      = BLOCK_N / CLUSTER_SIZE;  // B's tile: one box pe
 constexpr int GROUP_M         = 16;                 // tile order: M tiles (8 cluster pairs) per group
 constexpr int DECODER_WARP0   = 2;                  // producer warps 2 and 3 decode the scales
 constexpr int DECODER_THREADS = 64;
-// float4s of a block's column scales (of 8 for m64n128, 4 for m64n64) each consumer thread loads before it
-// waits for the block's MMA: -DGEMM_MX_PREFETCH_SB4=0 builds the version that loads them all after the wait.
+// float4s of a block's column scales (of 8 for m64n128, 4 for m64n64) that each consumer thread loads one
+// block ahead, with its 2 row scales; the rest are loaded during the promotion. Measured (H100, mx, 4096^3,
+// same run): 2 ahead 0.495x cuBLAS, 4 ahead 0.503x; 8 spill. -DGEMM_MX_PREFETCH_SB4=0 loads only the row
+// scales ahead.
 #ifndef GEMM_MX_PREFETCH_SB4
 #define GEMM_MX_PREFETCH_SB4 4
 #endif
@@ -255,7 +257,7 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
   auto sfb_f32  = [&](int s) { return reinterpret_cast<float*>(smem + sfb_f32_offset(s)); };
   __shared__ uint64_t tma_full_bar[NUM_STAGES];     // "full": data and raw scales of stage s have landed
   __shared__ uint64_t scale_ready_bar[NUM_STAGES];  // the decoders wrote stage s's fp32 scales
-  __shared__ uint64_t mma_done_bar[NUM_STAGES];     // "empty": all 4 consumers of the pair are done with s
+  __shared__ uint64_t mma_done_bar[NUM_STAGES];     // "empty": every consumer of the pair is done with s
 
   const int warp_id   = threadIdx.x / 32;
   const int lane      = threadIdx.x % 32;
@@ -277,7 +279,8 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
     for (int s = 0; s < NUM_STAGES; ++s) {
       ptx::mbarrier_init(&tma_full_bar[s], 1);  // this CTA's TMA thread (the peer's multicast adds bytes)
       ptx::mbarrier_init(&scale_ready_bar[s], DECODER_THREADS);
-      ptx::mbarrier_init(&mma_done_bar[s], NUM_CONSUMERS * CLUSTER_SIZE);  // every consumer of the pair
+      // every consumer thread of this CTA, and every consumer warp of the peer (see release)
+      ptx::mbarrier_init(&mma_done_bar[s], NUM_CONSUMERS * (128 + 4 * (CLUSTER_SIZE - 1)));
     }
     ptx::fence_mbarrier_init();
   }
@@ -429,17 +432,21 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
       }
       prof.end(Ev::Promote);
     };
-    // release: this warpgroup no longer reads stage s (MMAs waited for, scales loaded and used), to both
-    // CTAs, since both multicast into it. The own CTA's arrival is a release (it orders this warpgroup's
-    // loads of the decoded scales before the decoders overwrite them); the peer's is relaxed, as in v5.
+    // release: this warp no longer reads stage s (MMAs waited for, scales loaded and used), to both CTAs,
+    // since both multicast into it. In its own CTA every lane arrives for its own loads of the decoded scales
+    // (a release each: the decoders overwrite the stage only after the producer's wait on this barrier, and
+    // the refill that follows it); in the peer, which only needs to know that its multicast may land, one
+    // lane per warp arrives (relaxed, as in v5). Measured no slower than one arrival per warp. Two earlier
+    // forms were reported by compute-sanitizer racecheck (2048x1152x512, once the ring wraps): one arrival
+    // per warpgroup, which ordered only warp 0's loads before it (a real gap), and one lane per warp after a
+    // __syncwarp (README, "MXFP8 GEMM").
     auto release = [&](int s) {
-      if (warp_id % 4 == 0 && ptx::elect_one_sync())
-        for (int peer = 0; peer < CLUSTER_SIZE; ++peer) {
-          if (peer == cta_rank)
-            ptx::mbarrier_arrive(&mma_done_bar[s]);
-          else
+      ptx::mbarrier_arrive(&mma_done_bar[s]);
+      __syncwarp();
+      if (ptx::elect_one_sync())
+        for (int peer = 0; peer < CLUSTER_SIZE; ++peer)
+          if (peer != cta_rank)
             ptx::mbarrier_arrive_cluster(ptx::mapa_shared_cluster(&mma_done_bar[s], uint32_t(peer)));
-        }
     };
 
     int stage = 0;              // carried across tiles, as the producer's
