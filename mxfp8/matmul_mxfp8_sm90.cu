@@ -299,29 +299,29 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
       uint32_t empty_phase = 1;  // passes at once on the first lap
       auto tiles = schedule;
       for (ScheduledTile t; tiles.next(t);) {
-      const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
-      const uint8_t* sfa_rows = sfa + mx_scale_tile_offset(m0 / MX_SF_TILE_ROWS, 0, scale_cols);
-      const uint8_t* sfb_rows = sfb + mx_scale_tile_offset(n0 / MX_SF_TILE_ROWS, 0, scale_cols);
-      for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
-        prof.begin(Ev::WaitEmpty);
-        ptx::mbarrier_wait(&mma_done_bar[stage], empty_phase, "mma_done_bar");
-        prof.end(Ev::WaitEmpty);
-        prof.begin(Ev::IssueTma);
-        ptx::mbarrier_arrive_expect_tx(&tma_full_bar[stage], STAGE_TX_BYTES);
-        ptx::tma_load_3d(a_smem(stage), &a_map, &tma_full_bar[stage], 0, m0, k_tile);
-        ptx::tma_load_3d_multicast(b_smem(stage) + kmajor_row_offset(B_TILE, cta_rank * B_BOX_ROWS), &b_map,
-                                   &tma_full_bar[stage], CLUSTER_MASK, 0, n0 + cta_rank * B_BOX_ROWS, k_tile);
-        // The 512-B tiles of K tile k_tile: consecutive along K inside a 128-row block of the layout.
-        bulk_load(sfa_raw(stage), sfa_rows + size_t(k_tile) * MX_SF_TILE_BYTES, SF_RAW_BYTES,
-                  &tma_full_bar[stage]);
-        bulk_load(sfb_raw(stage), sfb_rows + size_t(k_tile) * MX_SF_TILE_BYTES, SF_RAW_BYTES,
-                  &tma_full_bar[stage]);
-        prof.end(Ev::IssueTma);
-        if (++stage == NUM_STAGES) {
-          stage = 0;
-          empty_phase ^= 1;
+        const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
+        const uint8_t* sfa_rows = sfa + mx_scale_tile_offset(m0 / MX_SF_TILE_ROWS, 0, scale_cols);
+        const uint8_t* sfb_rows = sfb + mx_scale_tile_offset(n0 / MX_SF_TILE_ROWS, 0, scale_cols);
+        for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
+          prof.begin(Ev::WaitEmpty);
+          ptx::mbarrier_wait(&mma_done_bar[stage], empty_phase, "mma_done_bar");
+          prof.end(Ev::WaitEmpty);
+          prof.begin(Ev::IssueTma);
+          ptx::mbarrier_arrive_expect_tx(&tma_full_bar[stage], STAGE_TX_BYTES);
+          ptx::tma_load_3d(a_smem(stage), &a_map, &tma_full_bar[stage], 0, m0, k_tile);
+          ptx::tma_load_3d_multicast(b_smem(stage) + kmajor_row_offset(B_TILE, cta_rank * B_BOX_ROWS), &b_map,
+                                     &tma_full_bar[stage], CLUSTER_MASK, 0, n0 + cta_rank * B_BOX_ROWS, k_tile);
+          // The 512-B tiles of K tile k_tile: consecutive along K inside a 128-row block of the layout.
+          bulk_load(sfa_raw(stage), sfa_rows + size_t(k_tile) * MX_SF_TILE_BYTES, SF_RAW_BYTES,
+                    &tma_full_bar[stage]);
+          bulk_load(sfb_raw(stage), sfb_rows + size_t(k_tile) * MX_SF_TILE_BYTES, SF_RAW_BYTES,
+                    &tma_full_bar[stage]);
+          prof.end(Ev::IssueTma);
+          if (++stage == NUM_STAGES) {
+            stage = 0;
+            empty_phase ^= 1;
+          }
         }
-      }
       }
     } else if (warp_id >= DECODER_WARP0) {
       // ---- scale decoders: e8m0 bytes -> fp32, once per stage, where the consumers read them ----
@@ -390,8 +390,8 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
       prof.span(Ev::Mma, issued);
     };
     // The scales of MX block `b` of stage `s` that this thread multiplies: its two row scales, and the first
-    // PREFETCH float4s of its column scales. Loaded before the wait for the block's MMA (they were ready
-    // since the stage's scale_ready wait), so that the promotion does not start with a shared-memory load.
+    // PF float4s of its column scales. Loaded one block ahead, before the previous block's promotion (they
+    // are ready since the stage's scale_ready wait), so that a promotion does not start with a shared load.
     constexpr int SB4 = WGMMA_N / 16;                             // float4s of column scales per block
     constexpr int PF  = PREFETCH_SB4 < SB4 ? PREFETCH_SB4 : SB4;  // of which loaded ahead
     struct Scales {
@@ -453,76 +453,76 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
     uint32_t full_phase = 0;
     auto tiles = schedule;
     for (ScheduledTile t; tiles.next(t);) {
-    const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
+      const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
 #pragma unroll
-    for (int i = 0; i < ACC_REGS; ++i) acc[i] = 0.0f;
-    for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
-      prof.begin(Ev::WaitFull);
-      ptx::mbarrier_wait(&tma_full_bar[stage], full_phase, "tma_full_bar");
-      ptx::mbarrier_wait(&scale_ready_bar[stage], full_phase, "scale_ready_bar");
-      prof.end(Ev::WaitFull);
-      if constexpr (C::TWO_PARTIALS) {
-        // Block b + 1's MMA is issued, then block b is promoted while it runs: P0 and P1 alternate. Nothing
-        // is in flight across the K-tile boundary: ptxas serializes every wgmma (warning C7514) when one
-        // whose group is still pending crosses the loop's back edge while the other partial is read.
-        // The scales of block b + 1 are loaded before block b is promoted: a whole promotion to land.
-        const Scales sc0 = load_scales(stage, 0);
-        uint64_t t0 = issue(part0, stage, 0), t1 = issue(part1, stage, 1);
-        prof.begin(Ev::WaitMma);
-        wg::wait_group<1>();  // block 0 done, block 1 may still run
-        mma_done(t0);
-        const Scales sc1 = load_scales(stage, 1);
-        promote(part0, stage, 0, sc0);
-        t0 = issue(part0, stage, 2);
-        prof.begin(Ev::WaitMma);
-        wg::wait_group<1>();
-        mma_done(t1);
-        const Scales sc2 = load_scales(stage, 2);
-        promote(part1, stage, 1, sc1);
-        t1 = issue(part1, stage, 3);
-        prof.begin(Ev::WaitMma);
-        wg::wait_group<1>();
-        mma_done(t0);
-        const Scales sc3 = load_scales(stage, 3);
-        promote(part0, stage, 2, sc2);
-        prof.begin(Ev::WaitMma);
-        wg::wait_group<0>();
-        mma_done(t1);
-        promote(part1, stage, 3, sc3);
-      } else {
-        // One partial: each block's MMA is waited for, then promoted; the other 3 consumer warps of the
-        // scheduler keep the FP32 pipe and the tensor core busy meanwhile.
-        Scales sc = load_scales(stage, 0);
-#pragma unroll
-        for (int b = 0; b < MX_BLOCKS; ++b) {
-          const uint64_t t = issue(part0, stage, b);
+      for (int i = 0; i < ACC_REGS; ++i) acc[i] = 0.0f;
+      for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
+        prof.begin(Ev::WaitFull);
+        ptx::mbarrier_wait(&tma_full_bar[stage], full_phase, "tma_full_bar");
+        ptx::mbarrier_wait(&scale_ready_bar[stage], full_phase, "scale_ready_bar");
+        prof.end(Ev::WaitFull);
+        if constexpr (C::TWO_PARTIALS) {
+          // Block b + 1's MMA is issued, then block b is promoted while it runs: P0 and P1 alternate. Nothing
+          // is in flight across the K-tile boundary: ptxas serializes every wgmma (warning C7514) when one
+          // whose group is still pending crosses the loop's back edge while the other partial is read.
+          // The scales of block b + 1 are loaded before block b is promoted: a whole promotion to land.
+          const Scales sc0 = load_scales(stage, 0);
+          uint64_t t0 = issue(part0, stage, 0), t1 = issue(part1, stage, 1);
+          prof.begin(Ev::WaitMma);
+          wg::wait_group<1>();  // block 0 done, block 1 may still run
+          mma_done(t0);
+          const Scales sc1 = load_scales(stage, 1);
+          promote(part0, stage, 0, sc0);
+          t0 = issue(part0, stage, 2);
+          prof.begin(Ev::WaitMma);
+          wg::wait_group<1>();
+          mma_done(t1);
+          const Scales sc2 = load_scales(stage, 2);
+          promote(part1, stage, 1, sc1);
+          t1 = issue(part1, stage, 3);
+          prof.begin(Ev::WaitMma);
+          wg::wait_group<1>();
+          mma_done(t0);
+          const Scales sc3 = load_scales(stage, 3);
+          promote(part0, stage, 2, sc2);
           prof.begin(Ev::WaitMma);
           wg::wait_group<0>();
-          mma_done(t);
-          const Scales next = load_scales(stage, b + 1 < MX_BLOCKS ? b + 1 : b);  // block b + 1's, ahead
-          promote(part0, stage, b, sc);
-          sc = next;
+          mma_done(t1);
+          promote(part1, stage, 3, sc3);
+        } else {
+          // One partial: each block's MMA is waited for, then promoted; the other 3 consumer warps of the
+          // scheduler keep the FP32 pipe and the tensor core busy meanwhile.
+          Scales sc = load_scales(stage, 0);
+#pragma unroll
+          for (int b = 0; b < MX_BLOCKS; ++b) {
+            const uint64_t t = issue(part0, stage, b);
+            prof.begin(Ev::WaitMma);
+            wg::wait_group<0>();
+            mma_done(t);
+            const Scales next = load_scales(stage, b + 1 < MX_BLOCKS ? b + 1 : b);  // block b + 1's, ahead
+            promote(part0, stage, b, sc);
+            sc = next;
+          }
+        }
+        release(stage);
+        if (++stage == NUM_STAGES) {
+          stage = 0;
+          full_phase ^= 1;
         }
       }
-      release(stage);
-      if (++stage == NUM_STAGES) {
-        stage = 0;
-        full_phase ^= 1;
-      }
-    }
-    prof.begin(Ev::Epilogue);
+      prof.begin(Ev::Epilogue);
 
-    // ---- epilogue: fp32 straight from the accumulators; a warp's store of one j is 8 rows x 32 B. The
-    //      stores are not waited for: the next tile's MMAs start at once (its stages are already loading),
-    //      and the stores drain meanwhile, the overlap v6 gets from its TMA store. ----
-    const int row = m0 + row0;
+      // ---- epilogue: fp32 straight from the accumulators; a warp's store of one j is 8 rows x 32 B. The
+      //      stores are not waited for: the next tile's MMAs start at once (its stages are already loading),
+      //      and the stores drain meanwhile, the overlap v6 gets from its TMA store. ----
+      const int row = m0 + row0;
 #pragma unroll
-    for (int j = 0; j < WGMMA_N / 8; ++j) {
-      const int col                                             = n0 + wg_col + 8 * j + 2 * q;
-      *reinterpret_cast<float2*>(c + size_t(row) * n + col)     = make_float2(acc[4 * j + 0], acc[4 * j + 1]);
-      *reinterpret_cast<float2*>(c + size_t(row + 8) * n + col) = make_float2(acc[4 * j + 2], acc[4 * j + 3]);
-    }
-    prof.end(Ev::Epilogue);
+      for (int j = 0; j < WGMMA_N / 8; ++j) {
+        const int col                                             = n0 + wg_col + 8 * j + 2 * q;
+        *reinterpret_cast<float2*>(c + size_t(row) * n + col)     = make_float2(acc[4 * j + 0], acc[4 * j + 1]);
+        *reinterpret_cast<float2*>(c + size_t(row + 8) * n + col) = make_float2(acc[4 * j + 2], acc[4 * j + 3]);
+      }
+      prof.end(Ev::Epilogue);
     }
     ptx::barrier_cluster_arrive();
   }
