@@ -69,6 +69,7 @@
 #include "common/harness.h"  // SMEM_ALIGN
 #include "common/mx_scale_layout.h"
 #include "common/options.h"
+#include "common/persistent_grid.h"
 #include "common/problem.h"
 #include "common/ptx.cuh"
 #include "common/scheduler.h"
@@ -579,32 +580,14 @@ Launch prepare_mxfp8_sm100(const MxGemmArgs& g) {
   const int m = int(g.m), n = int(g.n), k = int(g.k);
   // 8 fp32 per store: rows must start 32-B aligned (N % 8 == 0 and C 32-B aligned), else element stores.
   const bool vector_stores = n % 8 == 0 && reinterpret_cast<uintptr_t>(c) % 32 == 0;
-  cudaLaunchAttribute cluster;
-  cluster.id               = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = CLUSTER_SIZE;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg   = {};
-  cfg.blockDim             = dim3(NUM_THREADS);
-  cfg.dynamicSmemBytes     = SMEM_BYTES;
-  cfg.attrs                = &cluster;
-  cfg.numAttrs             = 1;
-  cfg.gridDim              = dim3(CLUSTER_SIZE);
-  int max_clusters         = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&max_clusters, kernel, &cfg));
-  const int clusters =
-      persistent_clusters(max_clusters, num_tiles(g.m, BLOCK_M), num_tiles(g.n, BLOCK_N), CLUSTER_SIZE);
-  if (clusters < 1) {
-    std::fprintf(stderr, "mxfp8 (sm_100a): no 2-CTA cluster of %u threads and %u B of shared memory fits\n",
-                 unsigned(NUM_THREADS), unsigned(SMEM_BYTES));
-    std::exit(1);
-  }
-  cfg.gridDim = dim3(unsigned(clusters * CLUSTER_SIZE));
+  // The persistent grid (common/persistent_grid.h): the 2-CTA clusters that fit on the GPU at once, never more
+  // than there are units of work.
+  PersistentGrid grid = persistent_grid(kernel, NUM_THREADS, SMEM_BYTES, CLUSTER_SIZE, num_tiles(g.m, BLOCK_M),
+                                        num_tiles(g.n, BLOCK_N), "mxfp8 (sm_100a)");
   return [=](cudaStream_t stream) mutable {
-    cfg.stream = stream;
-    cfg.attrs  = &cluster;
-    CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a_map, b_map, sfa_map, sfb_map, c, m, n, k, vector_stores));
+    grid.launch(stream, kernel, a_map, b_map, sfa_map, sfb_map, c, m, n, k, vector_stores);
   };
+
 }
 
 }  // namespace

@@ -61,6 +61,7 @@
 #include "common/mx_scale_layout.h"
 #include "common/profiler.cuh"
 #include "common/ptx.cuh"
+#include "common/persistent_grid.h"
 #include "common/scheduler.h"
 #include "common/tma.h"
 #include "common/wgmma.cuh"
@@ -598,32 +599,11 @@ Launch prepare_mxfp8_sm90(const MxGemmArgs& g, DeviceTrace* trace) {
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B (e4m3)");
   auto* kernel = trace ? matmul_mxfp8_sm90_kernel<true, WG_N> : matmul_mxfp8_sm90_kernel<false, WG_N>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-  // The persistent grid (v6): every 2-CTA cluster that can be resident at once, never more than there are
-  // 256 x 128 pairs of tiles. A 1-D grid of clusters along x.
-  cudaLaunchAttribute cluster;
-  cluster.id               = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = CLUSTER_SIZE;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg   = {};
-  cfg.blockDim             = dim3(C::NUM_THREADS);
-  cfg.dynamicSmemBytes     = SMEM_BYTES;
-  cfg.attrs                = &cluster;
-  cfg.numAttrs             = 1;
-  int device = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  cfg.gridDim         = dim3(unsigned(sms / CLUSTER_SIZE * CLUSTER_SIZE));
-  int active_clusters = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&active_clusters, kernel, &cfg));
+  // The persistent grid (v6; common/persistent_grid.h): every 2-CTA cluster that can be resident at once,
+  // never more than there are 256 x 128 pairs of tiles. A 1-D grid of clusters along x.
   const int tiles_m = int(g.m / BLOCK_M), tiles_n = int(g.n / BLOCK_N);
-  const int clusters = persistent_clusters(active_clusters, tiles_m, tiles_n, CLUSTER_SIZE);
-  if (clusters < 1) {
-    std::fprintf(stderr, "error: mxfp8 (sm_90a): no cluster of %d CTAs with %u B of shared memory fits\n",
-                 CLUSTER_SIZE, SMEM_BYTES);
-    std::exit(EXIT_FAIL);
-  }
-  cfg.gridDim = dim3(unsigned(clusters * CLUSTER_SIZE));
+  PersistentGrid grid =
+      persistent_grid(kernel, C::NUM_THREADS, SMEM_BYTES, CLUSTER_SIZE, tiles_m, tiles_n, "mxfp8 (sm_90a)");
   // --trace: per CTA and role, setup, per tile and K tile at most 1 + 4 x 4 events (a consumer's wait, and
   // per MX block issue, wait, MMA in flight, promotion), per tile an epilogue, teardown
   TraceBuffer buf;
@@ -631,21 +611,16 @@ Launch prepare_mxfp8_sm90(const MxGemmArgs& g, DeviceTrace* trace) {
     std::vector<std::string> roles = {"producer", "scale decoders"};
     for (int w = 0; w < C::NUM_CONSUMERS; ++w) roles.push_back("consumer " + std::to_string(w));
     const int turns =
-        TileSchedule<ScheduleKind::Grouped>(tiles_m, tiles_n, clusters, 0, CLUSTER_SIZE, 0, GROUP_M).num_turns();
-    buf = trace->allocate(cfg.gridDim.x, roles,
+        TileSchedule<ScheduleKind::Grouped>(tiles_m, tiles_n, grid.clusters, 0, CLUSTER_SIZE, 0, GROUP_M)
+            .num_turns();
+    buf = trace->allocate(grid.cfg.gridDim.x, roles,
                           uint32_t(turns) * (uint32_t(1 + 4 * MX_BLOCKS) * uint32_t(g.k / BLOCK_K) + 2) + 8);
   }
   const auto* sfa = static_cast<const uint8_t*>(g.sfa);
   const auto* sfb = static_cast<const uint8_t*>(g.sfb);
   float* c        = g.c;
   const int m = int(g.m), n = int(g.n), k = int(g.k);
-  return [=](cudaStream_t stream) {
-    cudaLaunchAttribute attr  = cluster;
-    cudaLaunchConfig_t launch = cfg;
-    launch.attrs              = &attr;
-    launch.stream             = stream;
-    CUDA_CHECK(cudaLaunchKernelEx(&launch, kernel, a_map, b_map, sfa, sfb, c, m, n, k, buf));
-  };
+  return [=](cudaStream_t stream) mutable { grid.launch(stream, kernel, a_map, b_map, sfa, sfb, c, m, n, k, buf); };
 }
 template <int WG_N>
 Launch prepare_plain(const MxGemmArgs& g) {

@@ -57,6 +57,7 @@
 #include "common/descriptors.cuh"
 #include "common/edge.h"
 #include "common/harness.h"
+#include "common/persistent_grid.h"
 #include "common/profiler.cuh"
 #include "common/ptx.cuh"
 #include "common/scheduler.h"
@@ -389,42 +390,19 @@ Launch prepare_v6(const GemmArgs& g, DeviceTrace* trace) {
   auto* c = static_cast<__nv_bfloat16*>(g.c);
   const int m = int(g.m), n = int(g.n), k = int(g.k);
   // A cluster of CLUSTER_SIZE CTAs along x: blockIdx.x 2c and 2c + 1 run together, on two SMs of one GPC.
-  cudaLaunchAttribute cluster;
-  cluster.id               = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = CLUSTER_SIZE;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg   = {};
-  cfg.blockDim             = dim3(NUM_THREADS);
-  cfg.dynamicSmemBytes     = SMEM_BYTES;
-  cfg.attrs                = &cluster;
-  cfg.numAttrs             = 1;
-  // The persistent grid: the clusters that fit on the GPU at once (one CTA per SM: the ring takes the shared
-  // memory), never more than there are units of work (common/scheduler.h persistent_clusters).
-  cfg.gridDim = dim3(CLUSTER_SIZE);
-  int max_clusters = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&max_clusters, kernel, &cfg));
+  // The persistent grid (common/persistent_grid.h): the clusters that fit on the GPU at once (one CTA per SM:
+  // the ring takes the shared memory), never more than there are units of work.
   const int tiles_m = num_tiles(g.m, BLOCK_M), tiles_n = num_tiles(g.n, BLOCK_N);
-  const int clusters = persistent_clusters(max_clusters, tiles_m, tiles_n, CLUSTER_SIZE);
-  if (clusters < 1) {
-    std::fprintf(stderr, "v6: no 2-CTA cluster of %u threads and %u B of shared memory fits on this GPU\n",
-                 unsigned(NUM_THREADS), unsigned(SMEM_BYTES));
-    std::exit(1);
-  }
-  cfg.gridDim = dim3(unsigned(clusters * CLUSTER_SIZE));
+  PersistentGrid grid = persistent_grid(kernel, NUM_THREADS, SMEM_BYTES, CLUSTER_SIZE, tiles_m, tiles_n, "v6");
   TraceBuffer buf;  // --trace: per CTA and warp, setup, 2 events per K tile or per tile, the tail, teardown
   if (trace) {
-    const int turns = ceil_div(int64_t(num_tiles(tiles_m, CLUSTER_SIZE)) * tiles_n, clusters);
-    buf = trace->allocate(cfg.gridDim.x,
+    const int turns = ceil_div(int64_t(num_tiles(tiles_m, CLUSTER_SIZE)) * tiles_n, grid.clusters);
+    buf = trace->allocate(grid.cfg.gridDim.x,
                           {"warp 0 TMA", "warp 1 MMA", "warp 2 epilogue", "warp 3 epilogue",
                            "warp 4 epilogue", "warp 5 epilogue"},
                           uint32_t(2 * turns * (num_k_tiles(k, BLOCK_K) + 1) + 8));
   }
-  return [=](cudaStream_t stream) mutable {
-    cfg.stream = stream;
-    cfg.attrs  = &cluster;  // the lambda's own copy
-    CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a_map, b_map, c, m, n, k, buf));
-  };
+  return [=](cudaStream_t stream) mutable { grid.launch(stream, kernel, a_map, b_map, c, m, n, k, buf); };
 }
 template <ScheduleKind SCHEDULE>
 Launch prepare_v6_untraced(const GemmArgs& g) { return prepare_v6<SCHEDULE>(g, nullptr); }

@@ -66,6 +66,7 @@
 #include "common/descriptors.cuh"
 #include "common/edge.h"
 #include "common/harness.h"
+#include "common/persistent_grid.h"
 #include "common/profiler.cuh"
 #include "common/ptx.cuh"
 #include "common/scheduler.h"
@@ -415,47 +416,22 @@ Launch prepare_v6(const GemmArgs& g, DeviceTrace* trace) {
   auto* kernel = trace ? matmul_v6_kernel<true, KIND> : matmul_v6_kernel<false, KIND>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
 
-  // The persistent grid: every cluster that can be resident at once (66 pairs on the H100's 132 SMs if the
-  // GPCs allow), never more than there are pair units of work.
-  cudaLaunchAttribute cluster;
-  cluster.id               = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = CLUSTER_SIZE;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg   = {};
-  cfg.blockDim             = dim3(NUM_THREADS);
-  cfg.dynamicSmemBytes     = SMEM_BYTES;
-  cfg.attrs                = &cluster;
-  cfg.numAttrs             = 1;
-  int device = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  cfg.gridDim        = dim3(unsigned(sms / CLUSTER_SIZE * CLUSTER_SIZE));
-  int active_clusters = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&active_clusters, kernel, &cfg));
+  // The persistent grid (common/persistent_grid.h): every cluster that can be resident at once (66 pairs on
+  // the H100's 132 SMs if the GPCs allow), never more than there are pair units of work.
   const int tiles_m = num_tiles(g.m, BLOCK_M), tiles_n = num_tiles(g.n, BLOCK_N);
-  const int clusters = persistent_clusters(active_clusters, tiles_m, tiles_n, CLUSTER_SIZE);
-  if (clusters < 1) {
-    std::fprintf(stderr, "error: v6 (sm_90a): no cluster of %d CTAs with %u B of shared memory fits\n",
-                 CLUSTER_SIZE, SMEM_BYTES);
-    std::exit(EXIT_FAIL);
-  }
-  cfg.gridDim = dim3(unsigned(clusters * CLUSTER_SIZE));
+  PersistentGrid grid =
+      persistent_grid(kernel, NUM_THREADS, SMEM_BYTES, CLUSTER_SIZE, tiles_m, tiles_n, "v6 (sm_90a)");
 
   auto* c = static_cast<__nv_bfloat16*>(g.c);
   const int m = int(g.m), n = int(g.n), k = int(g.k);
   TraceBuffer buf;  // --trace: per CTA and role, setup, per turn 4 events per K tile and 4 more, teardown
   if (trace) {
-    const int turns = TileSchedule<KIND>(tiles_m, tiles_n, clusters, 0, CLUSTER_SIZE).num_turns();
-    buf = trace->allocate(cfg.gridDim.x, {"producer", "consumer 0", "consumer 1"},
+    const int turns = TileSchedule<KIND>(tiles_m, tiles_n, grid.clusters, 0, CLUSTER_SIZE).num_turns();
+    buf = trace->allocate(grid.cfg.gridDim.x, {"producer", "consumer 0", "consumer 1"},
                           uint32_t(turns) * (4 * num_k_tiles(k, BLOCK_K) + 4) + 8);
   }
-  return [=](cudaStream_t stream) {
-    cudaLaunchAttribute attr  = cluster;
-    cudaLaunchConfig_t launch = cfg;
-    launch.attrs              = &attr;
-    launch.stream             = stream;
-    CUDA_CHECK(cudaLaunchKernelEx(&launch, kernel, a_map, b_map, c_map, c, m, n, k, c_tma, buf));
+  return [=](cudaStream_t stream) mutable {
+    grid.launch(stream, kernel, a_map, b_map, c_map, c, m, n, k, c_tma, buf);
   };
 }
 template <ScheduleKind KIND>
