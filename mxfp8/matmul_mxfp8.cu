@@ -24,9 +24,9 @@
 //     scales. So the two accumulators overlap by 128 columns (seed 001's "Optimization 1"): accumulator 0 =
 //     columns [0, 256), accumulator 1 = [128, 384); the scales of ring stage s at 384 + 12 s (SFA: 4
 //     columns, SFB: 8). Three regions, X [0,128) Y [128,256) Z [256,384), each with its own tmem_empty
-//     barrier: the epilogue reads the shared region Y first and releases it before reading its own region,
-//     so the next tile's MMAs (which need Y and the other accumulator's own region) start as soon as
-//     possible. Scale slots per stage (not one slot reused by every stage): a slot is rewritten only after
+//     barrier: the epilogue loads the shared region Y first, all of it into registers, and releases it
+//     before storing it and reading its own region (seed 001), so the next tile's MMAs (which need Y and
+//     the other accumulator's own region) start as soon as possible. Scale slots per stage (not one slot reused by every stage): a slot is rewritten only after
 //     the stage's mma_done_bar has fired, i.e. after the MMAs that read it are complete, so the ordering of
 //     an MMA before a LATER tcgen05.cp (not among the ISA's pipelined pairs) is never relied on.
 //  5. BLOCK_K = 128 (one 128-byte swizzle span of fp8 and exactly one scale tile per 128 rows), 6 stages of
@@ -295,7 +295,12 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     for (int a = 0; a < NUM_ACCUMULATORS; ++a) ptx::mbarrier_init(&tmem_full_bar[a], 1);
     for (int r = 0; r < NUM_REGIONS; ++r) ptx::mbarrier_init(&tmem_empty_bar[r], EPILOGUE_ARRIVALS);
     ptx::fence_mbarrier_init();
-  } else if (warp_id == 1) {
+  }
+  // Cluster barrier, then the 2-CTA allocation, then a second cluster barrier (v5: the allocation is an
+  // exchange between the pair, so both CTAs must have started before it).
+  ptx::barrier_cluster_arrive();
+  ptx::barrier_cluster_wait();
+  if (warp_id == 1) {
     tc5::tmem_alloc<CTA_GROUP>(&tmem_slot, TMEM_COLS);
     tc5::tmem_relinquish_alloc_permit<CTA_GROUP>();
   }
@@ -344,7 +349,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           }
         }
       }
-      // Exit: wait for the release of the last NUM_STAGES loads (v6): no multicast commit, and no SFB
+      // Exit: wait for the release of the last NUM_STAGES loads (v4): no multicast commit, and no SFB
       // multicast into the peer, is still on its way when this CTA exits.
       for (int i = 0; i < NUM_STAGES; ++i) {
         ptx::mbarrier_wait(&mma_done_bar[stage], empty_phase, "mma_done_bar");
@@ -428,36 +433,52 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       const bool row_ok    = row_in_tile < rows_valid;
       float* c_row =
           c + (row_ok ? size_t(t.m * BLOCK_M + row_in_tile) * size_t(n) : 0) + size_t(t.n) * BLOCK_N;
-      // The accumulator's half in region Y first: columns [128, 256) of accumulator 0, [0, 128) of 1.
-      const int y_first_col = acc == 0 ? ACC_OVERLAP : 0;
-#pragma unroll 1
-      for (int half = 0; half < 2; ++half) {
-        const int col0 = half == 0 ? y_first_col : ACC_OVERLAP - y_first_col;
-#pragma unroll 1
-        for (int col = col0; col < col0 + REGION_COLS && col < cols_valid; col += 32) {
-          float v[32];
-          ld_32x32b_x32(tmem_addr(tmem_base, lane0, uint32_t(acc * ACC_STRIDE + col)), v);
-          tc5::wait_ld();
-          if (row_ok) {
+      // store: 32 loaded columns from `col` of the tile to this thread's row of C (edges: scalar stores)
+      auto store = [&](int col, const float* v) {
+        if (!row_ok) return;
 #pragma unroll
-            for (int j = 0; j < 32; j += 8) {
-              if (vector_stores && col + j + 8 <= cols_valid) {
-                st_global_v8_f32_no_allocate(c_row + col + j, v + j);
-              } else {
+        for (int j = 0; j < 32; j += 8) {
+          if (vector_stores && col + j + 8 <= cols_valid) {
+            st_global_v8_f32_no_allocate(c_row + col + j, v + j);
+          } else {
 #pragma unroll
-                for (int i = 0; i < 8; ++i)
-                  if (col + j + i < cols_valid) c_row[col + j + i] = v[j + i];
-              }
-            }
+            for (int i = 0; i < 8; ++i)
+              if (col + j + i < cols_valid) c_row[col + j + i] = v[j + i];
           }
         }
-        // Release the region just read (as v6: wait::ld, fence, one relaxed cluster arrival per warp).
+      };
+      // release: the region's loads are complete (wait::ld) and the fence orders them before one relaxed
+      // cluster arrival per warp on CTA 0's tmem_empty barrier (as v6)
+      auto release = [&](int region) {
         tc5::fence_before_thread_sync();
         __syncwarp();
-        if (lane == 0)
-          ptx::mbarrier_arrive_cluster(
-              ptx::mapa_shared_cluster(&tmem_empty_bar[half == 0 ? REGION_Y : 2 * acc], 0));
+        if (lane == 0) ptx::mbarrier_arrive_cluster(ptx::mapa_shared_cluster(&tmem_empty_bar[region], 0));
+      };
+      // The accumulator's half in region Y first: columns [128, 256) of accumulator 0, [0, 128) of 1. All of
+      // it is loaded into registers (128 per thread) and released at once, before it is stored (seed 001):
+      // the next tile's MMAs, which need Y, wait for 4 TMEM loads, not for 64 KB of global stores per CTA.
+      const int y_first_col = acc == 0 ? ACC_OVERLAP : 0;
+      float y[REGION_COLS];
+#pragma unroll
+      for (int j = 0; j < REGION_COLS; j += 32)
+        if (y_first_col + j < cols_valid)  // chunks wholly past N are skipped by the whole warp
+          ld_32x32b_x32(tmem_addr(tmem_base, lane0, uint32_t(acc * ACC_STRIDE + y_first_col + j)),
+                        *reinterpret_cast<float(*)[32]>(y + j));
+      tc5::wait_ld();
+      release(REGION_Y);
+#pragma unroll
+      for (int j = 0; j < REGION_COLS; j += 32)
+        if (y_first_col + j < cols_valid) store(y_first_col + j, y + j);
+      // Then its own region (X or Z), 32 columns at a time, released once read.
+      const int own_first_col = ACC_OVERLAP - y_first_col;
+#pragma unroll 1
+      for (int col = own_first_col; col < own_first_col + REGION_COLS && col < cols_valid; col += 32) {
+        float v[32];
+        ld_32x32b_x32(tmem_addr(tmem_base, lane0, uint32_t(acc * ACC_STRIDE + col)), v);
+        tc5::wait_ld();
+        store(col, v);
       }
+      release(2 * acc);
       if (++acc == NUM_ACCUMULATORS) {
         acc = 0;
         acc_full_phase ^= 1;

@@ -5,6 +5,9 @@
 # (optional), at most that many registers per thread and bytes of SHARED (static + the driver's reserve).
 # KERNEL_RE (optional): the regex naming the kernels checked; the stages' matmul_vN..._kernel by default.
 # LOCAL_RE (optional): the LDL/STL search covers only the functions it names (default: the whole binary).
+# ORDER (optional, "-DORDER=A<B;C<D"): in every kernel of KERNEL_RE that has a B, the first A comes before the
+# first B in the SASS (straight-line setup code keeps program order: e.g. the cluster barrier's wait before
+# the 2-CTA TMEM allocation).
 if(NOT KERNEL_RE)
   set(KERNEL_RE "matmul_v[0-9a-z_]*kernel")
 endif()
@@ -42,12 +45,38 @@ foreach(re ${FORBIDDEN})
   endif()
   message(STATUS "absent, as required: ${re}")
 endforeach()
+# The SASS cut into one chunk per function (CMake's list separator kept out of the SASS text first).
+string(REPLACE ";" "," split "${sass}")
+string(REGEX REPLACE "\n[ \t]*Function : " ";Function : " chunks "${split}")
+foreach(rule ${ORDER})
+  string(REPLACE "<" ";" pair "${rule}")
+  list(GET pair 0 first)
+  list(GET pair 1 second)
+  set(checked 0)
+  foreach(chunk ${chunks})
+    if(NOT chunk MATCHES "^Function : [^\n]*${KERNEL_RE}")
+      continue()
+    endif()
+    string(FIND "${chunk}" " ${second}" at_second)
+    if(at_second LESS 0)
+      continue()
+    endif()
+    string(FIND "${chunk}" " ${first}" at_first)
+    string(REGEX MATCH "^Function : [^\n]*" fn "${chunk}")
+    if(at_first LESS 0 OR at_first GREATER at_second)
+      message(FATAL_ERROR "${ARCH}: in ${fn}, ${second} comes before any ${first} (required order: ${rule})")
+    endif()
+    math(EXPR checked "${checked} + 1")
+  endforeach()
+  if(checked EQUAL 0)
+    message(FATAL_ERROR "${ARCH}: no kernel of ${KERNEL_RE} has ${second}: the order ${rule} checks nothing")
+  endif()
+  message(STATUS "order ${rule}: holds in ${checked} kernels")
+endforeach()
 # LOCAL_RE (optional): look for LDL/STL only in the functions whose name matches it (default: everywhere).
 set(local_sass "${sass}")
 if(LOCAL_RE)
   set(local_sass "")
-  string(REPLACE ";" "," split "${sass}")  # keep CMake's list separator out of the SASS text
-  string(REGEX REPLACE "\n[ \t]*Function : " ";Function : " chunks "${split}")
   foreach(chunk ${chunks})
     if(chunk MATCHES "^Function : [^\n]*${LOCAL_RE}")
       string(APPEND local_sass "${chunk}")

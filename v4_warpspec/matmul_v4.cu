@@ -20,6 +20,11 @@
 //     run up to 7 tiles ahead of the MMAs. The tile stays v3's 128x128x64 (seed 000's v4 choice too), so
 //     that the step is warp specialisation alone; 128x256 tiles (48 KB stages, only 4 of them, 256 TMEM
 //     columns) come with the 2-SM MMA of v5.
+//  5. Exit: after its last load the producer waits until the MMAs have released the last NUM_STAGES stages.
+//     A commit's arrival is asynchronous; the next CTA on this SM initialises its barriers at the same
+//     shared-memory offsets, and an arrival still on its way would complete a phase of the new CTA's
+//     barrier, letting its producer overwrite a stage an MMA still reads. CUTLASS's producer runs the same
+//     tail ("load_tail").
 // The phases are still never kept in an array indexed at run time (local memory; the SASS tests check).
 //
 // Why it helps: in v3 the one thread that issued the MMAs of tile k then waited for those of k - 1 before it
@@ -163,6 +168,19 @@ __global__ void __launch_bounds__(NUM_THREADS)
           empty_phase ^= 1;
         }
       }
+      // Exit: wait for the release of the last NUM_STAGES loads, so that no commit is still on its way to
+      // this CTA's mma_done_bar when it exits: the next CTA on this SM initialises its barriers at the same
+      // offsets, and a late arrival would complete a phase of one of them (waits for loads that never were
+      // pass at once).
+      prof.begin(Ev::WaitEmpty);
+      for (int i = 0; i < NUM_STAGES; ++i) {
+        ptx::mbarrier_wait(&mma_done_bar[stage], empty_phase, "mma_done_bar");
+        if (++stage == NUM_STAGES) {
+          stage = 0;
+          empty_phase ^= 1;
+        }
+      }
+      prof.end(Ev::WaitEmpty);
     }
     __syncwarp();  // the other 31 lanes sleep here instead of spinning beside the producer thread
   } else if (warp_id == 1) {

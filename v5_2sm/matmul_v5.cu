@@ -19,10 +19,15 @@
 //     address mapa gives for rank 0, with the TMA form that lets a peer's barrier take the bytes
 //     (cp.async.bulk.tensor ... .cta_group::2).
 //  4. The commits multicast to both CTAs (ctaMask 0b11): mma_done_bar[s] tells both producers that stage s is
-//     empty, mainloop_done_bar tells both epilogues that their TMEM holds the result.
-//  5. Cluster barriers: one after barrier and TMEM setup (no CTA arrives on, or sends bytes to, a barrier the
-//     peer has not initialised), and one before TMEM dealloc (no CTA frees TMEM while the pair's MMAs or
-//     the peer's epilogue may still use it; seed 000 left it out and called it a race).
+//     empty, mainloop_done_bar tells both epilogues that their TMEM holds the result. The producer's exit
+//     tail (v4) now also covers the arrivals CTA 0's commits send to CTA 1.
+//  5. Cluster barriers: one after barrier setup and before the 2-CTA TMEM allocation, whose SASS is an
+//     exchange between the two CTAs (the even CTA writes into the odd CTA's shared memory and arrives on a
+//     barrier there: the peer must have started; seed 000 allocated first, a race that happened to hold);
+//     one after the allocation (no CTA arrives on, or sends bytes to, a barrier the peer has not
+//     initialised, or reads a TMEM address not yet written); one before TMEM dealloc (no CTA frees TMEM
+//     while the pair's MMAs or the peer's epilogue may still use it; seed 000 left it out and called it a
+//     race).
 //  6. Tile order: clusters walk GROUP_M M tiles (8 pairs) down M before stepping along N, as on Hopper
 //     (common/tile_order.h): the CTAs that run together share their A and B tiles in L2.
 //
@@ -155,11 +160,18 @@ __global__ void __launch_bounds__(NUM_THREADS)
     }
     ptx::mbarrier_init(&mainloop_done_bar, 1);  // one arrival: the commit after the last K tile
     ptx::fence_mbarrier_init();
-  } else if (warp_id == 1) {
+  }
+  // Cluster barrier 1: both CTAs have started and initialised their barriers before either allocates.
+  // tcgen05.alloc.cta_group::2 is an exchange between the pair (in SASS the even CTA writes into the odd
+  // CTA's shared memory and arrives on a barrier there): a peer that has not started yet would hang or
+  // fault it. CUTLASS and DeepGEMM also allocate only after a cluster barrier.
+  ptx::barrier_cluster_arrive();
+  ptx::barrier_cluster_wait();
+  if (warp_id == 1) {
     tc5::tmem_alloc<CTA_GROUP>(&tmem_slot, TMEM_COLS);  // with warp 1 of the peer CTA
     tc5::tmem_relinquish_alloc_permit<CTA_GROUP>();
   }
-  // Cluster barrier: both CTAs' barriers and TMEM are set up before either CTA uses the other's.
+  // Cluster barrier 2: the TMEM address is in tmem_slot, in both CTAs, before anyone reads it.
   tc5::fence_before_thread_sync();
   ptx::barrier_cluster_arrive();
   ptx::barrier_cluster_wait();
@@ -200,6 +212,19 @@ __global__ void __launch_bounds__(NUM_THREADS)
           empty_phase ^= 1;
         }
       }
+      // Exit: wait for the release of the last NUM_STAGES loads, so that no commit is still on its way to
+      // this CTA's mma_done_bar when it exits: the next CTA on this SM initialises its barriers at the same
+      // offsets, and a late arrival would complete a phase of one of them (waits for loads that never were
+      // pass at once).
+      prof.begin(Ev::WaitEmpty);
+      for (int i = 0; i < NUM_STAGES; ++i) {
+        ptx::mbarrier_wait(&mma_done_bar[stage], empty_phase, "mma_done_bar");
+        if (++stage == NUM_STAGES) {
+          stage = 0;
+          empty_phase ^= 1;
+        }
+      }
+      prof.end(Ev::WaitEmpty);
     }
     __syncwarp();  // the other 31 lanes sleep here instead of spinning beside the producer thread
   } else if (warp_id == 1 && cta_rank == 0) {

@@ -20,9 +20,7 @@
 //  4. The ring's stage index and phase carry across tiles (never k_tile % NUM_STAGES from zero per tile:
 //     the next tile's loads go into the stages the last tile has just freed), and so do the accumulator
 //     index and its phase.
-//  5. Exit: the producer waits until the MMAs have released every stage it filled (no multicast commit may
-//     still be on its way to this CTA's barriers), then a cluster barrier before TMEM dealloc, as v5.
-//  6. Any M >= 1, N >= 1, K a multiple of 8 (the TMA global stride rule; common/edge.h):
+//  5. Any M >= 1, N >= 1, K a multiple of 8 (the TMA global stride rule; common/edge.h):
 //     - loads: 2D tensor maps (K extent = K itself) so that the boxes past M, N and K are zero-filled by TMA,
 //       the short last K tile included (the 3D maps of v5 cut K into 64-element slices and would drop a
 //       tail). With one 64-wide box per operand and K tile, the 2D box lands exactly as v5's 3D one did.
@@ -184,11 +182,18 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       ptx::mbarrier_init(&tmem_empty_bar[a], EPILOGUE_ARRIVALS);  // every epilogue warp of the pair (CTA 0's)
     }
     ptx::fence_mbarrier_init();
-  } else if (warp_id == 1) {
+  }
+  // Cluster barrier 1: both CTAs have started and initialised their barriers before either allocates.
+  // tcgen05.alloc.cta_group::2 is an exchange between the pair (in SASS the even CTA writes into the odd
+  // CTA's shared memory and arrives on a barrier there): a peer that has not started yet would hang or
+  // fault it. CUTLASS and DeepGEMM also allocate only after a cluster barrier.
+  ptx::barrier_cluster_arrive();
+  ptx::barrier_cluster_wait();
+  if (warp_id == 1) {
     tc5::tmem_alloc<CTA_GROUP>(&tmem_slot, TMEM_COLS);  // with warp 1 of the peer CTA
     tc5::tmem_relinquish_alloc_permit<CTA_GROUP>();
   }
-  // Cluster barrier: both CTAs' barriers and TMEM are set up before either CTA uses the other's.
+  // Cluster barrier 2: the TMEM address is in tmem_slot, in both CTAs, before anyone reads it.
   tc5::fence_before_thread_sync();
   ptx::barrier_cluster_arrive();
   ptx::barrier_cluster_wait();
@@ -238,8 +243,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           }
         }
       }
-      // Exit: wait for the release of the last NUM_STAGES loads, so that no multicast commit is still on
-      // its way to this CTA's mma_done_bar when it exits (waits for loads that never were pass at once).
+      // Exit: wait for the release of the last NUM_STAGES loads, so that no commit is still on its way to
+      // this CTA's mma_done_bar when it exits: the next CTA on this SM initialises its barriers at the same
+      // offsets, and a late arrival would complete a phase of one of them (waits for loads that never were
+      // pass at once).
       prof.begin(Ev::WaitEmpty);
       for (int i = 0; i < NUM_STAGES; ++i) {
         ptx::mbarrier_wait(&mma_done_bar[stage], empty_phase, "mma_done_bar");
