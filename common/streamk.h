@@ -1,0 +1,152 @@
+// streamk.h: the stream-K partition of a GEMM's work (v7): which pieces (an output unit and a range of its
+// K tiles) each persistent worker computes, and which worker fixes up a unit that several workers share.
+// Host and device, so that the CPU tests check the very code the kernels run.
+//
+// Work, not tiles. A persistent kernel with one unit (an output tile, or a pair of tiles for a 2-CTA
+// cluster) per turn leaves SMs idle in its last wave whenever the units do not divide evenly over the
+// workers: 256 units on 66 clusters are 3.88 turns, so in the fourth turn 8 clusters idle for a whole unit.
+// Stream-K (Osama et al., "Stream-K: Work-centric Parallel Decomposition for Dense Matrix-Matrix
+// Multiplication on the GPU", PPoPP 2023) schedules MAC iterations instead: one iteration is one unit times
+// one K tile (BLOCK_K), and a problem of `units` units of `iters` K tiles has units * iters of them. Cut
+// into `workers` contiguous ranges, every worker does the same amount of work to within one iteration.
+//
+// The plan. Units [0, dp_units) are data-parallel: whole units, unit u to worker u % workers (under Hybrid
+// dp_units is a multiple of workers, so every worker does the same number). Units [dp_units, units) are
+// stream-K:
+// their iterations, in unit-major, K-minor order, are cut into sk_workers contiguous ranges as evenly as
+// integer division allows (the first (total % sk_workers) ranges one iteration longer). Every worker does
+// its data-parallel units first, then its stream-K range. Three policies pick dp_units:
+//  - DataParallel: every unit whole (v6's schedule; sk_workers = 0).
+//  - StreamK: every unit in the stream-K region.
+//  - Hybrid: whole waves stay data-parallel, and the stream-K region is the partial last wave plus one full
+//    wave (when there is one), so that each worker's stream-K share is between one and two units: the
+//    split units are few, and each partial sum is a sizeable piece of K. With no partial wave, it is
+//    DataParallel.
+// A range shorter than `min_iters` K tiles costs more in fixup than it saves: sk_workers is reduced until
+// each range has at least min_iters iterations (at least one worker).
+//
+// The fixup. A stream-K unit whose iterations fall into several ranges is split into segments, one per
+// worker, in K order. The worker of its FIRST segment (k_begin == 0) finishes it: it adds the partial sums
+// of the later segments, in K order, to its own and stores the unit. Why that worker: it reaches the unit at
+// the END of its range, while the workers of the later segments reach it at the START of theirs, so their
+// partials are usually ready when it asks. Consequences the tests check:
+//  - a later (k_begin > 0) segment is always the first stream-K piece of its worker: each worker writes at
+//    most one partial, so the workspace has one fp32 tile per worker (slot = worker index) and one flag;
+//  - only finishers wait, and only for partials, whose writers never wait before writing them (their
+//    data-parallel units need no one): no cycle, provided every worker is resident at once (the persistent
+//    grid is sized from the occupancy calculation for that reason);
+//  - the sum order is fixed by the plan (own partial, then segment 1, 2, ...), not by which partial lands
+//    first: two runs give bit-identical output.
+#pragma once
+
+#include "common/descriptors.cuh"  // GEMM_HD
+
+namespace gemm {
+
+enum class StreamKPolicy : int { DataParallel = 0, StreamK = 1, Hybrid = 2 };
+
+// One piece of a worker's work: K tiles [k_begin, k_end) of unit `unit`.
+struct StreamKPiece {
+  int unit    = 0;
+  int k_begin = 0, k_end = 0;
+  int k_tiles = 0;  // the unit's K tiles (iters): k_end == k_tiles means the piece reaches the unit's end
+  // The piece's role in the fixup: Whole (stored directly), Finisher (k_begin == 0, not whole: adds the
+  // later segments' partials, then stores), Partial (k_begin > 0: writes its partial and a flag).
+  enum Role : int { Whole = 0, Finisher = 1, Partial = 2 } role = Whole;
+};
+
+struct StreamKPlan {
+  int units = 0, iters = 0, workers = 0;  // units of iters K tiles each, over `workers` workers
+  int dp_units   = 0;                     // units [0, dp_units): whole, round-robin; a multiple of workers
+  int sk_workers = 0;                     // workers [0, sk_workers) share units [dp_units, units)
+
+  GEMM_HD constexpr long long sk_iters() const { return (long long)(units - dp_units) * iters; }
+  // First stream-K iteration of worker w's range (w in [0, sk_workers]; w == sk_workers: the end).
+  GEMM_HD constexpr long long sk_begin(int w) const {
+    const long long q = sk_iters() / sk_workers, r = sk_iters() % sk_workers;
+    return w * q + (w < r ? w : r);
+  }
+  // The worker whose range holds stream-K iteration g (0 <= g < sk_iters()).
+  GEMM_HD constexpr int sk_owner(long long g) const {
+    const long long q = sk_iters() / sk_workers, r = sk_iters() % sk_workers;
+    // the first r ranges have q + 1 iterations, the rest q
+    return g < r * (q + 1) ? int(g / (q + 1)) : int(r + (g - r * (q + 1)) / q);
+  }
+  // The workers whose ranges cover stream-K unit u (dp_units <= u < units): first .. last, in K order.
+  GEMM_HD constexpr int first_worker(int u) const { return sk_owner((long long)(u - dp_units) * iters); }
+  GEMM_HD constexpr int last_worker(int u) const {
+    return sk_owner((long long)(u - dp_units + 1) * iters - 1);
+  }
+  // Worker w's K tiles of stream-K unit u: [k_begin, k_end), empty where its range misses the unit.
+  GEMM_HD constexpr int segment_k_begin(int u, int w) const {
+    const long long u0 = (long long)(u - dp_units) * iters, b = sk_begin(w);
+    return int(b > u0 ? b - u0 : 0);
+  }
+  GEMM_HD constexpr int segment_k_end(int u, int w) const {
+    const long long u0 = (long long)(u - dp_units) * iters, e = sk_begin(w + 1);
+    return int(e < u0 + iters ? e - u0 : iters);
+  }
+};
+
+// The plan for `units` units of `iters` K tiles on `workers` resident workers (all >= 1).
+GEMM_HD constexpr StreamKPlan make_streamk_plan(int units, int iters, int workers, StreamKPolicy policy,
+                                                int min_iters = 4) {
+  StreamKPlan p;
+  p.units   = units;
+  p.iters   = iters;
+  p.workers = workers;
+  const int full_waves = units / workers, rest = units % workers;
+  int sk_units         = 0;
+  if (policy == StreamKPolicy::StreamK) sk_units = units;
+  if (policy == StreamKPolicy::Hybrid && rest != 0) sk_units = rest + (full_waves >= 1 ? workers : 0);
+  p.dp_units = units - sk_units;
+  if (sk_units > 0) {
+    const long long total = (long long)sk_units * iters;
+    const long long most  = min_iters > 0 ? total / min_iters : total;  // ranges of >= min_iters iterations
+    p.sk_workers          = int(most < 1 ? 1 : (most < workers ? most : workers));
+  }
+  return p;
+}
+
+// One worker's pieces, in the order it computes them: its data-parallel units, then its stream-K range.
+class StreamKWork {
+ public:
+  GEMM_HD constexpr StreamKWork(const StreamKPlan& plan, int worker)
+      : plan_(plan), next_dp_(worker), next_sk_(0) {
+    if (worker < plan.sk_workers) {
+      next_sk_ = plan.sk_begin(worker);
+      end_sk_  = plan.sk_begin(worker + 1);
+    }
+  }
+
+  GEMM_HD constexpr bool next(StreamKPiece& piece) {
+    piece.k_tiles = plan_.iters;
+    if (next_dp_ < plan_.dp_units) {
+      piece.unit    = next_dp_;
+      piece.k_begin = 0;
+      piece.k_end   = plan_.iters;
+      piece.role    = StreamKPiece::Whole;
+      next_dp_ += plan_.workers;
+      return true;
+    }
+    if (next_sk_ >= end_sk_) return false;
+    const long long local = next_sk_ / plan_.iters;  // stream-K unit, counted from dp_units
+    const long long u0    = local * plan_.iters;
+    const long long stop  = end_sk_ < u0 + plan_.iters ? end_sk_ : u0 + plan_.iters;
+    piece.unit            = plan_.dp_units + int(local);
+    piece.k_begin         = int(next_sk_ - u0);
+    piece.k_end           = int(stop - u0);
+    piece.role            = piece.k_begin > 0                ? StreamKPiece::Partial
+                            : piece.k_end == plan_.iters ? StreamKPiece::Whole
+                                                         : StreamKPiece::Finisher;
+    next_sk_              = stop;
+    return true;
+  }
+
+ private:
+  StreamKPlan plan_;
+  int next_dp_;
+  long long next_sk_, end_sk_ = 0;
+};
+
+}  // namespace gemm

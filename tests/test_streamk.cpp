@@ -1,0 +1,235 @@
+// test_streamk.cpp: the stream-K partition (common/streamk.h), the code the v7 kernels run, on the CPU.
+// For every policy over a grid of shapes (primes, one unit, fewer iterations than workers, K shorter than a
+// range, more workers than units): every MAC iteration is done exactly once; every split unit has exactly
+// one finisher and its later segments are contiguous, in K order, each the piece its worker computes; a
+// worker writes at most one partial, as its first stream-K piece; the ranges are balanced to one iteration;
+// and no interleaving of the workers deadlocks on the fixup's flags.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "common/streamk.h"
+
+using gemm::make_streamk_plan;
+using gemm::StreamKPiece;
+using gemm::StreamKPlan;
+using gemm::StreamKPolicy;
+using gemm::StreamKWork;
+
+namespace {
+
+std::vector<std::vector<StreamKPiece>> all_pieces(const StreamKPlan& plan) {
+  std::vector<std::vector<StreamKPiece>> pieces(plan.workers);
+  for (int w = 0; w < plan.workers; ++w) {
+    StreamKWork work(plan, w);
+    for (StreamKPiece p; work.next(p);) pieces[w].push_back(p);
+  }
+  return pieces;
+}
+
+const char* name(StreamKPolicy p) {
+  return p == StreamKPolicy::DataParallel ? "DataParallel" : p == StreamKPolicy::StreamK ? "StreamK" : "Hybrid";
+}
+
+// Every property of the partition for one configuration; returns the number of split units.
+int check_plan(int units, int iters, int workers, StreamKPolicy policy, int min_iters) {
+  const StreamKPlan plan = make_streamk_plan(units, iters, workers, policy, min_iters);
+  INFO(name(policy) << " units=" << units << " iters=" << iters << " workers=" << workers
+                    << " min_iters=" << min_iters << " -> dp_units=" << plan.dp_units
+                    << " sk_workers=" << plan.sk_workers);
+  if (policy != StreamKPolicy::DataParallel) REQUIRE(plan.dp_units % workers == 0);  // whole waves only
+  REQUIRE(plan.dp_units >= 0);
+  REQUIRE(plan.dp_units <= units);
+  if (policy == StreamKPolicy::DataParallel) REQUIRE(plan.dp_units == units);
+  if (policy == StreamKPolicy::StreamK) REQUIRE(plan.dp_units == 0);
+  if (policy == StreamKPolicy::Hybrid) {
+    const int rest = units % workers;
+    // the partial last wave and one full wave (where there is one) go stream-K; no partial wave: all whole
+    REQUIRE(units - plan.dp_units == (rest == 0 ? 0 : rest + (units >= workers ? workers : 0)));
+  }
+  const bool has_sk = plan.dp_units < units;
+  REQUIRE((plan.sk_workers >= 1) == has_sk);
+  REQUIRE(plan.sk_workers <= workers);
+
+  const auto pieces = all_pieces(plan);
+  std::vector<int> done(size_t(units) * iters, 0);
+  long long min_sk = -1, max_sk = 0;
+  for (int w = 0; w < workers; ++w) {
+    int dp = 0, partials = 0;
+    long long sk = 0;
+    bool in_sk = false;
+    for (size_t i = 0; i < pieces[w].size(); ++i) {
+      const StreamKPiece& p = pieces[w][i];
+      REQUIRE(p.unit >= 0);
+      REQUIRE(p.unit < units);
+      REQUIRE(p.k_begin < p.k_end);  // no empty piece
+      REQUIRE(p.k_end <= iters);
+      REQUIRE(p.k_tiles == iters);
+      for (int k = p.k_begin; k < p.k_end; ++k) ++done[size_t(p.unit) * iters + k];
+      if (p.unit < plan.dp_units) {
+        REQUIRE_FALSE(in_sk);  // data-parallel units come first
+        REQUIRE(p.unit % workers == w);
+        REQUIRE(p.role == StreamKPiece::Whole);
+        ++dp;
+      } else {
+        if (p.role == StreamKPiece::Partial) {
+          REQUIRE_FALSE(in_sk);  // a later segment is the worker's FIRST stream-K piece: one partial at most
+          ++partials;
+        }
+        REQUIRE((p.role == StreamKPiece::Partial) == (p.k_begin > 0));
+        REQUIRE((p.role == StreamKPiece::Whole) == (p.k_begin == 0 && p.k_end == iters));
+        in_sk = true;
+        sk += p.k_end - p.k_begin;
+      }
+    }
+    REQUIRE(dp == (plan.dp_units - w + workers - 1) / workers);  // units w, w + workers, ... < dp_units
+    REQUIRE(partials <= 1);
+    if (w < plan.sk_workers) {
+      min_sk = min_sk < 0 ? sk : std::min(min_sk, sk);
+      max_sk = std::max(max_sk, sk);
+      // a range is at least min_iters long, unless the whole region is shorter (then one worker takes it)
+      if (plan.sk_workers > 1) REQUIRE(sk >= min_iters);
+    } else {
+      REQUIRE(sk == 0);
+    }
+  }
+  for (size_t i = 0; i < done.size(); ++i) {
+    INFO("unit " << i / iters << " K tile " << i % iters);
+    REQUIRE(done[i] == 1);  // every MAC iteration exactly once
+  }
+  if (has_sk) REQUIRE(max_sk - min_sk <= 1);  // balanced to one iteration
+
+  // The fixup of every stream-K unit: the workers first..last, consecutive, their segments contiguous in K
+  // order from 0 to iters, each exactly the piece that worker computes for the unit.
+  int split = 0;
+  for (int u = plan.dp_units; u < units; ++u) {
+    const int first = plan.first_worker(u), last = plan.last_worker(u);
+    REQUIRE(first <= last);
+    REQUIRE(last < plan.sk_workers);
+    int k = 0;
+    for (int w = first; w <= last; ++w) {
+      const int b = plan.segment_k_begin(u, w), e = plan.segment_k_end(u, w);
+      REQUIRE(b == k);
+      REQUIRE(e > b);
+      k = e;
+      const auto it = std::find_if(pieces[w].begin(), pieces[w].end(),
+                                   [&](const StreamKPiece& p) { return p.unit == u; });
+      REQUIRE(it != pieces[w].end());
+      REQUIRE(it->k_begin == b);
+      REQUIRE(it->k_end == e);
+      const auto expected = first == last  ? StreamKPiece::Whole
+                            : w == first ? StreamKPiece::Finisher
+                                         : StreamKPiece::Partial;
+      REQUIRE(it->role == expected);
+    }
+    REQUIRE(k == iters);
+    split += first < last;
+  }
+  return split;
+}
+
+// Runs the workers in a random interleaving: a Finisher piece may complete only once the partials of its
+// unit's later segments are flagged; a Partial piece flags its worker's slot. At most `resident` workers run
+// at once; a worker starts, in index order, when one has finished (how a GPU launches CTAs that do not all
+// fit). False if every running worker is blocked (a deadlock).
+bool interleaving_completes(const StreamKPlan& plan, std::mt19937& rng, int resident) {
+  const auto pieces = all_pieces(plan);
+  std::vector<size_t> next(plan.workers, 0);
+  std::vector<char> flagged(plan.workers, 0);
+  for (;;) {
+    std::vector<int> runnable;
+    int running = 0;
+    for (int w = 0; w < plan.workers && running < resident; ++w) {
+      if (next[w] == pieces[w].size()) continue;
+      ++running;
+      const StreamKPiece& p = pieces[w][next[w]];
+      bool ready            = true;
+      if (p.role == StreamKPiece::Finisher)
+        for (int v = plan.first_worker(p.unit) + 1; v <= plan.last_worker(p.unit); ++v) ready &= flagged[v] != 0;
+      if (ready) runnable.push_back(w);
+    }
+    if (running == 0) return true;  // every worker has done all its pieces
+    if (runnable.empty()) return false;
+    const int w           = runnable[std::uniform_int_distribution<size_t>(0, runnable.size() - 1)(rng)];
+    const StreamKPiece& p = pieces[w][next[w]++];
+    if (p.role == StreamKPiece::Partial) flagged[w] = 1;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("stream-K: every iteration once, every split unit fixed up once in K order, balanced",
+          "[streamk]") {
+  const int units_list[]   = {1, 2, 3, 7, 13, 64, 65, 66, 67, 131, 132, 256, 257, 1000};
+  const int iters_list[]   = {1, 2, 3, 5, 16, 17, 64, 128};
+  const int workers_list[] = {1, 2, 7, 64, 66, 74, 132};
+  const StreamKPolicy policies[] = {StreamKPolicy::DataParallel, StreamKPolicy::StreamK, StreamKPolicy::Hybrid};
+  int configs = 0, split_units = 0;
+  for (int units : units_list)
+    for (int iters : iters_list)
+      for (int workers : workers_list)
+        for (StreamKPolicy policy : policies)
+          for (int min_iters : {1, 4}) {
+            split_units += check_plan(units, iters, workers, policy, min_iters);
+            ++configs;
+          }
+  std::printf("stream-K partition: %d configurations, %d split units checked\n", configs, split_units);
+  REQUIRE(split_units > 1000);  // the grid does exercise the fixup
+}
+
+TEST_CASE("stream-K: the plans the v7 shapes get", "[streamk]") {
+  SECTION("4096^3 on an H100: 256 pair units of 64 K tiles on 66 clusters") {
+    const StreamKPlan p = make_streamk_plan(256, 64, 66, StreamKPolicy::Hybrid);
+    CHECK(p.dp_units == 132);  // two whole waves; the 0.88 wave + one wave = 124 units go stream-K
+    CHECK(p.sk_workers == 66);
+    CHECK(p.sk_begin(66) == 124LL * 64);
+    CHECK(p.sk_begin(1) == 121);  // 7936 iterations / 66 = 120 r 16: the first 16 ranges are 121 long
+    CHECK(p.sk_begin(17) - p.sk_begin(16) == 120);
+  }
+  SECTION("one 256x256 unit, K = 8192 (128 K tiles): split-K over the workers, >= 4 K tiles each") {
+    const StreamKPlan p = make_streamk_plan(1, 128, 66, StreamKPolicy::StreamK, 4);
+    CHECK(p.dp_units == 0);
+    CHECK(p.sk_workers == 32);
+    CHECK(p.first_worker(0) == 0);
+    CHECK(p.last_worker(0) == 31);
+    CHECK(p.segment_k_begin(0, 31) == 124);
+  }
+  SECTION("an even grid stays data-parallel under Hybrid") {
+    const StreamKPlan p = make_streamk_plan(132, 64, 66, StreamKPolicy::Hybrid);
+    CHECK(p.dp_units == 132);
+    CHECK(p.sk_workers == 0);
+  }
+  SECTION("fewer units than workers: Hybrid splits all of them") {
+    const StreamKPlan p = make_streamk_plan(16, 64, 66, StreamKPolicy::Hybrid, 4);
+    CHECK(p.dp_units == 0);
+    CHECK(p.sk_workers == 66);  // 1024 iterations: 15 or 16 each
+  }
+}
+
+TEST_CASE("stream-K: no interleaving of resident workers deadlocks on the fixup", "[streamk]") {
+  const uint32_t seed = std::random_device{}();
+  std::printf("stream-K interleavings: seed %u\n", seed);
+  std::mt19937 rng(seed);
+  INFO("seed " << seed);
+  const int shapes[][3] = {{256, 64, 66}, {1, 128, 66}, {67, 5, 66}, {13, 17, 7}, {1000, 3, 132}, {3, 1, 7}};
+  for (const auto& s : shapes)
+    for (StreamKPolicy policy : {StreamKPolicy::StreamK, StreamKPolicy::Hybrid})
+      for (int run = 0; run < 50; ++run) {
+        const StreamKPlan plan = make_streamk_plan(s[0], s[1], s[2], policy, 1);
+        INFO(name(policy) << " units=" << s[0] << " iters=" << s[1] << " workers=" << s[2]);
+        REQUIRE(interleaving_completes(plan, rng, plan.workers));
+      }
+}
+
+TEST_CASE("stream-K: the interleaving check fails when not every worker is resident", "[streamk]") {
+  // Why the persistent grid is sized from the occupancy calculation: with fewer resident workers than the
+  // plan has, a finisher waits for a partial that a worker which cannot start yet would write.
+  std::mt19937 rng(1);
+  const StreamKPlan plan = make_streamk_plan(7, 5, 3, StreamKPolicy::StreamK, 1);
+  REQUIRE(plan.first_worker(2) < plan.last_worker(2));  // unit 2 is split between workers 0 and 1
+  CHECK(interleaving_completes(plan, rng, 3));
+  CHECK_FALSE(interleaving_completes(plan, rng, 1));
+}
