@@ -42,9 +42,24 @@ std::string lt_error(const char* call, cublasStatus_t st) {
 // Row-major D[M,N] = A B^T is column-major D^T[N,M] = B A^T: cuBLAS's "A" is our B (K x N, ld K, transposed),
 // its "B" is our A (K x M, ld K). So cuBLAS's A scales are our SFB, its B scales our SFA: the blocked layout
 // of each is over its own rows (N for B, M for A) and K / 32, which is what the quantizer writes.
+//
+// Shapes: cuBLASLt's FP8 GEMMs (MXFP8 included) require the alignments that the cuBLAS documentation lists
+// under "Tensor Core Usage" (cublasLtMatmul, FP8 requirements): in cuBLAS's column-major terms every leading
+// dimension times its element size, the K extent of a transposed operand and the row count of D times its
+// element size must be multiples of 16 bytes, and every pointer 16-byte aligned. Here lda = ldb = K e4m3
+// bytes (a multiple of 32 in any MXFP8 GEMM: it holds) and D has N fp32 per row of our C: N * 4 must be a
+// multiple of 16. Where it is not (N = 777: a row of 3108 bytes) the class refuses up front, before asking
+// for an algorithm that the documentation does not promise, and the caller settles without this reference.
+// (cuBLASLt 13.1's per-tensor e4m3 GEMM on an H100 follows exactly this rule: matmul_mxfp8_main.cpp.)
 LtMxfp8Gemm::LtMxfp8Gemm(int64_t m, int64_t n, int64_t k, const void* sfa, const void* sfb) {
   error_ = lt_mxfp8_unavailable_reason();
   if (!error_.empty()) return;
+  if (k % 16 != 0 || (n * 4) % 16 != 0) {
+    error_ = "cuBLASLt's FP8 GEMMs need 16-byte leading dimensions: a row of C is N=" + std::to_string(n) +
+             " fp32 = " + std::to_string(n * 4) + " bytes and a row of A and B K=" + std::to_string(k) +
+             " bytes (N must be a multiple of 4, K of 16)";
+    return;
+  }
   impl_   = new Impl;
   Impl& s = *impl_;
 #define LT_TRY(call)                    \
