@@ -6,11 +6,14 @@
 #   ./run_all.sh                          4096^3
 #   ./run_all.sh --sizes "4096 8192"      several cube sizes (or MxNxK, e.g. 4096x8192x2048)
 #   ./run_all.sh --repeat 2               the whole run twice, back to back, and how far the ratios agree
-#   ./run_all.sh --update-readme          also rewrite the README's tables (between their markers) and chart
+#   ./run_all.sh --update-readme          also rewrite the tables between their markers (the progression and
+#                                         chart in README.md, each stage's table in its vN_*/README.md or
+#                                         mxfp8/README.md, the agreement of --repeat in docs/benchmark-method.md;
+#                                         tools/progression.py MARKER_FILES lists them)
 #   ./run_all.sh --seconds S --round N --iters N    passed to every stage binary (see its --help)
 #   ./run_all.sh --sweep                  the shape sweep of tools/sweep_shapes.txt (cubes 512-16384, LLM
 #                                         layers, ragged) on the last stage only; --update-readme then writes
-#                                         the README's sweep table, nothing else
+#                                         the sweep table of v6_persistent/README.md, nothing else
 #   ./run_all.sh --stages "v5 v6" --variant v6b     only these stage binaries / only this variant of them
 #   ./run_all.sh --build-only             configure and build only (machines without a GPU)
 # Exits non-zero if any kernel fails verification.
@@ -35,7 +38,7 @@ while [ $# -gt 0 ]; do
     --sweep) sweep=1; shift ;;
     --update-readme) update_readme=1; shift ;;
     --build-only) build_only=1; shift ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_all.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -114,7 +117,7 @@ if [ "$sweep" = 1 ]; then
   python3 "$root/tools/progression.py" sweep "${logs[@]}" --shapes "$shapes_file" --csv "$csv" | tee "$md"
   echo "Logs: ${logs[*]#$root/}"
   if [ "$update_readme" = 1 ]; then
-    python3 "$root/tools/progression.py" sweep "${logs[@]}" --shapes "$shapes_file" --readme "$root/README.md" \
+    python3 "$root/tools/progression.py" sweep "${logs[@]}" --shapes "$shapes_file" --root "$root" \
       --command "./run_all.sh$args_given" >/dev/null
   fi
   [ $status = 0 ] || echo "run_all.sh: at least one kernel FAILED verification (see ${logs[*]})" >&2
@@ -154,7 +157,7 @@ if [ "$update_readme" = 1 ]; then
     cp "${chart%.png}.svg" "$root/tools/figures/progression.svg"
     readme_chart="tools/figures/progression.png"
   fi
-  python3 "$root/tools/progression.py" readme "${logs[@]}" --readme "$root/README.md" \
+  python3 "$root/tools/progression.py" readme "${logs[@]}" --root "$root" \
     --command "./run_all.sh$args_given" ${readme_chart:+--chart "$readme_chart"}
 fi
 [ $status = 0 ] || echo "run_all.sh: at least one kernel FAILED verification (see ${logs[*]})" >&2

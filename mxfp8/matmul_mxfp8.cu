@@ -18,7 +18,7 @@
 //     the stage's MMAs. tcgen05.cp then tcgen05.mma from the same thread with the same cta_group run in
 //     order (PTX ISA "tcgen05 Memory Consistency Model", pipelined pairs): no wait between them.
 //  3. SFB in full on both CTAs: with cta_group::2 each CTA's tensor core applies B scales of all 256 columns
-//     of N to its rows, although it holds only its half of B (seed 001 learned it the hard way). CTA 0 loads
+//     of N to its rows, although it holds only its half of B (seed 001 anticipated it from an NVFP4 report). CTA 0 loads
 //     the SFB box once and multicasts it to both CTAs (.multicast::cluster, mask 0b11).
 //  4. The TMEM budget (512 columns): two 256-column fp32 accumulators would take all 512 and leave none for
 //     scales. So the two accumulators overlap by 128 columns (seed 001's "Optimization 1"): accumulator 0 =
@@ -36,7 +36,7 @@
 //     and 10% slower at 2048, and picked one per shape. Here one path only, argued: the TMA store needs a
 //     staging buffer (one of the 6 ring stages at least), and needs N % 4 == 0 for C's row stride, so the
 //     direct store must exist anyway for other N; the 1% it bought at large shapes is within this project's
-//     run-to-run noise (FACTS.md: +-5%), and it cannot be measured here. The direct store with a
+//     run-to-run noise (+-5%: docs/benchmark-method.md), and it cannot be measured here. The direct store with a
 //     scalar fallback covers every N with one code path.
 //  7. Tile order: Hilbert only when M, N and K are all >= 8192, the static order otherwise (seed 001,
 //     "Optimization 8": neutral or worse below). Variants mx-static / mx-hilbert force one.

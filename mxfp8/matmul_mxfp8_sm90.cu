@@ -4,7 +4,7 @@
 // C[M,N] = dequant(A)[M,K] * dequant(B)[N,K]^T, fp32 accumulation and output, both operands K-major, data and
 // scales exactly as the quantizer writes them (mxfp8/mx_quant.h; scales in common/mx_scale_layout.h).
 //
-// What changed since v6's Hopper twin (seed 001; FACTS.md "MXFP8 numerics"; issue 12): Hopper has no
+// What changed since v6's Hopper twin (seed 001; OCP Microscaling Formats (MX) v1.0): Hopper has no
 // block-scaled MMA, but its fp8 wgmma m64nNk32 multiplies exactly 32 elements of K: one MX block. So:
 //  1. fp8 wgmma. Each consumer warpgroup issues m64n128k32 e4m3 x e4m3 -> f32 with scale-d = 0 for every MX
 //     block: a fresh partial P of that block alone, in registers.

@@ -3,9 +3,13 @@
 
   tools/progression.py table  LOG...                 markdown table(s) on stdout, CSV with --csv FILE
   tools/progression.py chart  LOG --out PREFIX       PREFIX.png and PREFIX.svg (needs matplotlib)
-  tools/progression.py readme LOG... --readme README.md --command "..." [--chart PATH]
+  tools/progression.py readme LOG... (--root DIR | --readme FILE) --command "..." [--chart PATH]
   tools/progression.py sweep  LOG... --shapes tools/sweep_shapes.txt [--csv FILE]
-                              [--readme README.md --command "..."]   the shape sweep (run_all.sh --sweep)
+                              [(--root DIR | --readme FILE) --command "..."]   the shape sweep (run_all.sh --sweep)
+
+With --root, each table goes between its markers in the file MARKER_FILES names (relative to DIR): the
+progression in the top README, each stage's table in its stage folder's README. With --readme, every table
+goes into that one file (the tests use this).
 
 LOG is a run_all.sh log (several logs: back-to-back runs of the same command; the first is the one shown,
 the others are compared with it). Only the standard library is needed, except for `chart`.
@@ -17,6 +21,52 @@ import statistics
 import sys
 
 STAGE_ORDER = ["v1", "v2", "v3", "v4", "v5", "v6", "mxfp8"]
+
+# Where each marker pair lives: run_all.sh --update-readme writes the table of NAME between
+# <!-- NAME-BEGIN --> and <!-- NAME-END --> in this file, relative to the repository root. Each pair exists
+# exactly once, in this file and in no other .md (tests/test_docs.py checks it).
+MARKER_FILES = {
+    "PROGRESSION-TABLE": "README.md",
+    "STABILITY-TABLE": "docs/benchmark-method.md",
+    "V1-TABLE": "v1_basic/README.md",
+    "V2-TABLE": "v2_swizzle128/README.md",
+    "V3-TABLE": "v3_pipeline/README.md",
+    "V4-TABLE": "v4_warpspec/README.md",
+    "V5-TABLE": "v5_2sm/README.md",
+    "V6-TABLE": "v6_persistent/README.md",
+    "SWEEP-TABLE": "v6_persistent/README.md",
+    "MXFP8-TABLE": "mxfp8/README.md",
+}
+
+
+class Docs:
+    """The files a readme/sweep update writes: one file for every marker (--readme), or each marker's own
+    file under a root (--root). Reads each file once, writes back only the files that changed."""
+
+    def __init__(self, root=None, single=None):
+        self.root, self.single, self.texts, self.changed = root, single, {}, set()
+
+    def path(self, name):
+        return self.single if self.single else os.path.join(self.root, MARKER_FILES[name])
+
+    def replace(self, name, lines):
+        path = self.path(name)
+        if path not in self.texts:
+            if not os.path.exists(path):
+                return False
+            with open(path) as f:
+                self.texts[path] = f.read()
+        text, found = replace_between(self.texts[path], name, lines)
+        if found:
+            self.texts[path] = text
+            self.changed.add(path)
+        return found
+
+    def write(self):
+        for path in sorted(self.changed):
+            with open(path, "w") as f:
+                f.write(self.texts[path])
+        return sorted(self.changed)
 
 
 def parse_log(path):
@@ -230,8 +280,7 @@ def replace_between(text, name, lines):
 def cmd_readme(args):
     runs = [parse_log(p) for p in args.logs]
     first = runs[0]
-    with open(args.readme) as f:
-        text = f.read()
+    docs = Docs(args.root, args.readme)
     dev = device_line(first)
     src = f"`{args.command}`"
     krows = [r for rows in kernel_rows(first).values() for r in rows]
@@ -240,22 +289,28 @@ def cmd_readme(args):
                                              f"timing: {clock_range(krows)}."]
     if args.chart:
         block += ["", f"![The progression on this GPU]({args.chart})"]
-    text, _ = replace_between(text, "PROGRESSION-TABLE", block)
+    if not docs.replace("PROGRESSION-TABLE", block):
+        print(f"{docs.path('PROGRESSION-TABLE')} has no PROGRESSION-TABLE markers: the progression was not "
+              f"written", file=sys.stderr)
     if len(runs) > 1:
         table, worst = agreement_table(runs)
         block = [f"{len(runs)} back-to-back runs of {src}: every ratio is within ±{100 * worst:.1f}% of its "
                  f"mean over the runs.", ""] + table + ["", f"Device: {dev}."]
-        text, _ = replace_between(text, "STABILITY-TABLE", block)
+        if not docs.replace("STABILITY-TABLE", block):
+            print(f"{docs.path('STABILITY-TABLE')} has no STABILITY-TABLE markers: the agreement was not "
+                  f"written", file=sys.stderr)
     stages = sorted({r["stage"] for r in krows}, key=stage_key)
     for stage in stages:
         rows = [r for r in krows if r["stage"] == stage]
         block = stage_table(rows) + ["", f"Measured with {src}. Device: {dev}."]
-        text, found = replace_between(text, f"{stage.upper()}-TABLE", block)
-        if not found:
-            print(f"README has no {stage.upper()}-TABLE markers: its table was not written", file=sys.stderr)
-    with open(args.readme, "w") as f:
-        f.write(text)
-    print(f"updated {args.readme}: progression, stages {' '.join(stages)}"
+        name = f"{stage.upper()}-TABLE"
+        if name not in MARKER_FILES and not args.readme:
+            print(f"no file is named for {name}: its table was not written", file=sys.stderr)
+            continue
+        if not docs.replace(name, block):
+            print(f"{docs.path(name)} has no {name} markers: its table was not written", file=sys.stderr)
+    written = docs.write()
+    print(f"updated {', '.join(written) or 'nothing'}: progression, stages {' '.join(stages)}"
           + (", stability" if len(runs) > 1 else ""))
     return 0
 
@@ -307,20 +362,17 @@ def cmd_sweep(args):
     shapes = read_shapes(args.shapes)
     table, missing = sweep_table(runs, shapes)
     dev = device_line(runs[0])
-    if args.readme:
+    if args.readme or args.root:
         if not args.command:
-            print("sweep --readme needs --command", file=sys.stderr)
+            print("sweep --readme/--root needs --command", file=sys.stderr)
             return 2
-        with open(args.readme) as f:
-            text = f.read()
+        docs = Docs(args.root, args.readme)
         block = table + ["", f"Measured with `{args.command}`. Device: {dev}."]
-        text, found = replace_between(text, "SWEEP-TABLE", block)
-        if not found:
-            print("README has no SWEEP-TABLE markers: the sweep was not written", file=sys.stderr)
+        if not docs.replace("SWEEP-TABLE", block):
+            print(f"{docs.path('SWEEP-TABLE')} has no SWEEP-TABLE markers: the sweep was not written",
+                  file=sys.stderr)
             return 1
-        with open(args.readme, "w") as f:
-            f.write(text)
-        print(f"updated {args.readme}: sweep")
+        print(f"updated {', '.join(docs.write())}: sweep")
         return 0
     print(dev)
     print()
@@ -350,14 +402,18 @@ def main():
     c.add_argument("--out", required=True)
     r = sub.add_parser("readme")
     r.add_argument("logs", nargs="+")
-    r.add_argument("--readme", required=True)
+    where = r.add_mutually_exclusive_group(required=True)
+    where.add_argument("--readme", help="write every table into this one file")
+    where.add_argument("--root", help="write each table into its own file under this root (MARKER_FILES)")
     r.add_argument("--command", required=True)
     r.add_argument("--chart")
     w = sub.add_parser("sweep")
     w.add_argument("logs", nargs="+")
     w.add_argument("--shapes", required=True)
     w.add_argument("--csv")
-    w.add_argument("--readme")
+    where = w.add_mutually_exclusive_group()
+    where.add_argument("--readme")
+    where.add_argument("--root")
     w.add_argument("--command")
     args = p.parse_args()
     return {"table": cmd_table, "chart": cmd_chart, "readme": cmd_readme, "sweep": cmd_sweep}[args.cmd](args)

@@ -38,7 +38,7 @@ namespace {
 
 // ---- configuration ----
 constexpr int BLOCK_M     = 128;      // = MMA M: one tcgen05.mma covers all 128 TMEM lanes
-constexpr int BLOCK_N     = 128;      // = MMA N (M=128 allows N = 16..256 in steps of 16)
+constexpr int BLOCK_N     = 128;      // = MMA N (ISA: 8..256 in steps of 8 at M=128; ours: steps of 16)
 constexpr int BLOCK_K     = 64;       // K of one tile load: 128 bytes of bf16
 constexpr int MMA_K       = 16;       // fixed for kind::f16: 32 bytes of K per MMA
 constexpr int SLICE_K     = 8;        // one 16-byte slice of K: the width of a core matrix
@@ -54,7 +54,7 @@ constexpr uint32_t SMEM_BYTES   = A_TILE_BYTES + B_TILE_BYTES + SMEM_ALIGN;
 constexpr uint32_t IDESC = make_idesc_f16(F16Kind::BF16, F16Kind::BF16, AccKind::F32, BLOCK_M, BLOCK_N);
 
 static_assert(BLOCK_M == 128, "v1 uses the M=128 cta_group::1 MMA: one accumulator row per TMEM lane");
-static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "MMA N must be 16..256 in steps of 16");
+static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "MMA N: 16..256, step 16 (ours; the ISA allows 8)");
 static_assert(BLOCK_K % MMA_K == 0, "a tile holds whole MMA K steps");
 static_assert(TMEM_COLS >= 32 && (TMEM_COLS & (TMEM_COLS - 1)) == 0, "TMEM allocations are powers of 2 >= 32");
 static_assert(NUM_THREADS == 4 * 32, "one epilogue warp per TMEM lane quarter");

@@ -20,7 +20,7 @@
 // the problem: each v1 core matrix is 128 contiguous bytes, all 32 banks once, so the tensor core's reads
 // were most likely conflict-free already. The 128B swizzle is what the MMA needs in order to read a
 // 128-byte-wide row layout, not (here) a cure for conflicts. Measured on the Hopper twin (H100, 4096^3):
-// 150 -> 361 TFLOPS, and ncu counts 2.87 GB of L2 traffic for v1b against 1.72 GB for v2b (1.61 GB is the
+// v1b 149 -> v2b 345 TFLOPS (paired), and ncu counts 2.87 GB of L2 traffic for v1b against 1.72 GB for v2b (1.61 GB is the
 // operand bytes the tiles need): 16-byte row pieces cost about 1.7x the bytes they use.
 // What it costs: tiles must start 1024-B aligned (the swizzle atom), and BLOCK_K is tied to the 128 B span.
 // Still everything is serial: load, wait, multiply, wait. v3 overlaps them.
@@ -46,7 +46,7 @@ namespace {
 
 // ---- configuration ----
 constexpr int BLOCK_M     = 128;      // = MMA M: one tcgen05.mma covers all 128 TMEM lanes
-constexpr int BLOCK_N     = 128;      // = MMA N (M=128 allows N = 16..256 in steps of 16)
+constexpr int BLOCK_N     = 128;      // = MMA N (ISA: 8..256 in steps of 8 at M=128; ours: steps of 16)
 constexpr int BLOCK_K     = 64;       // K of one tile load: 128 bytes of bf16
 constexpr int MMA_K       = 16;       // fixed for kind::f16: 32 bytes of K per MMA
 constexpr int SLICE_K     = 64;       // one 128-byte slice of K: the width of a 128B swizzle atom
@@ -62,7 +62,7 @@ constexpr uint32_t SMEM_BYTES   = A_TILE_BYTES + B_TILE_BYTES + SMEM_ALIGN;
 constexpr uint32_t IDESC = make_idesc_f16(F16Kind::BF16, F16Kind::BF16, AccKind::F32, BLOCK_M, BLOCK_N);
 
 static_assert(BLOCK_M == 128, "v2 uses the M=128 cta_group::1 MMA: one accumulator row per TMEM lane");
-static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "MMA N must be 16..256 in steps of 16");
+static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "MMA N: 16..256, step 16 (ours; the ISA allows 8)");
 static_assert(BLOCK_K % MMA_K == 0, "a tile holds whole MMA K steps");
 static_assert(BLOCK_K % SLICE_K == 0, "a tile holds whole 128-byte swizzle spans of K");
 static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,

@@ -53,7 +53,7 @@ namespace {
 
 // ---- configuration ----
 constexpr int BLOCK_M     = 128;      // = MMA M: one tcgen05.mma covers all 128 TMEM lanes
-constexpr int BLOCK_N     = 128;      // = MMA N (M=128 allows N = 16..256 in steps of 16)
+constexpr int BLOCK_N     = 128;      // = MMA N (ISA: 8..256 in steps of 8 at M=128; ours: steps of 16)
 constexpr int BLOCK_K     = 64;       // K of one tile load: 128 bytes of bf16
 constexpr int MMA_K       = 16;       // fixed for kind::f16: 32 bytes of K per MMA
 constexpr int SLICE_K     = 64;       // one 128-byte slice of K: the width of a 128B swizzle atom
@@ -73,8 +73,8 @@ constexpr uint32_t SMEM_BYTES  = NUM_STAGES * STAGE_BYTES + SMEM_ALIGN;
 // kind::f16, BF16 x BF16 -> F32, both K-major, M = 128, N = BLOCK_N.
 constexpr uint32_t IDESC = make_idesc_f16(F16Kind::BF16, F16Kind::BF16, AccKind::F32, BLOCK_M, BLOCK_N);
 
-static_assert(BLOCK_M == 128, "v3 uses the M=128 cta_group::1 MMA: one accumulator row per TMEM lane");
-static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "MMA N must be 16..256 in steps of 16");
+static_assert(BLOCK_M == 128, "v4 uses the M=128 cta_group::1 MMA: one accumulator row per TMEM lane");
+static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "MMA N: 16..256, step 16 (ours; the ISA allows 8)");
 static_assert(BLOCK_K % MMA_K == 0, "a tile holds whole MMA K steps");
 static_assert(BLOCK_K % SLICE_K == 0, "a tile holds whole 128-byte swizzle spans of K");
 static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,

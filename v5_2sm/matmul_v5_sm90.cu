@@ -3,7 +3,7 @@
 //
 // C[M,N] = A[M,K] * B[N,K]^T, bf16 in and out, fp32 accumulation, both operands K-major.
 //
-// What changed since v4 (seed 000, "2-SM MMA"; FACTS.md, "Cluster multicast on Hopper"): Hopper has no MMA
+// What changed since v4 (seed 000, "2-SM MMA"; CUDA Programming Guide, "Distributed Shared Memory"): Hopper has no MMA
 // that spans two SMs, but it has clusters, whose CTAs can write into each other's shared memory. Two CTAs
 // that need the same B tile now read it from L2 once:
 //  1. A cluster of 2 CTAs along M (cudaLaunchKernelEx with a cluster-dimension attribute). The two CTAs take
@@ -33,7 +33,7 @@
 // when the slower CTA of the pair has released it, so each CTA waits for its peer; remote arrivals.
 //
 // PTX ISA sections: as v4, plus "cp.async.bulk.tensor" (.multicast::cluster, ctaMask), "mapa", "mbarrier"
-// (shared::cluster arrivals, release at cluster scope), "barrier.cluster", "Special Registers:
+// (shared::cluster arrivals, relaxed at cluster scope), "barrier.cluster", "Special Registers:
 // %cluster_ctarank", and the CUDA Programming Guide's "Thread Block Clusters" (the launch attribute).
 #include <cuda_bf16.h>
 
@@ -93,8 +93,10 @@ static_assert(WGMMA_M % 8 == 0, "a warpgroup's half of A starts on a whole 8-row
 static_assert(BLOCK_N <= 256 && BLOCK_M <= 256, "a TMA box is at most 256 rows");
 static_assert(PRODUCER_REGS % 8 == 0 && CONSUMER_REGS % 8 == 0 && PRODUCER_REGS >= 24 && CONSUMER_REGS <= 256,
               "setmaxnreg takes a multiple of 8 in 24..256");
+// setmaxnreg moves registers inside the CTA's allocation, fixed at launch: 384 threads x 168 = 64512. This
+// assert checks only the looser 64K; the split fits because 128 x (40 + 2 x 232) = 64512 exactly.
 static_assert(128 * (PRODUCER_REGS + NUM_CONSUMERS * CONSUMER_REGS) <= 64 * 1024,
-              "the warpgroups' registers after setmaxnreg must fit in the SM's 64K registers");
+              "registers after setmaxnreg must fit the CTA's launch allocation (384 x 168), at most 64K");
 static_assert(CONSUMER_REGS >= ACC_REGS + 32, "a consumer needs its accumulators plus room for addresses");
 static_assert(NUM_STAGES >= 2, "a pipeline needs one stage to multiply and at least one to load into");
 static_assert(CLUSTER_SIZE == 2 && BLOCK_N % CLUSTER_SIZE == 0, "a CTA pair, each multicasting half of B");
