@@ -7,12 +7,24 @@
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
+// A note printed after a failed CUDA call, when set: the tcgen05 emulator's trap report (tcgen05_emu.cpp).
+inline const char* (*&cuda_failure_note())() {
+  static const char* (*note)() = nullptr;
+  return note;
+}
+inline void print_cuda_failure_note() {
+  if (cuda_failure_note() == nullptr) return;
+  const char* note = cuda_failure_note()();
+  if (note != nullptr && *note != '\0') std::fprintf(stderr, "%s\n", note);
+}
+
 #define CUDA_CHECK(call)                                                                               \
   do {                                                                                                 \
     const cudaError_t err_ = (call);                                                                   \
     if (err_ != cudaSuccess) {                                                                         \
       std::fprintf(stderr, "CUDA error %d (%s) at %s:%d in %s\n", int(err_), cudaGetErrorString(err_), \
                    __FILE__, __LINE__, #call);                                                         \
+      print_cuda_failure_note();                                                                       \
       std::exit(1);                                                                                    \
     }                                                                                                  \
   } while (0)

@@ -7,6 +7,7 @@
 
 #include "common/check.h"
 #include "common/report.h"
+#include "common/tcgen05_emu.h"
 
 namespace gemm {
 
@@ -60,7 +61,7 @@ std::vector<uint16_t> reference_output(const CublasLtGemm& cublas, GemmArgs args
 }  // namespace
 
 int run_stage(int argc, char** argv, const char* stage, const std::vector<Variant>& sm100,
-              const std::vector<Variant>& sm90) {
+              const std::vector<Variant>& sm90, const std::vector<Variant>& sm100_emulated) {
   const std::string prog = std::string("matmul_") + stage;
   Options opt;
   const std::string bad = parse_options(argc, argv, opt);
@@ -95,7 +96,21 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
     std::fprintf(stderr, "%s: %s\n", prog.c_str(), none.c_str());
     return EXIT_NO_GPU_HERE;
   }
-  const std::vector<Variant>& all = arch == Arch::Sm100 ? sm100 : sm90;
+  if (opt.emulate) {
+    if (arch != Arch::Sm90) {
+      std::fprintf(stderr,
+                   "%s: --emulate runs the sm_100a kernels through the tcgen05 emulator on a Hopper GPU (sm_90a: "
+                   "H100/H200); this GPU runs them natively: drop --emulate\n",
+                   prog.c_str());
+      return EXIT_NO_GPU_HERE;
+    }
+    if (sm100_emulated.empty()) {
+      std::fprintf(stderr, "%s: this binary holds no emulated sm_100a kernels\n", prog.c_str());
+      return EXIT_BAD_INPUT;
+    }
+    opt.iters = 0;  // emulation verifies; nothing it does says anything about speed
+  }
+  const std::vector<Variant>& all = opt.emulate ? sm100_emulated : arch == Arch::Sm100 ? sm100 : sm90;
 
   // Which variants, and do they accept this shape? Nothing is allocated or launched before this passes.
   std::vector<const Variant*> chosen;
@@ -133,7 +148,11 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
       "(replay with --seed %llu)\n",
       prog.c_str(), (long long)opt.m, (long long)opt.n, (long long)opt.m, (long long)opt.k, (long long)opt.n,
       (long long)opt.k, (unsigned long long)opt.seed, (unsigned long long)opt.seed);
-  if (!chosen.empty()) std::printf("kernels: %s\n", chosen.front()->kernel);
+  if (!chosen.empty())
+    std::printf("kernels: %s%s\n", chosen.front()->kernel,
+                opt.emulate ? ", through the tcgen05 emulator on this Hopper GPU (common/tcgen05_emu.h): "
+                              "correctness only, no timing"
+                            : "");
 
   // Input copies: enough that the set rotated through is well over the L2 (2x), so a timed launch cannot
   // find its operands left in L2 by the previous one.
@@ -205,6 +224,44 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
   }
 
   bool all_pass = true;
+  if (opt.emulate) {
+    std::vector<tc5emu::Schedule> schedules;
+    if (opt.schedule != "late") schedules.push_back(tc5emu::Schedule::Eager);
+    if (opt.schedule != "eager") schedules.push_back(tc5emu::Schedule::Late);
+    for (const Variant* v : chosen)
+      for (const tc5emu::Schedule schedule : schedules) {
+        const std::string bad_setup = tc5emu::enable(schedule);
+        if (!bad_setup.empty()) {
+          std::fprintf(stderr, "%s: %s\n", prog.c_str(), bad_setup.c_str());
+          return EXIT_FAIL;
+        }
+        const Launch launch = v->prepare(sets[0]);
+        std::vector<uint16_t> out_host;
+        CompareResult check     = check_launch(launch, sets[0], ref_host, &out_host);
+        const std::string held  = tc5emu::check_all_freed();
+        std::printf("check %-5s emulated, %-5s schedule: %s", v->name, tc5emu::schedule_name(schedule),
+                    check.summary().c_str());
+        if (!check.pass && check.first_bad != SIZE_MAX)
+          std::printf("  (first bad element: row %zu, col %zu)", check.first_bad / size_t(opt.n),
+                      check.first_bad % size_t(opt.n));
+        std::printf("\n");
+        if (!check.pass && check.nonfinite == 0 && check.bad > 0) {
+          // As below: where kernel and cuBLAS disagree, the exact dot product settles each element.
+          std::vector<uint16_t> a_host(size_t(opt.m * opt.k)), b_host(size_t(opt.n * opt.k));
+          CUDA_CHECK(cudaMemcpy(a_host.data(), sets[0].a, a_host.size() * 2, cudaMemcpyDeviceToHost));
+          CUDA_CHECK(cudaMemcpy(b_host.data(), sets[0].b, b_host.size() * 2, cudaMemcpyDeviceToHost));
+          const Recheck rc = recheck_exact(a_host.data(), b_host.data(), opt.m, opt.n, opt.k, out_host.data(),
+                                           ref_host.data());
+          check.pass = rc.checked == check.bad && rc.settled();
+          std::printf("check %-5s %s: %s\n", v->name, rc.summary(opt.n).c_str(), check.pass ? "PASS" : "FAIL");
+        }
+        if (!held.empty()) std::printf("check %-5s FAIL: %s\n", v->name, held.c_str());
+        all_pass = all_pass && check.pass && held.empty();
+      }
+    std::printf("emulated: %s (verification only; emulation says nothing about speed)\n",
+                all_pass ? "PASS" : "FAIL");
+    return all_pass ? EXIT_PASS : EXIT_FAIL;
+  }
   for (const Variant* v : chosen) {
     ReportRow row;
     row.variant = v->name;

@@ -77,13 +77,17 @@ CompareResult check_launch(const Launch& launch, const GemmArgs& args, const std
 // Defined by each stage: matmul_vN.cu (sm_100a kernels) and matmul_vN_sm90.cu (their Hopper twins).
 std::vector<Variant> sm100_variants();
 std::vector<Variant> sm90_variants();
+// The sm_100a kernels compiled a second time, for sm_90a, through the tcgen05 emulator (common/tcgen05_emu.h):
+// the same file with GEMM_TCGEN05_EMULATE, whose sm100_variants() is renamed to this by the build.
+std::vector<Variant> sm100_emulated_variants();
 
 // Shared memory handed to TMA and MMA is aligned by hand: the dynamic shared-memory window has no alignment
 // guarantee beyond 16 B, and 128B-swizzled tiles need 1024 B. Kernels request SMEM_ALIGN bytes of slack.
 constexpr uint32_t SMEM_ALIGN = 1024;
 
 // The whole run of a stage executable: options, GPU dispatch, shape checks, verification, timing, report.
+// `sm100_emulated`: what --emulate runs on a Hopper GPU (empty: the binary has no emulated kernels).
 int run_stage(int argc, char** argv, const char* stage, const std::vector<Variant>& sm100,
-              const std::vector<Variant>& sm90);
+              const std::vector<Variant>& sm90, const std::vector<Variant>& sm100_emulated = {});
 
 }  // namespace gemm

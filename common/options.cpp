@@ -44,6 +44,10 @@ std::string usage(const char* prog) {
   --trace FILE          after the timed runs, one launch of the variant with the in-kernel profiler compiled
                         in (not timed): a Chrome trace to FILE (open it in https://ui.perfetto.dev, or draw
                         it with tools/plot_trace.py) and the median time of each event kind (stages v4 on)
+  --emulate             on an H100/H200: run this stage's sm_100a (Blackwell) kernels through the tcgen05
+                        emulator (common/tcgen05_emu.h) and verify them against cuBLAS. Emulation checks
+                        correctness only: nothing is timed
+  --schedule S          with --emulate: eager, late or both (default) of the emulator's MMA schedules
   --help                this text
 Exit codes: 0 all variants PASS; 1 a variant FAILED or a CUDA/cuBLAS error; 2 bad option or shape;
             77 no GPU, or a GPU this stage has no kernel for (sm_100a: B200/GB200; sm_90a: H100/H200).
@@ -108,11 +112,21 @@ std::string parse_options(int argc, const char* const* argv, Options& opt) {
       opt.trace = s;
     } else if (!std::strcmp(a, "--csv")) {
       opt.csv = true;
+    } else if (!std::strcmp(a, "--emulate")) {
+      opt.emulate = true;
+    } else if (!std::strcmp(a, "--schedule")) {
+      const char* s = value(a);
+      if (s == nullptr || !(!std::strcmp(s, "eager") || !std::strcmp(s, "late") || !std::strcmp(s, "both")))
+        return std::string("--schedule needs eager, late or both, got '") + (s ? s : "") + "'";
+      opt.schedule = s;
     } else {
       return std::string("unknown option '") + a + "' (see --help)";
     }
   }
   if (!opt.check && opt.iters == 0) return "--no-check with --iters 0 would do nothing";
+  if (opt.emulate && !opt.check) return "--emulate verifies the kernels; it cannot be combined with --no-check";
+  if (opt.emulate && !opt.trace.empty()) return "--emulate times nothing and traces nothing: drop --trace";
+  if (!opt.emulate && opt.schedule != "both") return "--schedule is an option of --emulate";
   return "";
 }
 

@@ -20,6 +20,9 @@ struct Options {
   bool csv            = false;  // print a CSV table at the end
   std::string rounds_log;       // --rounds-log FILE: every timing round as CSV (timing.h)
   std::string trace;            // --trace FILE: one profiled launch, written as a Chrome trace (trace.h)
+  bool emulate = false;         // --emulate: the sm_100a kernels on a Hopper GPU, through the tcgen05
+                                // emulator (common/tcgen05_emu.h): verification only, no timing
+  std::string schedule = "both";  // --schedule eager|late|both: the emulator's MMA schedules to run
   bool help = false;
 };
 

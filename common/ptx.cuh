@@ -10,6 +10,17 @@
 
 #include <cuda.h>  // CUtensorMap
 
+// With GEMM_TCGEN05_EMULATE (a Blackwell file compiled for sm_90a, common/tcgen05_emu.h), the emulator hooks
+// in where a thread initialises barriers, blocks, or announces bytes on a peer's barrier. Nothing otherwise.
+#if defined(GEMM_TCGEN05_EMULATE)
+#include "common/tcgen05_emu.cuh"  // defines GEMM_TC5_EMULATED in the device passes that emulate
+#endif
+#if defined(GEMM_TC5_EMULATED)
+#define GEMM_EMU_HOOK(call) call
+#else
+#define GEMM_EMU_HOOK(call)
+#endif
+
 namespace gemm::ptx {
 
 __device__ __forceinline__ uint32_t smem_addr(const void* p) {
@@ -21,6 +32,7 @@ __device__ __forceinline__ uint32_t smem_addr(const void* p) {
 // An 8-byte shared-memory object that counts pending arrivals and pending transaction bytes; its phase
 // completes when both reach zero, and it re-arms itself for the next phase.
 __device__ __forceinline__ void mbarrier_init(uint64_t* bar, uint32_t arrival_count) {
+  GEMM_EMU_HOOK(tc5emu::on_mbarrier_init());
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(arrival_count)
                : "memory");
 }
@@ -78,6 +90,7 @@ __device__ __forceinline__ uint32_t smid() {
 #define GEMM_DEBUG_HANG_TIMEOUT_MS 2000
 #endif
 __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity, const char* name = "mbarrier") {
+  GEMM_EMU_HOOK(tc5emu::before_block());
 #if defined(GEMM_DEBUG_HANG)
   const uint64_t start = globaltimer_ns();
   while (!mbarrier_try_wait_parity(bar, parity)) {
@@ -139,6 +152,7 @@ __device__ __forceinline__ uint32_t mapa_shared_cluster(const void* p, uint32_t 
 // earlier writes, barrier initialisations included, become visible cluster-wide), then waits until all have
 // (acquire). .aligned: all threads of a warp execute it together. (cuda::ptx::barrier_cluster_arrive/_wait)
 __device__ __forceinline__ void barrier_cluster_arrive() {
+  GEMM_EMU_HOOK(tc5emu::before_block());
   asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
 }
 __device__ __forceinline__ void barrier_cluster_wait() {
@@ -157,10 +171,12 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t cluster_addr) {
 // Arrive once on an mbarrier of any CTA of the cluster and announce `bytes` transaction bytes on it; relaxed
 // like mbarrier_arrive_cluster (the bytes are the TMA copies that follow, which complete on it themselves).
 __device__ __forceinline__ void mbarrier_arrive_expect_tx_cluster(uint32_t cluster_addr, uint32_t bytes) {
+  GEMM_EMU_HOOK(tc5emu::before_block());
   asm volatile("mbarrier.arrive.expect_tx.relaxed.cluster.shared::cluster.b64 _, [%0], %1;" ::"r"(
                    cluster_addr),
                "r"(bytes)
                : "memory");
+  GEMM_EMU_HOOK(tc5emu::on_expect_tx_cluster(cluster_addr, bytes));
 }
 
 // TMA multicast (sm_90a and later): one read of the box from global memory (L2), written to the same
@@ -250,6 +266,7 @@ __device__ __forceinline__ void stmatrix_x4(uint32_t row_addr, uint32_t r0, uint
 // bar.sync on named barrier `id` (1..15; 0 is __syncthreads) for `threads` threads (a multiple of 32): a
 // barrier of one warpgroup that the other warpgroups do not take part in.
 __device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads) {
+  GEMM_EMU_HOOK(tc5emu::before_block());
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 

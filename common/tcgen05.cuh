@@ -19,14 +19,18 @@ namespace gemm::tc5 {
 //  - family targets sm_100f (runs on 10.0 and 10.3) / sm_103f define only __CUDA_ARCH_FAMILY_SPECIFIC__ =
 //    1000 / 1030, and NOT the FEAT macros: a guard on those alone compiles an sm_100f kernel to nothing.
 // A plain sm_100 (or any other) target has no tcgen05: kernels trap there (see the #else of each kernel).
-#if defined(__CUDA_ARCH_FEAT_SM100_ALL) || defined(__CUDA_ARCH_FEAT_SM101_ALL) || defined(__CUDA_ARCH_FEAT_SM103_ALL)
+// Emulation (common/tcgen05_emu.h): with GEMM_TCGEN05_EMULATE, a Blackwell file's sm_90a pass also has
+// tcgen05: the wrappers are then the emulator's (common/tcgen05_emu.cuh), not the ones below.
+#if defined(GEMM_TC5_EMULATED)  // set by common/tcgen05_emu.cuh, through common/ptx.cuh
+#define GEMM_HAS_TCGEN05 1
+#elif defined(__CUDA_ARCH_FEAT_SM100_ALL) || defined(__CUDA_ARCH_FEAT_SM101_ALL) || defined(__CUDA_ARCH_FEAT_SM103_ALL)
 #define GEMM_HAS_TCGEN05 1
 #elif defined(__CUDA_ARCH_FAMILY_SPECIFIC__) && \
     (__CUDA_ARCH_FAMILY_SPECIFIC__ == 1000 || __CUDA_ARCH_FAMILY_SPECIFIC__ == 1030)
 #define GEMM_HAS_TCGEN05 1
 #endif
 
-#if defined(GEMM_HAS_TCGEN05)
+#if defined(GEMM_HAS_TCGEN05) && !defined(GEMM_TC5_EMULATED)
 
 // ---- Tensor memory allocation: each by one whole warp (.sync.aligned) ----
 // Allocates `columns` (a power of two, 32..512) TMEM columns of all 128 lanes; the TMEM address is written
@@ -165,6 +169,6 @@ __device__ __forceinline__ void fence_after_thread_sync() {
   asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory");
 }
 
-#endif  // GEMM_HAS_TCGEN05
+#endif  // GEMM_HAS_TCGEN05 && !GEMM_TC5_EMULATED
 
 }  // namespace gemm::tc5

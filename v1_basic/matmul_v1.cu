@@ -24,6 +24,8 @@
 //
 // Status: compiled for sm_100a and model-checked (tests/test_layout_model.cpp, SASS tests); not run on
 // Blackwell hardware by this project. Published B200 anchor (seed 000): v1a 255, v1b 253 TFLOPS at 4096^3.
+// Through the tcgen05 emulator (common/tcgen05_emu.h) it passes against cuBLAS on an H100, under both
+// MMA schedules: `matmul_v1 --emulate` (correctness only; emulation times nothing).
 #include <cuda_bf16.h>
 
 #include "common/check.h"

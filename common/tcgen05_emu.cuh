@@ -1,0 +1,629 @@
+// tcgen05_emu.cuh: the device side of the tcgen05 emulator (host side and the rules: tcgen05_emu.h).
+// Included by common/ptx.cuh when GEMM_TCGEN05_EMULATE is defined; common/tcgen05.cuh then routes every
+// tc5:: wrapper here. The kernels' source is unchanged. Each function names the PTX ISA section it follows.
+//
+// State:
+//  - TMEM: global memory, Config::tmem[smid][lane][column], read and written through L2 (ld.global.cg /
+//    st.global.cg) so that the epilogue warps of both CTAs of a pair see what the MMA thread wrote once they
+//    have waited on the commit's barrier and fenced (tcgen05.fence::after_thread_sync -> fence.acq_rel.gpu).
+//  - Allocation: per SM a bitmask of 32-column granules and, per granule, its owner (global memory).
+//  - Per CTA, in 64 bytes of static shared memory: the late schedule's queue head and the cta_group::2 TMA
+//    forwarding state. Initialised by the first ptx::mbarrier_init of the CTA (every kernel initialises its
+//    barriers before any TMA or MMA, and publishes them with a barrier).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+
+#include <cuda.h>  // CUtensorMap
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "common/tcgen05_emu.h"
+
+#if defined(GEMM_TCGEN05_EMULATE)
+
+// The device passes that emulate: those without tcgen05 of their own (sm_90a). A file built for both sm_90a
+// and sm_100a with GEMM_TCGEN05_EMULATE (tests/test_tcgen05_emu_gpu.cu) keeps the real instructions in its
+// sm_100a pass.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 1000
+#define GEMM_TC5_EMULATED 1
+#endif
+
+namespace gemm::tc5emu {
+namespace {  // one copy per translation unit: no relocatable device code needed
+
+__device__ Config g_config;
+
+#if !defined(__CUDA_ARCH__)
+int set_config(const Config& c) { return int(cudaMemcpyToSymbol(g_config, &c, sizeof c)); }
+[[maybe_unused]] const bool g_registered = register_unit(&set_config);
+#endif
+
+constexpr uint32_t ENABLED_MAGIC = 0x7C5E0001u;
+constexpr uint32_t STATE_MAGIC   = 0x7C5E57A7u;
+constexpr uint32_t TMEM_LANES = 128, TMEM_COLS = 512, GRANULE = 32, GRANULES = TMEM_COLS / GRANULE;
+constexpr uint32_t QUEUE_CAP   = 64;
+constexpr uint64_t TIMEOUT_NS  = 2000000000ull;
+
+// Per CTA (static shared memory, 48 bytes; the stages leave 1 KB for their barriers).
+struct CtaState {
+  uint32_t magic;        // STATE_MAGIC once the first mbarrier_init of the CTA ran
+  uint32_t queue_len;    // Late: queued entries (Config::queue, slot queue_slot)
+  uint32_t queue_owner;  // Late: linear thread index + 1 of the thread that queued them
+  uint32_t queue_slot;
+  uint64_t fwd_bar;      // cta_group::2 TMA into a peer's barrier: the local barrier the copies complete on
+  uint32_t fwd_phase;
+  uint32_t fwd_target;   // shared::cluster address of the peer barrier the bytes are owed to
+  uint32_t fwd_bytes;    // announced by this CTA's expect_tx on fwd_target, not yet forwarded
+  uint32_t fwd_owner;    // linear thread index + 1 of the producer
+};
+__shared__ CtaState g_cta;
+
+// One queued asynchronous operation (late schedule).
+struct QueueEntry {
+  uint32_t op;  // 1: MMA kind::f16 cta_group::1, 2: ... cta_group::2, 3: commit (cta_group::1), 4: multicast
+  uint32_t d;   // MMA: TMEM address; commit: barrier's shared::cta address
+  uint64_t a, b;
+  uint32_t idesc, arg;  // MMA: accumulate; multicast commit: CTA mask
+};
+
+// ---- small helpers ----
+__device__ __forceinline__ uint32_t tid_linear() {
+  return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+__device__ __forceinline__ uint32_t block_linear() {
+  return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+}
+__device__ __forceinline__ uint32_t sreg_smid() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ uint32_t sreg_ctarank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ uint32_t sreg_nctarank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ uint32_t cluster_linear() {
+  uint32_t x, y, z, nx, ny;
+  asm volatile("mov.u32 %0, %%clusterid.x;" : "=r"(x));
+  asm volatile("mov.u32 %0, %%clusterid.y;" : "=r"(y));
+  asm volatile("mov.u32 %0, %%clusterid.z;" : "=r"(z));
+  asm volatile("mov.u32 %0, %%nclusterid.x;" : "=r"(nx));
+  asm volatile("mov.u32 %0, %%nclusterid.y;" : "=r"(ny));
+  return x + nx * (y + ny * z);
+}
+__device__ __forceinline__ uint64_t now_ns() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ uint32_t smem_u32(const void* p) { return uint32_t(__cvta_generic_to_shared(p)); }
+
+// Traps with the rule's text; the first trap of a launch is also written to host-mapped memory, which the
+// host reads after the failed launch (trap_report()).
+__device__ __noinline__ void fail(uint32_t rule, uint32_t v0 = 0, uint32_t v1 = 0) {
+  volatile uint32_t* r = g_config.report;
+  if (r != nullptr && r[0] == 0) {
+    r[1] = sreg_smid();
+    r[2] = blockIdx.x, r[3] = blockIdx.y, r[4] = blockIdx.z;
+    r[5] = tid_linear();
+    r[6] = v0, r[7] = v1;
+    __threadfence_system();
+    r[0] = rule;
+    __threadfence_system();
+  }
+  printf("tcgen05 emulator: block (%d,%d,%d) thread %d: %s [0x%x 0x%x]\n", blockIdx.x, blockIdx.y, blockIdx.z,
+         int(tid_linear()), rule_text(rule), v0, v1);
+  __trap();
+}
+
+__device__ __forceinline__ void require_enabled() {
+  if (g_config.enabled != ENABLED_MAGIC) fail(RULE_NOT_ENABLED);
+}
+
+// .sync.aligned: every thread of the warp executes the same instruction together (PTX ISA "tcgen05 ...
+// .sync.aligned"). The warp is first brought together (__syncwarp: lanes that are merely not reconverged yet
+// are not a breach); then every lane must be at the same instruction, `site`. A warp split between two
+// tcgen05 instructions traps; one whose other lanes never reach any is a hang, as on the hardware.
+__device__ __forceinline__ void require_converged(uint32_t site) {
+  __syncwarp();
+  const uint32_t same = __match_any_sync(0xffffffffu, site);
+  if (same != 0xffffffffu) fail(RULE_NOT_CONVERGED, same, site);
+}
+
+__device__ __forceinline__ float* tmem_cell(uint32_t smid, uint32_t lane, uint32_t col) {
+  return g_config.tmem + (size_t(smid) * TMEM_LANES + lane) * TMEM_COLS + col;
+}
+__device__ __forceinline__ uint32_t* owner_of(uint32_t smid, uint32_t granule) {
+  return g_config.owner + (size_t(smid) * GRANULES + granule) * 2;
+}
+
+// ---- per-CTA state ----
+// Called by ptx::mbarrier_init: the first thing every kernel does, before the barrier that publishes it.
+__device__ __forceinline__ void on_mbarrier_init() {
+  g_cta.queue_len  = 0;
+  g_cta.queue_owner = 0;
+  g_cta.fwd_phase  = 0;
+  g_cta.fwd_target = 0;
+  g_cta.fwd_bytes  = 0;
+  g_cta.fwd_owner  = 0;
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_u32(&g_cta.fwd_bar)) : "memory");
+  g_cta.magic = STATE_MAGIC;
+}
+
+// ---- TMEM allocation (PTX ISA "tcgen05.alloc / dealloc / relinquish_alloc_permit") ----
+// Marks `granules` granules at `first` of SM `smid` if free; true on success.
+__device__ bool try_mark(uint32_t smid, uint32_t first, uint32_t granules) {
+  const uint32_t bits = ((granules == 32 ? 0u : (1u << granules)) - 1u) << first;
+  uint32_t old = atomicAdd(&g_config.sm_alloc[smid], 0u);
+  while ((old & bits) == 0) {
+    const uint32_t seen = atomicCAS(&g_config.sm_alloc[smid], old, old | bits);
+    if (seen == old) return true;
+    old = seen;
+  }
+  return false;
+}
+// The lowest free, size-aligned range of `granules` granules on SM `smid`, marked; blocks while there is
+// none, as tcgen05.alloc does, and traps after 2 s.
+__device__ uint32_t alloc_on_sm(uint32_t smid, uint32_t granules) {
+  const uint64_t start = now_ns();
+  for (;;) {
+    for (uint32_t g = 0; g + granules <= GRANULES; g += granules)
+      if (try_mark(smid, g, granules)) return g;
+    if (now_ns() - start > TIMEOUT_NS) fail(RULE_ALLOC_TIMEOUT, smid, atomicAdd(&g_config.sm_alloc[smid], 0u));
+  }
+}
+__device__ void set_owner(uint32_t smid, uint32_t first, uint32_t granules, uint32_t info) {
+  for (uint32_t g = first; g < first + granules; ++g) {
+    owner_of(smid, g)[0] = block_linear() + 1;
+    owner_of(smid, g)[1] = g == first ? info : 0u;
+  }
+  __threadfence();
+}
+
+template <int CTA_GROUP>
+__device__ __noinline__ void alloc(uint32_t* slot, uint32_t columns) {
+  require_enabled();
+  require_converged(1);
+  if (columns < 32 || columns > TMEM_COLS || (columns & (columns - 1)) != 0) fail(RULE_ALLOC_SIZE, columns);
+  const uint32_t lane = threadIdx.x % 32, warp = tid_linear() / 32, smid = sreg_smid();
+  const uint32_t granules = columns / GRANULE;
+  if (lane == 0) {
+    uint32_t first = 0, peer_smid = 0xFFFFu;
+    if (CTA_GROUP == 1) {
+      first = alloc_on_sm(smid, granules);
+    } else {
+      // The pair allocates the same columns in both CTAs' TMEM (the MMA writes one address in both). The
+      // emulator exchanges through global memory; real hardware exchanges through the odd CTA's shared
+      // memory, which the emulator does not reproduce (the SASS order test guards the barrier before it).
+      const uint32_t n = sreg_nctarank(), rank = sreg_ctarank();
+      if (n % 2 != 0) fail(RULE_NO_CLUSTER_PAIR, n);
+      const uint32_t pair = cluster_linear() * (n / 2) + rank / 2;
+      if (pair >= g_config.pair_slots) fail(RULE_PAIR_TIMEOUT, pair, g_config.pair_slots);
+      volatile uint32_t* mail = g_config.pair_mail + 2 * size_t(pair);
+      const uint64_t start = now_ns();
+      if (rank % 2 == 0) {
+        first = alloc_on_sm(smid, granules);
+        while (mail[1] == 0)
+          if (now_ns() - start > TIMEOUT_NS) fail(RULE_PAIR_TIMEOUT, pair);
+        peer_smid = mail[1] - 1;
+        mail[1]   = 0;
+        __threadfence();
+        mail[0] = 0x80000000u | (smid << 16) | first;
+      } else {
+        mail[1] = smid + 1;
+        __threadfence();
+        uint32_t m;
+        while ((m = mail[0]) == 0)
+          if (now_ns() - start > TIMEOUT_NS) fail(RULE_PAIR_TIMEOUT, pair);
+        mail[0]   = 0;
+        first     = m & 0xFFFFu;
+        peer_smid = (m >> 16) & 0x7FFFu;
+        while (!try_mark(smid, first, granules))
+          if (now_ns() - start > TIMEOUT_NS) fail(RULE_ALLOC_TIMEOUT, smid, first);
+      }
+    }
+    set_owner(smid, first, granules, warp | (granules << 8) | ((peer_smid + 1) << 16));
+    // The address goes back through shared memory, as tcgen05.alloc's does: lane 0, column first * 32.
+    asm volatile("st.shared.u32 [%0], %1;" ::"r"(smem_u32(slot)), "r"(first * GRANULE) : "memory");
+  }
+  __syncwarp();
+}
+
+template <int CTA_GROUP>
+__device__ __forceinline__ void relinquish_alloc_permit() {
+  require_converged(2);  // the emulator never blocks a co-resident CTA's allocation on a permit
+}
+
+// This CTA's allocation on its own SM that holds column `col`: first granule, granules, info; traps when the
+// column is not allocated to this CTA.
+__device__ void lookup_allocation(uint32_t smid, uint32_t col, uint32_t& first, uint32_t& granules,
+                                  uint32_t& info) {
+  if (col >= TMEM_COLS) fail(RULE_OUTSIDE_ALLOCATION, col);
+  const uint32_t me = block_linear() + 1;
+  uint32_t g        = col / GRANULE;
+  if (owner_of(smid, g)[0] != me) fail(RULE_OUTSIDE_ALLOCATION, col, owner_of(smid, g)[0]);
+  while (owner_of(smid, g)[1] == 0) {  // walk back to the allocation's first granule
+    if (g == 0 || owner_of(smid, g - 1)[0] != me) fail(RULE_OUTSIDE_ALLOCATION, col);
+    --g;
+  }
+  first    = g;
+  info     = owner_of(smid, g)[1];
+  granules = (info >> 8) & 0xFFu;
+}
+// Columns [col, col + n) must lie in one allocation of this CTA.
+__device__ __forceinline__ uint32_t require_allocated(uint32_t smid, uint32_t col, uint32_t n) {
+  uint32_t first, granules, info;
+  lookup_allocation(smid, col, first, granules, info);
+  if (col + n > (first + granules) * GRANULE) fail(RULE_OUTSIDE_ALLOCATION, col, n);
+  return info;
+}
+
+template <int CTA_GROUP>
+__device__ __noinline__ void dealloc(uint32_t taddr, uint32_t columns) {
+  require_converged(3);
+  const uint32_t smid = sreg_smid(), warp = tid_linear() / 32, col = taddr & 0xFFFFu;
+  if ((taddr >> 16) != 0 || col % GRANULE != 0) fail(RULE_DEALLOC_RANGE, taddr, columns);
+  uint32_t first, granules, info;
+  lookup_allocation(smid, col, first, granules, info);
+  if ((info & 0xFFu) != warp) fail(RULE_DEALLOC_WARP, warp, info & 0xFFu);
+  if (first * GRANULE != col || granules * GRANULE != columns) fail(RULE_DEALLOC_RANGE, taddr, columns);
+  __syncwarp();
+  if (threadIdx.x % 32 == 0) {
+    for (uint32_t g = first; g < first + granules; ++g) owner_of(smid, g)[0] = 0, owner_of(smid, g)[1] = 0;
+    __threadfence();
+    const uint32_t bits = ((granules == 32 ? 0u : (1u << granules)) - 1u) << first;
+    atomicAnd(&g_config.sm_alloc[smid], ~bits);
+    g_cta.magic = 0;  // the next CTA on this SM starts from its own mbarrier_init
+  }
+  __syncwarp();
+}
+
+// ---- descriptors (PTX ISA "tcgen05 Shared Memory Descriptor", "Instruction descriptor") ----
+struct SmemOperand {
+  uint32_t start, lbo, sbo;
+  uint32_t span;  // bytes of one swizzled row: 128 / 64 / 32; 0 = no swizzle (core matrices of 16 B)
+};
+__device__ SmemOperand decode_smem_desc(uint64_t d) {
+  const uint64_t reserved = (3ull << 14) | (3ull << 30) | (0xFFull << 53);
+  const uint32_t version = uint32_t(d >> 46) & 7u, base_offset = uint32_t(d >> 49) & 7u;
+  const uint32_t lbo_mode = uint32_t(d >> 52) & 1u, swz = uint32_t(d >> 61) & 7u;
+  // Not emulated (and unused by the kernels): a base offset, the absolute LBO mode, 128B with 32B atoms.
+  if ((d & reserved) != 0 || version != 1u || base_offset != 0 || lbo_mode != 0 ||
+      !(swz == 0 || swz == 2 || swz == 4 || swz == 6))
+    fail(RULE_SMEM_DESC, uint32_t(d >> 32), uint32_t(d));
+  SmemOperand op;
+  op.start = uint32_t(d & 0x3FFFu) << 4;
+  op.lbo   = uint32_t((d >> 16) & 0x3FFFu) << 4;
+  op.sbo   = uint32_t((d >> 32) & 0x3FFFu) << 4;
+  op.span  = swz == 2 ? 128u : swz == 4 ? 64u : swz == 6 ? 32u : 0u;
+  // Swizzling is a function of the address: the 8-row pattern must start where the pattern repeats (span * 8
+  // bytes), and one K step (32 bytes) must stay inside its row.
+  if (op.span != 0 && (op.start % (8 * op.span)) + 32 > op.span) fail(RULE_SMEM_ALIGN, op.start, op.span);
+  return op;
+}
+// Byte address of the 16-byte chunk `chunk` (0, 1: the 32 bytes of one K step) of row `row`.
+__device__ __forceinline__ uint32_t operand_chunk(const SmemOperand& op, uint32_t row, uint32_t chunk) {
+  if (op.span == 0) return op.start + (row / 8) * op.sbo + (row % 8) * 16 + chunk * op.lbo;
+  const uint32_t lin = op.start + (row / 8) * op.sbo + (row % 8) * op.span + chunk * 16;
+  return lin ^ (((lin >> 7) & (op.span / 16 - 1)) << 4);
+}
+
+struct F16Idesc {
+  uint32_t m, n;
+  bool a_bf16, b_bf16, neg_a, neg_b;
+};
+__device__ F16Idesc decode_idesc_f16(uint32_t idesc, int cta_group) {
+  // bits 0-3 sparsity/saturate, 6, 23, 29-31 reserved or unused by dense kind::f16; D F32 (bits 4-5 = 1);
+  // A/B formats 0 (F16) or 1 (BF16); K-major A and B (bits 15/16 = 0: MN-major is not emulated).
+  const uint32_t must_be_zero = 0xFu | (1u << 6) | (1u << 15) | (1u << 16) | (1u << 23) | (7u << 29);
+  const uint32_t dfmt = (idesc >> 4) & 3u, afmt = (idesc >> 7) & 7u, bfmt = (idesc >> 10) & 7u;
+  if ((idesc & must_be_zero) != 0 || dfmt != 1u || afmt > 1u || bfmt > 1u) fail(RULE_IDESC_RESERVED, idesc);
+  F16Idesc r;
+  r.n      = ((idesc >> 17) & 0x3Fu) << 3;
+  r.m      = ((idesc >> 24) & 0x1Fu) << 4;
+  r.a_bf16 = afmt == 1, r.b_bf16 = bfmt == 1;
+  r.neg_a = (idesc >> 13) & 1u, r.neg_b = (idesc >> 14) & 1u;
+  // The shapes the kernels use: cta_group::1 M = 128, cta_group::2 M = 256, N 16..256 in steps of 16.
+  // (M = 64 and the pair's M = 128 are legal but lay D out in TMEM differently: not emulated.)
+  const bool m_ok = cta_group == 1 ? r.m == 128 : r.m == 256;
+  if (!m_ok || r.n < 16 || r.n > 256 || r.n % 16 != 0) fail(RULE_IDESC_SHAPE, r.m, r.n);
+  return r;
+}
+
+// ---- shared memory of this CTA or of the pair's peer ----
+__device__ __forceinline__ uint4 lds128(uint32_t addr, uint32_t rank, bool remote) {
+  uint4 v;
+  if (!remote) {
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(addr)
+                 : "memory");
+  } else {
+    uint32_t caddr;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(caddr) : "r"(addr), "r"(rank));
+    asm volatile("ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(caddr)
+                 : "memory");
+  }
+  return v;
+}
+__device__ __forceinline__ void unpack16(uint32_t w, bool bf16, bool neg, float& lo, float& hi) {
+  if (bf16) {
+    lo = __uint_as_float(w << 16), hi = __uint_as_float(w & 0xFFFF0000u);
+  } else {
+    lo = __half2float(__ushort_as_half(uint16_t(w & 0xFFFFu)));
+    hi = __half2float(__ushort_as_half(uint16_t(w >> 16)));
+  }
+  if (neg) lo = -lo, hi = -hi;
+}
+// One K step (16 elements, 32 bytes) of row `row` of an operand, as floats.
+__device__ __forceinline__ void load_row(const SmemOperand& op, uint32_t row, uint32_t rank, bool remote,
+                                         bool bf16, bool neg, float (&x)[16]) {
+  const uint4 c0 = lds128(operand_chunk(op, row, 0), rank, remote);
+  const uint4 c1 = lds128(operand_chunk(op, row, 1), rank, remote);
+  const uint32_t w[8] = {c0.x, c0.y, c0.z, c0.w, c1.x, c1.y, c1.z, c1.w};
+#pragma unroll
+  for (int i = 0; i < 8; ++i) unpack16(w[i], bf16, neg, x[2 * i], x[2 * i + 1]);
+}
+
+// ---- the MMA (PTX ISA "tcgen05.mma", kind::f16) ----
+// D[128 x N] (+)= A[128 x 16] * B[N x 16]^T per CTA. cta_group::2 (M = 256): rows 0-127 of A and D are CTA 0's
+// (its shared memory, its TMEM), rows 128-255 CTA 1's, at the same addresses; B's rows 0..N/2-1 are in CTA 0's
+// shared memory, N/2..N-1 in CTA 1's. K is summed in order, in fp32, then added to D unless !accumulate.
+__device__ __noinline__ void execute_mma_f16(int cta_group, uint32_t d, uint64_t adesc, uint64_t bdesc,
+                                             uint32_t idesc, uint32_t accumulate) {
+  const F16Idesc id       = decode_idesc_f16(idesc, cta_group);
+  const SmemOperand a     = decode_smem_desc(adesc);
+  const SmemOperand b     = decode_smem_desc(bdesc);
+  const uint32_t smid     = sreg_smid(), rank = sreg_ctarank();
+  const uint32_t d_col    = d & 0xFFFFu;
+  if ((d >> 16) != 0) fail(RULE_OUTSIDE_ALLOCATION, d);
+  const uint32_t info     = require_allocated(smid, d_col, id.n);
+  const uint32_t peer_smid = (info >> 16) - 1;
+  const uint32_t b_rows   = id.n / uint32_t(cta_group);  // rows of B in each CTA
+  for (int c = 0; c < cta_group; ++c) {
+    const bool remote     = c != 0;
+    const uint32_t c_smid = remote ? peer_smid : smid;
+    for (uint32_t r = 0; r < 128; ++r) {
+      float x[16];
+      load_row(a, r, rank + uint32_t(c), remote, id.a_bf16, id.neg_a, x);
+      float* drow = tmem_cell(c_smid, r, d_col);
+      for (uint32_t n = 0; n < id.n; n += 4) {
+        float acc[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          const uint32_t col = n + uint32_t(j), b_cta = col / b_rows;
+          float y[16];
+          load_row(b, col % b_rows, rank + b_cta, b_cta != 0, id.b_bf16, id.neg_b, y);
+          float s = 0.0f;
+#pragma unroll
+          for (int k = 0; k < 16; ++k) s = fmaf(x[k], y[k], s);
+          acc[j] = s;
+        }
+        float4 old = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (accumulate) old = __ldcg(reinterpret_cast<const float4*>(drow + n));
+        __stcg(reinterpret_cast<float4*>(drow + n),
+               make_float4(old.x + acc[0], old.y + acc[1], old.z + acc[2], old.w + acc[3]));
+      }
+    }
+  }
+}
+
+// ---- the commit (PTX ISA "tcgen05.commit") ----
+// Arrives once on the barrier (in each CTA of `mask`; mask 0: this CTA's) after every earlier MMA of this
+// thread has written TMEM: the writes are fenced at GPU scope, then the arrival releases at cluster scope.
+__device__ __noinline__ void execute_commit(uint32_t bar, uint32_t mask) {
+  __threadfence();
+  if (mask == 0) {
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(bar) : "memory");
+    return;
+  }
+  for (uint32_t r = 0; r < 16; ++r) {
+    if (!((mask >> r) & 1u)) continue;
+    uint32_t caddr;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(caddr) : "r"(bar), "r"(r));
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(caddr) : "memory");
+  }
+}
+
+// ---- the late schedule's queue ----
+__device__ __forceinline__ QueueEntry* queue_base() {
+  return reinterpret_cast<QueueEntry*>(g_config.queue) + size_t(g_cta.queue_slot) * QUEUE_CAP;
+}
+__device__ __noinline__ void flush_queue() {
+  QueueEntry* q = queue_base();
+  for (uint32_t i = 0; i < g_cta.queue_len; ++i) {
+    const QueueEntry e = q[i];
+    if (e.op == 1 || e.op == 2) execute_mma_f16(int(e.op), e.d, e.a, e.b, e.idesc, e.arg);
+    else execute_commit(e.d, e.op == 4 ? e.arg : 0u);
+  }
+  g_cta.queue_len   = 0;
+  g_cta.queue_owner = 0;
+}
+__device__ void enqueue(const QueueEntry& e, uint32_t slot) {
+  const uint32_t me = tid_linear() + 1;
+  if (g_cta.magic != STATE_MAGIC) fail(RULE_QUEUE, 0, 0);
+  if (g_cta.queue_len != 0 && g_cta.queue_owner != me) fail(RULE_QUEUE, g_cta.queue_owner - 1, me - 1);
+  if (g_cta.queue_len == QUEUE_CAP) flush_queue();
+  if (g_cta.queue_len == 0) g_cta.queue_owner = me, g_cta.queue_slot = slot;
+  queue_base()[g_cta.queue_len++] = e;
+}
+
+// ---- cta_group::2 TMA completing on a peer's barrier ----
+// Hopper's TMA completes only on a barrier of the CTA it writes. A copy whose barrier is the peer's is issued
+// on this CTA's g_cta.fwd_bar instead; the producer, before it next blocks, waits for those bytes and
+// forwards them with mbarrier.complete_tx on the peer's barrier (PTX ISA "mbarrier.complete_tx", sm_90).
+__device__ __noinline__ void forward_flush() {
+  const uint64_t start = now_ns();
+  uint32_t done        = 0;
+  while (!done) {
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t"
+        "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2;\n\t"
+        "selp.u32 %0, 1, 0, p;\n\t}"
+        : "=r"(done)
+        : "r"(smem_u32(&g_cta.fwd_bar)), "r"(g_cta.fwd_phase)
+        : "memory");
+    if (!done && now_ns() - start > TIMEOUT_NS) fail(RULE_TMA_FORWARD, g_cta.fwd_target, g_cta.fwd_bytes);
+  }
+  g_cta.fwd_phase ^= 1u;
+  asm volatile("fence.acq_rel.cluster;" ::: "memory");
+  asm volatile("mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64 [%0], %1;" ::"r"(g_cta.fwd_target),
+               "r"(g_cta.fwd_bytes)
+               : "memory");
+  g_cta.fwd_bytes = 0, g_cta.fwd_owner = 0, g_cta.fwd_target = 0;
+}
+
+// Before this thread blocks or synchronises: the late schedule's queued work, and bytes owed to a peer.
+__device__ __forceinline__ void before_block() {
+  if (g_cta.magic != STATE_MAGIC) return;
+  const uint32_t me = tid_linear() + 1;
+  if (g_cta.fwd_bytes != 0 && g_cta.fwd_owner == me) forward_flush();
+  if (g_cta.queue_len != 0 && g_cta.queue_owner == me) flush_queue();
+}
+
+__device__ __forceinline__ uint32_t cta_rank_of(uint32_t cluster_addr) {
+  uint32_t r;
+  asm volatile("getctarank.shared::cluster.u32 %0, %1;" : "=r"(r) : "r"(cluster_addr));
+  return r;
+}
+
+// ptx::mbarrier_arrive_expect_tx_cluster, after its own arrive: bytes announced on a peer's barrier will be
+// forwarded by this thread.
+__device__ __forceinline__ void on_expect_tx_cluster(uint32_t cluster_addr, uint32_t bytes) {
+  if (cta_rank_of(cluster_addr) == sreg_ctarank() || g_cta.magic != STATE_MAGIC) return;
+  asm volatile("mbarrier.arrive.expect_tx.relaxed.cta.shared::cta.b64 _, [%0], %1;" ::"r"(
+                   smem_u32(&g_cta.fwd_bar)),
+               "r"(bytes)
+               : "memory");
+  g_cta.fwd_target = cluster_addr, g_cta.fwd_bytes = bytes, g_cta.fwd_owner = tid_linear() + 1;
+}
+
+// The barrier operand of a cta_group::2 TMA: the peer's barrier is replaced by this CTA's forwarding one.
+__device__ __forceinline__ uint32_t tma_barrier(uint32_t cluster_addr) {
+  if (cta_rank_of(cluster_addr) == sreg_ctarank()) return cluster_addr;
+  if (g_cta.magic != STATE_MAGIC || g_cta.fwd_bytes == 0 || g_cta.fwd_target != cluster_addr ||
+      g_cta.fwd_owner != tid_linear() + 1)
+    fail(RULE_TMA_FORWARD, cluster_addr, g_cta.fwd_target);
+  return smem_u32(&g_cta.fwd_bar);
+}
+
+// ---- the wrappers' emulated bodies ----
+template <int CTA_GROUP>
+__device__ __forceinline__ void mma_f16(uint32_t d, uint64_t adesc, uint64_t bdesc, uint32_t idesc,
+                                        uint32_t accumulate) {
+  require_enabled();
+  if (CTA_GROUP == 2) {
+    if (sreg_nctarank() % 2 != 0) fail(RULE_NO_CLUSTER_PAIR, sreg_nctarank());
+    if (sreg_ctarank() % 2 != 0) fail(RULE_CTA_GROUP_RANK, sreg_ctarank());
+  }
+  if (g_config.schedule == Schedule::Eager) {
+    execute_mma_f16(CTA_GROUP, d, adesc, bdesc, idesc, accumulate);
+    return;
+  }
+  // Late: the checks that need no shared memory now; the rest when it runs.
+  const uint32_t col = d & 0xFFFFu;
+  if ((d >> 16) != 0) fail(RULE_OUTSIDE_ALLOCATION, d);
+  require_allocated(sreg_smid(), col, 16);
+  enqueue(QueueEntry{uint32_t(CTA_GROUP), d, adesc, bdesc, idesc, accumulate ? 1u : 0u},
+          sreg_smid() * GRANULES + col / GRANULE);
+}
+
+__device__ __forceinline__ void commit(uint32_t bar, uint32_t mask, bool multicast) {
+  require_enabled();
+  if (multicast && sreg_ctarank() % 2 != 0) fail(RULE_CTA_GROUP_RANK, sreg_ctarank());
+  // Eager, or nothing of this CTA queued: every earlier MMA of this thread has written TMEM already.
+  if (g_config.schedule == Schedule::Eager || g_cta.magic != STATE_MAGIC || g_cta.queue_len == 0) {
+    execute_commit(bar, multicast ? mask : 0u);
+    return;
+  }
+  enqueue(QueueEntry{multicast ? 4u : 3u, bar, 0, 0, 0, mask}, g_cta.queue_slot);
+}
+
+// tcgen05.ld.sync.aligned.32x32b.x{N}.b32 (PTX ISA "tcgen05.ld", "Matrix fragments ... .32x32b"): thread t
+// of the warp receives lane (taddr.lane + t), columns taddr.col .. + N - 1.
+template <int N>
+__device__ __forceinline__ void ld_32x32b(uint32_t taddr, float (&v)[N]) {
+  require_converged(4);
+  const uint32_t warp = tid_linear() / 32, lane_base = taddr >> 16, col = taddr & 0xFFFFu;
+  if (lane_base != 32u * (warp % 4)) fail(RULE_LANE_QUARTER, taddr, warp);
+  const uint32_t smid = sreg_smid();
+  require_allocated(smid, col, uint32_t(N));
+  const float* src = tmem_cell(smid, lane_base + threadIdx.x % 32, col);
+#pragma unroll
+  for (int i = 0; i < N; ++i) v[i] = __ldcg(src + i);
+}
+
+__device__ __forceinline__ void wait_ld() { require_converged(5); }
+
+// tcgen05.fence::before_thread_sync / after_thread_sync (PTX ISA "tcgen05 Memory Consistency Model"): TMEM
+// is global memory here, so both are GPU-scope fences; before_thread_sync is also where the late schedule
+// runs what this thread queued.
+__device__ __forceinline__ void fence_before_thread_sync() {
+  before_block();
+  __threadfence();
+}
+__device__ __forceinline__ void fence_after_thread_sync() { __threadfence(); }
+
+}  // namespace
+}  // namespace gemm::tc5emu
+
+// ---- the tc5:: wrappers of common/tcgen05.cuh, same names and signatures, routed to the emulator ----
+#if defined(GEMM_TC5_EMULATED)
+namespace gemm::tc5 {
+template <int CTA_GROUP = 1>
+__device__ __forceinline__ void tmem_alloc(uint32_t* slot, uint32_t columns) {
+  tc5emu::alloc<CTA_GROUP>(slot, columns);
+}
+template <int CTA_GROUP = 1>
+__device__ __forceinline__ void tmem_relinquish_alloc_permit() {
+  tc5emu::relinquish_alloc_permit<CTA_GROUP>();
+}
+template <int CTA_GROUP = 1>
+__device__ __forceinline__ void tmem_dealloc(uint32_t taddr, uint32_t columns) {
+  tc5emu::dealloc<CTA_GROUP>(taddr, columns);
+}
+template <int CTA_GROUP = 1>
+__device__ __forceinline__ void mma_f16_ss(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
+                                           uint32_t accumulate) {
+  tc5emu::mma_f16<CTA_GROUP>(d_tmem, a_desc, b_desc, idesc, accumulate);
+}
+__device__ __forceinline__ void commit(uint64_t* bar) { tc5emu::commit(tc5emu::smem_u32(bar), 0, false); }
+template <int CTA_GROUP>
+__device__ __forceinline__ void commit_multicast(uint64_t* bar, uint16_t cta_mask) {
+  static_assert(CTA_GROUP == 2, "the multicast commit is the pair's (cta_group::2)");
+  tc5emu::commit(tc5emu::smem_u32(bar), cta_mask, true);
+}
+__device__ __forceinline__ void tma_load_3d_cta_group2(void* dst, const CUtensorMap* map,
+                                                       uint32_t bar_cluster_addr, int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+      "[%0], [%1, {%2, %3, %4}], [%5];" ::"r"(tc5emu::smem_u32(dst)),
+      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(tc5emu::tma_barrier(bar_cluster_addr))
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_2d_cta_group2(void* dst, const CUtensorMap* map,
+                                                       uint32_t bar_cluster_addr, int c0, int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+      "[%0], [%1, {%2, %3}], [%4];" ::"r"(tc5emu::smem_u32(dst)),
+      "l"(map), "r"(c0), "r"(c1), "r"(tc5emu::tma_barrier(bar_cluster_addr))
+      : "memory");
+}
+__device__ __forceinline__ void ld_32x32b_x8(uint32_t taddr, float (&v)[8]) { tc5emu::ld_32x32b<8>(taddr, v); }
+__device__ __forceinline__ void wait_ld() { tc5emu::wait_ld(); }
+__device__ __forceinline__ void fence_before_thread_sync() { tc5emu::fence_before_thread_sync(); }
+__device__ __forceinline__ void fence_after_thread_sync() { tc5emu::fence_after_thread_sync(); }
+}  // namespace gemm::tc5
+#endif  // GEMM_TC5_EMULATED
+
+#endif  // GEMM_TCGEN05_EMULATE

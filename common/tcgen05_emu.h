@@ -1,0 +1,113 @@
+// tcgen05_emu.h: the host side of the tcgen05 emulator (common/tcgen05_emu.cuh), which runs the unchanged
+// sm_100a kernel source on a Hopper GPU (sm_90a): TMEM lives in global memory, one 128 x 512 x 32-bit array
+// per SM; the MMA is done by the thread that issues it; everything else the kernels use (TMA, mbarriers,
+// clusters, distributed shared memory, elect.sync) is Hopper's own.
+//
+// A reader never needs this file to understand a stage. It exists so that the stages' Blackwell kernels,
+// which no GPU here can run, execute under real concurrency and are checked against cuBLAS: their indices,
+// loops, predicates, barriers, phases, schedule, TMA coordinates and epilogue. It proves nothing about
+// timing, nor about a reading of the PTX ISA that the emulator shares with the kernels.
+//
+// Build: each stage's sm_100a file is compiled a second time for sm_90a with GEMM_TCGEN05_EMULATE=1
+// (CMakeLists.txt, add_stage). Use: `matmul_vN --emulate` (common/harness.cu), tests/test_tcgen05_emu_gpu.cu.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace gemm::tc5emu {
+
+// When an asynchronous tcgen05.mma reads its shared-memory operands and writes TMEM. PTX ISA "tcgen05
+// Memory Consistency Model": anywhere between its issue and the arrival of the tcgen05.commit that tracks
+// it. The emulator offers the two ends of that window:
+//  - Eager: at issue. A kernel that reads TMEM too early, or reuses a stage too early, may still pass.
+//  - Late:  as late as the issuing thread allows: MMAs and commits are queued and done just before that
+//           thread next blocks or synchronises (an mbarrier wait, a cluster barrier, tcgen05.fence::
+//           before_thread_sync, a dealloc) or when 64 are queued. A kernel that lets TMA overwrite a stage
+//           before the commit that frees it arrives now reads the new bytes.
+enum class Schedule : uint32_t { Eager = 0, Late = 1 };
+inline const char* schedule_name(Schedule s) { return s == Schedule::Eager ? "eager" : "late"; }
+
+// The ISA rules the emulator enforces: a kernel that breaks one traps, and trap_report() names it.
+enum Rule : uint32_t {
+  RULE_NONE = 0,
+  RULE_NOT_CONVERGED,       // a .sync.aligned tcgen05 instruction from a warp that is not converged
+  RULE_ALLOC_SIZE,          // tcgen05.alloc columns not a power of two in 32..512
+  RULE_ALLOC_TIMEOUT,       // the SM's TMEM stayed too full for 2 s (a CTA that exits holding TMEM?)
+  RULE_PAIR_TIMEOUT,        // cta_group::2: the peer CTA's warp did not allocate with this one within 2 s
+  RULE_DEALLOC_WARP,        // dealloc by a warp other than the allocating one
+  RULE_DEALLOC_RANGE,       // dealloc of columns other than the allocation
+  RULE_EXIT_HOLDING,        // (host) a kernel returned with TMEM still allocated
+  RULE_LANE_QUARTER,        // tcgen05.ld outside the warp's lane quarter 32 * (warp % 4) .. + 31
+  RULE_OUTSIDE_ALLOCATION,  // a TMEM address outside this CTA's allocation (MMA, ld)
+  RULE_IDESC_RESERVED,      // reserved instruction-descriptor bits set, or a field value not emulated
+  RULE_IDESC_SHAPE,         // an M / N the kind and cta_group do not allow (or the emulator does not cover)
+  RULE_SMEM_DESC,           // shared-memory descriptor: version bits, reserved bits, base offset, swizzle code
+  RULE_SMEM_ALIGN,          // a swizzled operand not aligned to its swizzle pattern
+  RULE_CTA_GROUP_RANK,      // a cta_group::2 MMA or commit issued from the odd CTA of the pair
+  RULE_NO_CLUSTER_PAIR,     // cta_group::2 in a launch whose clusters are not pairs
+  RULE_QUEUE,               // (Late) MMAs queued by one thread, then issued by another of the same CTA
+  RULE_TMA_FORWARD,         // a cta_group::2 TMA into a peer's barrier whose bytes this thread did not announce
+  RULE_NOT_ENABLED,         // an emulated kernel launched before tc5emu::enable()
+  RULE_COUNT
+};
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+inline const char* rule_text(uint32_t rule) {
+  switch (rule) {
+    case RULE_NOT_CONVERGED: return "a .sync.aligned tcgen05 instruction from a warp that is not converged";
+    case RULE_ALLOC_SIZE: return "tcgen05.alloc: columns must be a power of two in 32..512";
+    case RULE_ALLOC_TIMEOUT: return "tcgen05.alloc: not enough free TMEM on this SM for 2 s (a CTA exited holding TMEM?)";
+    case RULE_PAIR_TIMEOUT: return "tcgen05.alloc.cta_group::2: the peer CTA's warp did not allocate within 2 s";
+    case RULE_DEALLOC_WARP: return "tcgen05.dealloc: only the warp that allocated may free";
+    case RULE_DEALLOC_RANGE: return "tcgen05.dealloc: address and columns must be the allocation's";
+    case RULE_EXIT_HOLDING: return "a kernel exited holding TMEM (no tcgen05.dealloc)";
+    case RULE_LANE_QUARTER: return "tcgen05.ld: a warp may access only TMEM lanes 32*(warp%4) .. +31";
+    case RULE_OUTSIDE_ALLOCATION: return "a TMEM address outside this CTA's allocation";
+    case RULE_IDESC_RESERVED: return "instruction descriptor: reserved bit set or field value not emulated";
+    case RULE_IDESC_SHAPE: return "instruction descriptor: M/N not allowed for this kind and cta_group";
+    case RULE_SMEM_DESC: return "shared-memory descriptor: version bits 46-48 must be 0b001, reserved bits 0, "
+                                "base offset 0, swizzle code 0/2/4/6";
+    case RULE_SMEM_ALIGN: return "shared-memory descriptor: swizzled operand not aligned to its swizzle pattern";
+    case RULE_CTA_GROUP_RANK: return "cta_group::2 MMA/commit issued from the odd CTA of the pair";
+    case RULE_NO_CLUSTER_PAIR: return "cta_group::2 needs clusters of an even number of CTAs";
+    case RULE_QUEUE: return "(late schedule) MMAs queued by one thread and issued by another of the CTA";
+    case RULE_TMA_FORWARD: return "cta_group::2 TMA to a peer barrier without this thread's expect_tx on it";
+    case RULE_NOT_ENABLED: return "emulated kernel launched before tc5emu::enable()";
+    default: return "unknown rule";
+  }
+}
+
+// What every emulated translation unit's device code reads (its own copy of a __device__ variable, set by
+// enable() through the registry below).
+struct Config {
+  float* tmem           = nullptr;  // [num_sms][128 lanes][512 columns], poisoned (NaN) at enable()
+  uint32_t* sm_alloc    = nullptr;  // [num_sms]: the allocated 32-column granules of each SM, a bitmask
+  uint32_t* owner       = nullptr;  // [num_sms][16][2] per granule: owning block + 1; warp | columns << 8 |
+                                    // (peer SM + 1) << 16 (cta_group::2) at the allocation's first granule
+  uint32_t* pair_mail   = nullptr;  // [2 * pair_slots]: the cta_group::2 allocation exchange, per cluster
+  uint32_t pair_slots   = 0;
+  uint8_t* queue        = nullptr;  // Late: [num_sms * 16] per-CTA queues (slot: SM, allocation granule)
+  uint32_t num_sms      = 0;
+  Schedule schedule     = Schedule::Eager;
+  uint32_t enabled      = 0;        // 0x7C5E0001 once enable() ran
+  volatile uint32_t* report = nullptr;  // host-mapped: [0] rule, [1] smid, [2..4] block, [5] thread, [6..7] values
+};
+
+// Each emulated translation unit registers a function that copies a Config into its own __device__ copy
+// (tcgen05_emu.cuh does this with a static object: no change in the kernel file).
+using Setter = int (*)(const Config&);  // returns a cudaError_t
+bool register_unit(Setter set);
+// Number of registered units (0: the binary holds no emulated kernel).
+int registered_units();
+
+// Allocates the emulator's memory on first use, poisons TMEM, clears the allocation state and hands the
+// configuration with `schedule` to every emulated unit. Returns "" or what went wrong. Call before launching.
+std::string enable(Schedule schedule);
+// After a launch that failed: the rule an emulated kernel trapped on, with where; "" when none did.
+std::string trap_report();
+// After a launch that succeeded: "" if every SM's TMEM is free again, else the rule it breaks.
+std::string check_all_freed();
+
+}  // namespace gemm::tc5emu

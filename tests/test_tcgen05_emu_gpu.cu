@@ -1,0 +1,451 @@
+// test_tcgen05_emu_gpu.cu: tcgen05, instruction by instruction, on the GPU, against the CPU layout model.
+//
+// One source, two GPUs:
+//  - on a Blackwell GPU (sm_100a) the tc5:: wrappers are the real instructions: this is a bring-up of
+//    tcgen05.alloc / mma / commit / ld / dealloc before any kernel (never run in this project: no B200 here);
+//  - on a Hopper GPU (sm_90a) they are the tcgen05 emulator's (common/tcgen05_emu.h), under its eager and
+//    late schedules: this proves the emulator against the model before the stages run through it.
+//
+//   test_tcgen05_emu_gpu mma         every tcgen05 tile of tests/stage_configs.h (its A and B rows): the tile
+//                                    filled with random bf16 (printed seed; GEMM_TEST_SEED replays), the K
+//                                    steps of one BLOCK_K issued as the kernels issue them (the first
+//                                    overwrites), committed, read back with tcgen05.ld.32x32b.x8; every
+//                                    register of every lane mapped to D[row][col] by the layout model
+//                                    (tmem_ld_32x32b, tmem_accumulator_m128) and compared with the model's
+//                                    product of the same shared memory (mma_kmajor_read), in fp64, within the
+//                                    bound of an fp32 sum: |err| <= 2 * 64 * 2^-24 * sum |a b| (+ 2^-126).
+//   test_tcgen05_emu_gpu trap RULE   (Hopper only) a kernel that breaks RULE (tcgen05_emu.h) must trap with
+//                                    exactly that rule's report.
+// Exit: 0 pass, 1 fail, GEMM_SKIP_CODE (77) where no suitable GPU is present (and for trap tests on a B200).
+#include <cuda_bf16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/check.h"
+#include "common/descriptors.cuh"
+#include "common/ptx.cuh"
+#include "common/tcgen05.cuh"
+#include "common/tcgen05_emu.h"
+#include "tests/layout_model.h"
+#include "tests/stage_configs.h"
+
+#ifndef GEMM_SKIP_CODE
+#define GEMM_SKIP_CODE 77
+#endif
+
+namespace {
+
+using namespace gemm;
+
+constexpr int THREADS    = 128;  // 4 warps: one per TMEM lane quarter
+constexpr int TMEM_COLS  = 256;  // N <= 256
+constexpr int MMA_K_BYTES = 32;
+
+// What a test kernel does wrong on purpose (trap tests), or NONE.
+enum class Breach : int {
+  NONE,
+  ALLOC_SIZE,          // tcgen05.alloc of 48 columns
+  NOT_CONVERGED,       // tcgen05.alloc by half a warp
+  LANE_QUARTER,        // warp 1 reads lane quarter 0
+  DEALLOC_WARP,        // warp 2 frees what warp 1 allocated
+  DEALLOC_RANGE,       // frees half the allocation
+  OUTSIDE_ALLOCATION,  // tcgen05.ld past the allocation's last column
+  MMA_UNALLOCATED,     // an MMA whose N columns run past the allocation
+  IDESC_RESERVED,      // reserved idesc bit 23 set
+  IDESC_SHAPE,         // N = 24 (not a multiple of 16 at M = 128)
+  SMEM_DESC,           // descriptor version bits 46-48 = 0
+  SMEM_ALIGN,          // a 128B-swizzled operand 128 bytes off its 1024-byte pattern
+  CTA_GROUP_RANK,      // a cta_group::2 MMA issued by the odd CTA
+  EXIT_HOLDING,        // the kernel returns without tcgen05.dealloc
+};
+
+struct MmaParams {
+  KMajorTile a_tile, b_tile;
+  uint32_t a_off, b_off;  // tile addresses relative to a 1024-aligned base (stage_configs.h tile_addr)
+  uint32_t image_bytes;   // bytes of each CTA's shared-memory image
+  uint32_t idesc;
+  int n;                  // MMA N (the pair's, for cta_group::2)
+  int ksteps;
+  Breach breach;
+};
+
+template <int CTA_GROUP>
+__global__ void __launch_bounds__(THREADS) mma_kernel(const __grid_constant__ MmaParams p, const uint8_t* image,
+                                                      float* out) {
+#if defined(GEMM_HAS_TCGEN05)
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* base = align_smem_1024(smem_raw);
+  __shared__ uint64_t mma_bar;
+  __shared__ uint32_t tmem_slot;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const uint32_t rank = CTA_GROUP == 2 ? ptx::cluster_ctarank() : 0;
+
+  // This CTA's shared-memory image, written by the generic proxy and read by the MMA (async proxy).
+  const uint8_t* src = image + size_t(rank) * p.image_bytes;
+  for (uint32_t i = threadIdx.x * 16; i < p.image_bytes; i += THREADS * 16)
+    *reinterpret_cast<uint4*>(base + i) = *reinterpret_cast<const uint4*>(src + i);
+  ptx::fence_proxy_async_shared();
+  if (threadIdx.x == 0) {
+    ptx::mbarrier_init(&mma_bar, 1);
+    ptx::fence_mbarrier_init();
+  }
+  ptx::barrier_cluster_arrive();
+  ptx::barrier_cluster_wait();
+  if (warp == 1) {
+    if (p.breach == Breach::ALLOC_SIZE) {
+      tc5::tmem_alloc<CTA_GROUP>(&tmem_slot, 48);
+    } else if (p.breach == Breach::NOT_CONVERGED) {
+      if (lane < 16) tc5::tmem_alloc<CTA_GROUP>(&tmem_slot, TMEM_COLS);
+    } else {
+      tc5::tmem_alloc<CTA_GROUP>(&tmem_slot, TMEM_COLS);
+    }
+    tc5::tmem_relinquish_alloc_permit<CTA_GROUP>();
+  }
+  tc5::fence_before_thread_sync();
+  ptx::barrier_cluster_arrive();
+  ptx::barrier_cluster_wait();
+  tc5::fence_after_thread_sync();
+  const uint32_t tmem = tmem_slot;
+
+  const bool issuer = p.breach == Breach::CTA_GROUP_RANK ? rank == 1 : rank == 0;
+  if (issuer && warp == 0 && ptx::elect_one_sync()) {
+    const uint32_t a_addr = ptx::smem_addr(base) + p.a_off, b_addr = ptx::smem_addr(base) + p.b_off;
+    for (int ks = 0; ks < p.ksteps; ++ks) {
+      uint64_t a_desc = kmajor_desc_sm100(p.a_tile, a_addr, ks), b_desc = kmajor_desc_sm100(p.b_tile, b_addr, ks);
+      uint32_t idesc = p.idesc, d = tmem;
+      if (p.breach == Breach::IDESC_RESERVED) idesc |= 1u << 23;
+      if (p.breach == Breach::IDESC_SHAPE) idesc = (idesc & ~(0x3Fu << 17)) | ((24u >> 3) << 17);
+      if (p.breach == Breach::SMEM_DESC) a_desc &= ~(7ull << 46);
+      if (p.breach == Breach::SMEM_ALIGN) a_desc += 128 >> 4;
+      if (p.breach == Breach::MMA_UNALLOCATED) d += 192;  // columns 192 .. 192 + N - 1 > 255
+      tc5::mma_f16_ss<CTA_GROUP>(d, a_desc, b_desc, idesc, ks > 0 ? 1u : 0u);
+    }
+    if constexpr (CTA_GROUP == 1) tc5::commit(&mma_bar);
+    else tc5::commit_multicast<CTA_GROUP>(&mma_bar, 0b11);
+  }
+  ptx::mbarrier_wait(&mma_bar, 0, "mma_bar");
+  tc5::fence_after_thread_sync();
+
+  // Every register of every lane, raw: out[(((rank * 4 + warp) * (n / 8) + col / 8) * 32 + lane) * 8 + reg]
+  const int n_cta = p.n;  // D has N columns in each CTA's TMEM
+  const int quarter_warp = p.breach == Breach::LANE_QUARTER ? (warp + 3) % 4 : warp;
+  for (int col = 0; col < n_cta; col += 8) {
+    float v[8];
+    uint32_t col_addr = uint32_t(col);
+    if (p.breach == Breach::OUTSIDE_ALLOCATION) col_addr += TMEM_COLS;
+    tc5::ld_32x32b_x8(tmem_addr(tmem, 32u * uint32_t(quarter_warp), col_addr), v);
+    tc5::wait_ld();
+    float* dst = out + ((size_t(rank * 4 + warp) * size_t(n_cta / 8) + size_t(col / 8)) * 32 + lane) * 8;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) dst[i] = v[i];
+  }
+
+  tc5::fence_before_thread_sync();
+  ptx::barrier_cluster_arrive();
+  ptx::barrier_cluster_wait();
+  const int dealloc_warp = p.breach == Breach::DEALLOC_WARP ? 2 : 1;
+  if (warp == dealloc_warp && p.breach != Breach::EXIT_HOLDING) {
+    tc5::fence_after_thread_sync();
+    tc5::tmem_dealloc<CTA_GROUP>(tmem, p.breach == Breach::DEALLOC_RANGE ? TMEM_COLS / 2 : TMEM_COLS);
+  }
+#elif defined(__CUDA_ARCH__)
+  __trap();
+#endif
+}
+
+enum class Gpu { NONE, HOPPER, BLACKWELL };
+Gpu detect(std::string& name) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return Gpu::NONE;
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  name = prop.name;
+  if (prop.major == 9 && prop.minor == 0) return Gpu::HOPPER;
+  if (prop.major == 10 && (prop.minor == 0 || prop.minor == 3)) return Gpu::BLACKWELL;
+  return Gpu::NONE;
+}
+
+uint16_t bf16_bits(float f) {
+  const __nv_bfloat16 h = __float2bfloat16(f);
+  uint16_t b;
+  std::memcpy(&b, &h, 2);
+  return b;
+}
+double bf16_value(const uint8_t* p) {
+  uint32_t w = uint32_t(p[0]) | (uint32_t(p[1]) << 8);
+  w <<= 16;
+  float f;
+  std::memcpy(&f, &w, 4);
+  return double(f);
+}
+
+// One launch of mma_kernel<CTA_GROUP>; returns the launch's error (after synchronising).
+template <int CTA_GROUP>
+cudaError_t launch(const MmaParams& p, const uint8_t* d_image, float* d_out) {
+  auto* kernel            = mma_kernel<CTA_GROUP>;
+  const uint32_t smem     = p.image_bytes + 1024;
+  cudaError_t e           = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+  if (e != cudaSuccess) return e;
+  cudaLaunchAttribute cluster{};
+  cluster.id               = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = CTA_GROUP;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg   = {};
+  cfg.gridDim              = dim3(CTA_GROUP);
+  cfg.blockDim             = dim3(THREADS);
+  cfg.dynamicSmemBytes     = smem;
+  cfg.attrs                = &cluster;
+  cfg.numAttrs             = 1;
+  e = cudaLaunchKernelEx(&cfg, kernel, p, d_image, d_out);
+  if (e != cudaSuccess) return e;
+  return cudaDeviceSynchronize();
+}
+
+struct Case {
+  const stage_configs::StageConfig* a;
+  const stage_configs::StageConfig* b;
+};
+
+// The tcgen05 tiles of the table: each sm_100 A row with the B row of the same stage variant.
+std::vector<Case> cases() {
+  using namespace stage_configs;
+  std::vector<Case> out;
+  for (const StageConfig& a : STAGE_CONFIGS) {
+    if (a.arch != Arch::SM100 || a.operand != Operand::A) continue;
+    for (const StageConfig& b : STAGE_CONFIGS)
+      if (b.arch == Arch::SM100 && b.operand == Operand::B && !std::strcmp(a.stage, b.stage)) {
+        out.push_back({&a, &b});
+        break;
+      }
+  }
+  return out;
+}
+
+// Runs one case; prints one line; true if every element is within the bound.
+bool run_case(const Case& c, uint64_t seed, const char* schedule) {
+  // The 2-SM stage's rows are each CTA's half tiles of the pair's M = 256 MMA.
+  const int cta_group = std::strncmp(c.a->stage, "v5", 2) == 0 ? 2 : 1;
+  MmaParams p{};
+  p.a_tile = KMajorTile{c.a->rows, c.a->block_k, c.a->elem_bytes, c.a->swizzle};
+  p.b_tile = KMajorTile{c.b->rows, c.b->block_k, c.b->elem_bytes, c.b->swizzle};
+  p.a_off  = c.a->tile_addr;
+  p.b_off  = c.b->tile_addr;
+  p.image_bytes = std::max(p.a_off + kmajor_tile_bytes(p.a_tile), p.b_off + kmajor_tile_bytes(p.b_tile));
+  p.image_bytes = (p.image_bytes + 15) / 16 * 16;
+  p.n      = c.b->rows * cta_group;
+  p.ksteps = kmajor_ksteps(p.a_tile);
+  p.idesc  = make_idesc_f16(F16Kind::BF16, F16Kind::BF16, AccKind::F32, 128 * cta_group, p.n);
+  p.breach = Breach::NONE;
+
+  // Random bf16 everywhere in each CTA's image (values in [-2, 2]).
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  std::vector<uint8_t> image(size_t(cta_group) * p.image_bytes);
+  for (size_t i = 0; i + 1 < image.size(); i += 2) {
+    const uint16_t b = bf16_bits(dist(rng));
+    image[i] = uint8_t(b & 0xFF), image[i + 1] = uint8_t(b >> 8);
+  }
+  uint8_t* d_image = nullptr;
+  float* d_out     = nullptr;
+  const size_t out_floats = size_t(cta_group) * 128 * size_t(p.n);
+  CUDA_CHECK(cudaMalloc(&d_image, image.size()));
+  CUDA_CHECK(cudaMalloc(&d_out, out_floats * sizeof(float)));
+  CUDA_CHECK(cudaMemcpy(d_image, image.data(), image.size(), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemset(d_out, 0xFF, out_floats * sizeof(float)));  // poison: NaN
+  CUDA_CHECK(cta_group == 1 ? launch<1>(p, d_image, d_out) : launch<2>(p, d_image, d_out));
+  std::vector<float> out(out_floats);
+  CUDA_CHECK(cudaMemcpy(out.data(), d_out, out_floats * sizeof(float), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaFree(d_image));
+  CUDA_CHECK(cudaFree(d_out));
+  const std::string held = tc5emu::check_all_freed();
+
+  // The model: the address of every (row, k) element of each K step, per operand, from the kernels' own
+  // descriptors at the table's tile addresses (a 1024-aligned base does not change a swizzled address).
+  const int k_elems = MMA_K_BYTES / 2;
+  auto read = [&](const KMajorTile& t, uint32_t addr, int ks, std::vector<uint32_t>& a) {
+    const std::string why = layout_model::mma_kmajor_read(kmajor_desc_sm100(t, addr, ks),
+                                                          layout_model::MmaEncoding::TCGEN05_SM100, t.rows,
+                                                          MMA_K_BYTES, 2, a);
+    if (!why.empty()) {
+      std::fprintf(stderr, "layout model: %s\n", why.c_str());
+      std::exit(1);
+    }
+  };
+  std::vector<double> ref(out_floats, 0.0), mag(out_floats, 0.0);  // [cta * 128 + row][col]
+  std::vector<uint32_t> a_addr, b_addr;
+  for (int ks = 0; ks < p.ksteps; ++ks) {
+    read(p.a_tile, p.a_off, ks, a_addr);
+    read(p.b_tile, p.b_off, ks, b_addr);
+    for (int cta = 0; cta < cta_group; ++cta)
+      for (int r = 0; r < 128; ++r)
+        for (int col = 0; col < p.n; ++col) {
+          const int b_cta = col / c.b->rows, b_row = col % c.b->rows;
+          double s = 0, m = 0;
+          for (int k = 0; k < k_elems; ++k) {
+            const double x = bf16_value(&image[size_t(cta) * p.image_bytes + a_addr[size_t(r * k_elems + k)]]);
+            const double y = bf16_value(&image[size_t(b_cta) * p.image_bytes + b_addr[size_t(b_row * k_elems + k)]]);
+            s += x * y, m += std::fabs(x * y);
+          }
+          ref[size_t(cta * 128 + r) * size_t(p.n) + size_t(col)] += s;
+          mag[size_t(cta * 128 + r) * size_t(p.n) + size_t(col)] += m;
+        }
+  }
+  // Each register through the model's tcgen05.ld and accumulator maps.
+  size_t bad = 0, checked = 0;
+  double worst = 0;
+  for (int cta = 0; cta < cta_group; ++cta)
+    for (int w = 0; w < 4; ++w)
+      for (int col = 0; col < p.n; col += 8)
+        for (int lane = 0; lane < 32; ++lane)
+          for (int reg = 0; reg < 8; ++reg) {
+            layout_model::TmemCell cell{};
+            const uint32_t taddr = (uint32_t(32 * w) << 16) | uint32_t(col);
+            const std::string why = layout_model::tmem_ld_32x32b(taddr, w, lane, reg, 8, cell);
+            int row = 0, dcol = 0;
+            if (!why.empty() || !layout_model::tmem_accumulator_m128(cell, 0, p.n, row, dcol)) {
+              std::fprintf(stderr, "layout model: no D element for warp %d lane %d reg %d (%s)\n", w, lane, reg,
+                           why.c_str());
+              return false;
+            }
+            const float got =
+                out[((size_t(cta * 4 + w) * size_t(p.n / 8) + size_t(col / 8)) * 32 + size_t(lane)) * 8 + size_t(reg)];
+            const size_t at   = size_t(cta * 128 + row) * size_t(p.n) + size_t(dcol);
+            const double err  = std::fabs(double(got) - ref[at]);
+            const double tol  = 2.0 * 64 * std::ldexp(1.0, -24) * mag[at] + std::ldexp(1.0, -126);
+            ++checked;
+            if (!std::isfinite(got) || err > tol) {
+              if (bad < 3)
+                std::printf("  %s D[%d][%d] (CTA %d): got %.9g, model %.9g, |err| %.3g > %.3g\n", c.a->stage,
+                            row, dcol, cta, double(got), ref[at], err, tol);
+              ++bad;
+            }
+            if (mag[at] > 0) worst = std::max(worst, err / mag[at]);
+          }
+  const bool pass = bad == 0 && held.empty() && checked == out_floats;
+  std::printf("%-4s %-12s cta_group::%d M=%d N=%-3d %d K steps, %-5s: %zu/%zu within bound (worst |err|/S %.2g)%s%s\n",
+              pass ? "PASS" : "FAIL", c.a->stage, cta_group, 128 * cta_group, p.n, p.ksteps, schedule,
+              checked - bad, checked, worst, held.empty() ? "" : "  ", held.c_str());
+  return pass;
+}
+
+struct TrapCase {
+  const char* name;
+  Breach breach;
+  uint32_t rule;
+  int cta_group;
+};
+const TrapCase TRAPS[] = {
+    {"alloc_size", Breach::ALLOC_SIZE, tc5emu::RULE_ALLOC_SIZE, 1},
+    {"not_converged", Breach::NOT_CONVERGED, tc5emu::RULE_NOT_CONVERGED, 1},
+    {"lane_quarter", Breach::LANE_QUARTER, tc5emu::RULE_LANE_QUARTER, 1},
+    {"dealloc_warp", Breach::DEALLOC_WARP, tc5emu::RULE_DEALLOC_WARP, 1},
+    {"dealloc_range", Breach::DEALLOC_RANGE, tc5emu::RULE_DEALLOC_RANGE, 1},
+    {"outside_allocation", Breach::OUTSIDE_ALLOCATION, tc5emu::RULE_OUTSIDE_ALLOCATION, 1},
+    {"mma_unallocated", Breach::MMA_UNALLOCATED, tc5emu::RULE_OUTSIDE_ALLOCATION, 1},
+    {"idesc_reserved", Breach::IDESC_RESERVED, tc5emu::RULE_IDESC_RESERVED, 1},
+    {"idesc_shape", Breach::IDESC_SHAPE, tc5emu::RULE_IDESC_SHAPE, 1},
+    {"smem_desc", Breach::SMEM_DESC, tc5emu::RULE_SMEM_DESC, 1},
+    {"smem_align", Breach::SMEM_ALIGN, tc5emu::RULE_SMEM_ALIGN, 1},
+    {"cta_group_rank", Breach::CTA_GROUP_RANK, tc5emu::RULE_CTA_GROUP_RANK, 2},
+    {"exit_holding", Breach::EXIT_HOLDING, tc5emu::RULE_EXIT_HOLDING, 1},
+};
+
+int run_trap(const char* name) {
+  const TrapCase* t = nullptr;
+  for (const TrapCase& c : TRAPS)
+    if (!std::strcmp(c.name, name)) t = &c;
+  if (t == nullptr) {
+    std::fprintf(stderr, "unknown trap '%s'\n", name);
+    return 1;
+  }
+  // v2a's tiles (128B swizzle, one BLOCK_K), or v5 stage 0's for the pair.
+  const std::vector<Case> all = cases();
+  const Case* c               = nullptr;
+  for (const Case& x : all)
+    if (!std::strcmp(x.a->stage, t->cta_group == 2 ? "v5 stage 0" : "v2a")) c = &x;
+  MmaParams p{};
+  p.a_tile      = KMajorTile{c->a->rows, c->a->block_k, 2, c->a->swizzle};
+  p.b_tile      = KMajorTile{c->b->rows, c->b->block_k, 2, c->b->swizzle};
+  p.a_off       = c->a->tile_addr;
+  p.b_off       = c->b->tile_addr;
+  p.image_bytes = std::max(p.a_off + kmajor_tile_bytes(p.a_tile), p.b_off + kmajor_tile_bytes(p.b_tile));
+  p.n           = c->b->rows * t->cta_group;
+  p.ksteps      = kmajor_ksteps(p.a_tile);
+  p.idesc       = make_idesc_f16(F16Kind::BF16, F16Kind::BF16, AccKind::F32, 128 * t->cta_group, p.n);
+  p.breach      = t->breach;
+  uint8_t* d_image = nullptr;
+  float* d_out     = nullptr;
+  CUDA_CHECK(cudaMalloc(&d_image, size_t(t->cta_group) * p.image_bytes));
+  CUDA_CHECK(cudaMemset(d_image, 0, size_t(t->cta_group) * p.image_bytes));
+  CUDA_CHECK(cudaMalloc(&d_out, size_t(t->cta_group) * 128 * size_t(p.n) * sizeof(float)));
+  const cudaError_t e = t->cta_group == 1 ? launch<1>(p, d_image, d_out) : launch<2>(p, d_image, d_out);
+  const std::string report = e != cudaSuccess ? tc5emu::trap_report() : tc5emu::check_all_freed();
+  const std::string want   = tc5emu::rule_text(t->rule);
+  const bool pass          = report.find(want) != std::string::npos;
+  std::printf("%s trap %s: launch %s; emulator: %s\n  expected: %s\n", pass ? "PASS" : "FAIL", name,
+              cudaGetErrorString(e), report.empty() ? "(nothing)" : report.c_str(), want.c_str());
+  return pass ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (!(mode == "mma" || (mode == "trap" && argc > 2))) {
+    std::fprintf(stderr, "usage: %s mma | trap RULE\n", argv[0]);
+    return 2;
+  }
+  std::string name;
+  const Gpu gpu = detect(name);
+  if (gpu == Gpu::NONE) {
+    std::printf("SKIPPED: needs an sm_90a (H100/H200: emulated) or sm_100a/103a (B200/B300: real) GPU\n");
+    return GEMM_SKIP_CODE;
+  }
+  if (mode == "trap" && gpu != Gpu::HOPPER) {
+    std::printf("SKIPPED: the trap tests check the emulator's rules; on %s the instructions are real\n",
+                name.c_str());
+    return GEMM_SKIP_CODE;
+  }
+  std::printf("%s: %s\n", name.c_str(),
+              gpu == Gpu::HOPPER ? "tcgen05 through the emulator (common/tcgen05_emu.h)" : "real tcgen05");
+  if (mode == "trap") {
+    const std::string bad = tc5emu::enable(tc5emu::Schedule::Eager);
+    if (!bad.empty()) {
+      std::fprintf(stderr, "%s\n", bad.c_str());
+      return 1;
+    }
+    return run_trap(argv[2]);
+  }
+  uint64_t seed = std::random_device{}();
+  if (const char* s = std::getenv("GEMM_TEST_SEED")) seed = std::strtoull(s, nullptr, 10);
+  std::printf("seed %llu (replay with GEMM_TEST_SEED=%llu)\n", (unsigned long long)seed, (unsigned long long)seed);
+  bool pass   = true;
+  int n_cases = 0;
+  const std::vector<tc5emu::Schedule> schedules =
+      gpu == Gpu::HOPPER ? std::vector<tc5emu::Schedule>{tc5emu::Schedule::Eager, tc5emu::Schedule::Late}
+                         : std::vector<tc5emu::Schedule>{tc5emu::Schedule::Eager};
+  for (const tc5emu::Schedule s : schedules) {
+    if (gpu == Gpu::HOPPER) {
+      const std::string bad = tc5emu::enable(s);
+      if (!bad.empty()) {
+        std::fprintf(stderr, "%s\n", bad.c_str());
+        return 1;
+      }
+    }
+    int i = 0;
+    for (const Case& c : cases()) {
+      pass = run_case(c, seed + uint64_t(i++), gpu == Gpu::HOPPER ? tc5emu::schedule_name(s) : "real") && pass;
+      ++n_cases;
+    }
+  }
+  std::printf("%s: %d cases\n", pass ? "PASS" : "FAIL", n_cases);
+  return pass ? 0 : 1;
+}
