@@ -26,8 +26,15 @@ function(add_sass_test stage arch)
     set_tests_properties(${name} PROPERTIES WILL_FAIL ON PASS_REGULAR_EXPRESSION "^$")
     return()
   endif()
+  # The stage's own object for the architecture: the executable also holds the Blackwell file compiled for
+  # sm_90a through the tcgen05 emulator, whose code is not the Hopper kernel's.
+  if(arch STREQUAL "sm_90a")
+    set(object $<TARGET_OBJECTS:${stage}_sm90>)
+  else()
+    set(object $<TARGET_OBJECTS:${stage}_sm100>)
+  endif()
   add_test(NAME ${name}
-           COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} -DBINARY=$<TARGET_FILE:matmul_${stage}>
+           COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} -DBINARY=${object}
                    -DARCH=${arch} "-DREQUIRED=${ARGN}" "-DFORBIDDEN=${GEMM_SASS_FORBIDDEN_${arch}_${stage}}"
                    "-DBUDGET=${GEMM_SASS_BUDGET_${arch}_${stage}}" "-DORDER=${GEMM_SASS_ORDER_${arch}_${stage}}"
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.cmake)
@@ -150,8 +157,15 @@ function(add_sass_trace_test name target kernel)
       add_test(NAME ${test} COMMAND ${CMAKE_COMMAND} -E echo "cuobjdump not found")
       set_tests_properties(${test} PROPERTIES WILL_FAIL ON PASS_REGULAR_EXPRESSION "^$")
     else()
+      # A stage's own object for the architecture (not the emulated Blackwell code, see add_sass_test).
+      set(binary $<TARGET_FILE:${target}>)
+      if(arch STREQUAL "sm_90a" AND TARGET ${name}_sm90)
+        set(binary $<TARGET_OBJECTS:${name}_sm90>)
+      elseif(NOT arch STREQUAL "sm_90a" AND TARGET ${name}_sm100)
+        set(binary $<TARGET_OBJECTS:${name}_sm100>)
+      endif()
       add_test(NAME ${test}
-               COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} -DBINARY=$<TARGET_FILE:${target}>
+               COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} -DBINARY=${binary}
                        -DARCH=${arch} -DKERNEL=${kernel} -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_trace_check.cmake)
     endif()
   endforeach()
