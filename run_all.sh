@@ -16,6 +16,10 @@
 #                                         the sweep table of v6_persistent/README.md, nothing else
 #   ./run_all.sh --stages "v5 v6" --variant v6b     only these stage binaries / only this variant of them
 #   ./run_all.sh --build-only             configure and build only (machines without a GPU)
+#   ./run_all.sh --emulate                on an H100/H200: every Blackwell (sm_100a) variant of every stage through
+#                                         the tcgen05 emulator, eager and late schedules, at a few small shapes
+#                                         per stage (ragged ones for v6 and mxfp8; --sizes replaces them), a
+#                                         PASS/FAIL table; verification only, no timing (docs/emulation.md)
 # Exits non-zero if any kernel fails verification.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -24,6 +28,7 @@ sizes="4096"
 repeat=1
 update_readme=0
 build_only=0
+emulate=0
 sweep=0
 only_stages=""
 pass=()
@@ -38,11 +43,18 @@ while [ $# -gt 0 ]; do
     --sweep) sweep=1; shift ;;
     --update-readme) update_readme=1; shift ;;
     --build-only) build_only=1; shift ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --emulate) emulate=1; shift ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_all.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 case "$repeat" in ''|*[!0-9]*|0) echo "run_all.sh: --repeat needs a positive integer" >&2; exit 2 ;; esac
+sizes_given=0
+case " $args_given " in *" --sizes "*) sizes_given=1 ;; esac
+if [ "$emulate" = 1 ] && { [ "$sweep" = 1 ] || [ "$update_readme" = 1 ] || [ "$repeat" != 1 ] || [ ${#pass[@]} -gt 0 ]; }; then
+  echo "run_all.sh: --emulate verifies and times nothing: it takes --sizes and --stages only" >&2
+  exit 2
+fi
 shapes_file="$root/tools/sweep_shapes.txt"
 [ "$sweep" = 1 ] && sizes=$(awk '!/^#/ && NF {print $1}' "$shapes_file" | tr '\n' ' ')
 for size in $sizes; do
@@ -58,6 +70,72 @@ cmake --build "$build" -j"$(nproc)"
 [ "$build_only" = 1 ] && { echo "built: $(cd "$build" && ls matmul_* | tr '\n' ' ')"; exit 0; }
 toolkit=$(sed -n 's/^set(CMAKE_CUDA_COMPILER_VERSION "\(.*\)")$/\1/p' "$build"/CMakeFiles/*/CMakeCUDACompiler.cmake \
   2>/dev/null | head -n1)
+
+# ---- the Blackwell kernels through the tcgen05 emulator (--emulate) ----
+# Shapes per stage: small enough for the emulator (one thread per MMA does its arithmetic), large enough for
+# several laps of each ring; the ragged ones exercise v6's and mxfp8's edges.
+emulate_shapes() {
+  case "$1" in
+    matmul_v1) echo "256x384x256" ;;
+    matmul_v2) echo "256x256x512" ;;
+    matmul_v3|matmul_v4) echo "256x256x1024" ;;
+    matmul_v5) echo "512x512x1024" ;;
+    matmul_v6) echo "1000x1000x520 4096x2304x136" ;;
+    matmul_mxfp8) echo "512x512x256 300x520x544" ;;
+    *) echo "256x256x256" ;;
+  esac
+}
+if [ "$emulate" = 1 ]; then
+  stages=$(cd "$build" && ls matmul_v[0-9]* matmul_mxfp8 2>/dev/null | sort -V || true)
+  [ -n "$only_stages" ] && stages=$(for w in $only_stages; do echo "matmul_$w"; done)
+  mkdir -p "$root/results"
+  log="$root/results/emulate_$(date +%Y%m%d-%H%M%S).log"
+  : >"$log"
+  table="| stage | variant | shape | eager | late |\n|---|---|---|---|---|\n"
+  status=0
+  for s in $stages; do
+    [ -x "$build/$s" ] || { echo "run_all.sh: no stage binary $s in $build" >&2; exit 2; }
+    shapes=$(emulate_shapes "$s")
+    [ "$sizes_given" = 1 ] && shapes=$sizes
+    for size in $shapes; do
+      case "$size" in
+        *x*x*) m=${size%%x*}; rest=${size#*x}; n=${rest%%x*}; k=${rest#*x} ;;
+        *) m=$size; n=$size; k=$size ;;
+      esac
+      echo "== $s --emulate --m $m --n $n --k $k" | tee -a "$log"
+      set +e
+      out=$("$build/$s" --emulate --m "$m" --n "$n" --k "$k" 2>&1)
+      rc=$?
+      set -e
+      echo "$out" >>"$log"
+      case $rc in
+        77) echo "run_all.sh: --emulate needs an H100/H200 ($(echo "$out" | grep -m1 "$s:" | cut -d: -f2-))" >&2
+            exit 77 ;;
+        2) echo "run_all.sh: $s refused ${m}x${n}x${k}: $(echo "$out" | grep -m1 "$s:" | cut -d: -f2-)" >&2
+           status=1; continue ;;
+      esac
+      [ $rc = 0 ] || status=1
+      rows=$(echo "$out" | awk -v st="${s#matmul_}" -v sh="${m}x${n}x${k}" '
+        /^check .* emulated, / { v = $2; sched = $4; r = ($0 ~ /: PASS/) ? "PASS" : "FAIL";
+                                 if (!(v in seen)) { seen[v] = 1; order[++nv] = v }
+                                 res[v, sched] = r }
+        END { for (i = 1; i <= nv; i++) { v = order[i]
+                e = ((v, "eager") in res) ? res[v, "eager"] : "-"; l = ((v, "late") in res) ? res[v, "late"] : "-"
+                printf "| %s | %s | %s | %s | %s |\n", st, v, sh, e, l } }')
+      if [ -z "$rows" ]; then
+        rows="| ${s#matmul_} | (none: exit $rc) | ${m}x${n}x${k} | FAIL | FAIL |"
+        status=1
+        echo "$out" | tail -n 5 >&2
+      fi
+      table+="$rows\n"
+    done
+  done
+  echo
+  printf "%b" "$table"
+  echo "Emulation verifies; it says nothing about speed (docs/emulation.md). Log: ${log#$root/}"
+  [ $status = 0 ] || echo "run_all.sh: at least one emulated kernel FAILED (see $log)" >&2
+  exit $status
+fi
 
 # ---- run ----
 stages=$(cd "$build" && ls matmul_v[0-9]* matmul_mxfp8 2>/dev/null | sort -V || true)

@@ -263,6 +263,24 @@ __device__ __forceinline__ void stmatrix_x4(uint32_t row_addr, uint32_t r0, uint
                : "memory");
 }
 
+// 32 bytes (8 fp32) to global memory, not kept in L1: an output that is never read back (the MXFP8
+// epilogue; seed 001, Optimizations 2 and 7). One st.global.v8 on sm_100+ (PTX ISA 8.8); two v4 stores on
+// sm_90 (the emulated Blackwell build, common/tcgen05_emu.h). `p` must be 32-byte aligned.
+__device__ __forceinline__ void st_global_v8_f32_no_allocate(float* p, const float* v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
+  asm volatile("st.global.L1::no_allocate.v8.f32 [%0], {%1, %2, %3, %4, %5, %6, %7, %8};" ::"l"(p), "f"(v[0]),
+               "f"(v[1]), "f"(v[2]), "f"(v[3]), "f"(v[4]), "f"(v[5]), "f"(v[6]), "f"(v[7])
+               : "memory");
+#else
+  asm volatile("st.global.L1::no_allocate.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p), "f"(v[0]), "f"(v[1]),
+               "f"(v[2]), "f"(v[3])
+               : "memory");
+  asm volatile("st.global.L1::no_allocate.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p + 4), "f"(v[4]), "f"(v[5]),
+               "f"(v[6]), "f"(v[7])
+               : "memory");
+#endif
+}
+
 // bar.sync on named barrier `id` (1..15; 0 is __syncthreads) for `threads` threads (a multiple of 32): a
 // barrier of one warpgroup that the other warpgroups do not take part in.
 __device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads) {

@@ -146,6 +146,54 @@ __device__ __forceinline__ void tma_load_2d_cta_group2(void* dst, const CUtensor
       : "memory");
 }
 
+// ---- Block-scaled MMA (the MXFP8 stage, mxfp8/matmul_mxfp8.cu) ----
+// D[tmem] (+)= (A * 2^SFA) * (B * 2^SFB)^T over one MX block of K (32 e4m3 values), issued by one thread for
+// the pair (cta_group::2): the scales are read from TMEM at sfa_tmem / sfb_tmem, the scale column picked by the
+// idesc's SF ids. (PTX ISA "tcgen05.mma", .kind::mxf8f6f4 .block_scale .block32; cuda::ptx::tcgen05_mma_block_scale)
+__device__ __forceinline__ void mma_mxf8f6f4_block32(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc,
+                                                     uint32_t idesc, uint32_t sfa_tmem, uint32_t sfb_tmem,
+                                                     uint32_t accumulate) {
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "setp.ne.b32 p, %6, 0;\n\t"
+      "tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale.block32 [%0], %1, %2, %3, [%4], [%5], p;\n\t}" ::
+          "r"(d_tmem),
+      "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(sfa_tmem), "r"(sfb_tmem), "r"(accumulate)
+      : "memory");
+}
+
+// One 512-byte scale tile (32 rows x 128 bit in shared memory, descriptor `src_desc`) into 4 TMEM columns of
+// all four 32-lane quarters, in this CTA and (cta_group::2) in the peer at the same addresses, each from its
+// own shared memory. Asynchronous; ordered before the same thread's later cta_group::2 MMAs.
+// (PTX ISA "tcgen05.cp", .32x128b .warpx4; cuda::ptx::tcgen05_cp_32x128b_warpx4)
+__device__ __forceinline__ void cp_32x128b_warpx4(uint32_t taddr, uint64_t src_desc) {
+  asm volatile("tcgen05.cp.cta_group::2.32x128b.warpx4 [%0], %1;" ::"r"(taddr), "l"(src_desc) : "memory");
+}
+
+// 4D TMA into this CTA's shared memory, bytes completing on a (possibly peer) barrier: the MXFP8 scale maps.
+__device__ __forceinline__ void tma_load_4d_cta_group2(void* dst, const CUtensorMap* map, uint32_t bar_cluster,
+                                                       int c0, int c1, int c2, int c3) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2 "
+      "[%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"(ptx::smem_addr(dst)),
+      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar_cluster)
+      : "memory");
+}
+
+// The same box written to `dst` in every CTA of `cta_mask`; with .cta_group::2 each copy's bytes complete on
+// the barrier at `bar_cluster`'s offset in the CTA of the pair with the parity of the barrier's CTA: CTA 0's
+// barrier in the MXFP8 kernel, for both copies. (PTX ISA "cp.async.bulk.tensor", .multicast::cluster with
+// .cta_group)
+__device__ __forceinline__ void tma_load_4d_multicast_cta_group2(void* dst, const CUtensorMap* map,
+                                                                 uint32_t bar_cluster, uint16_t cta_mask, int c0,
+                                                                 int c1, int c2, int c3) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+      ".cta_group::2 [%0], [%1, {%2, %3, %4, %5}], [%6], %7;" ::"r"(ptx::smem_addr(dst)),
+      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar_cluster), "h"(cta_mask)
+      : "memory");
+}
+
 // ---- TMEM -> registers (cuda::ptx::tcgen05_ld_32x32b) ----
 // 32x32b.x8: thread t of the warp receives lane (taddr.lane + t), columns taddr.col .. +7, one 32-bit word
 // each. A warp may only access its own quarter of the lanes: 32 * (warp_id % 4) .. +31.
@@ -154,6 +202,20 @@ __device__ __forceinline__ void ld_32x32b_x8(uint32_t taddr, float (&v)[8]) {
                : "=f"(v[0]), "=f"(v[1]), "=f"(v[2]), "=f"(v[3]), "=f"(v[4]), "=f"(v[5]), "=f"(v[6]), "=f"(v[7])
                : "r"(taddr)
                : "memory");
+}
+
+// 32x32b.x32: thread t receives lane (taddr.lane + t), columns taddr.col .. +31 (the MXFP8 epilogue).
+__device__ __forceinline__ void ld_32x32b_x32(uint32_t taddr, float (&v)[32]) {
+  asm volatile(
+      "tcgen05.ld.sync.aligned.32x32b.x32.b32 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, "
+      "%14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, [%32];"
+      : "=f"(v[0]), "=f"(v[1]), "=f"(v[2]), "=f"(v[3]), "=f"(v[4]), "=f"(v[5]), "=f"(v[6]), "=f"(v[7]),
+        "=f"(v[8]), "=f"(v[9]), "=f"(v[10]), "=f"(v[11]), "=f"(v[12]), "=f"(v[13]), "=f"(v[14]), "=f"(v[15]),
+        "=f"(v[16]), "=f"(v[17]), "=f"(v[18]), "=f"(v[19]), "=f"(v[20]), "=f"(v[21]), "=f"(v[22]),
+        "=f"(v[23]), "=f"(v[24]), "=f"(v[25]), "=f"(v[26]), "=f"(v[27]), "=f"(v[28]), "=f"(v[29]),
+        "=f"(v[30]), "=f"(v[31])
+      : "r"(taddr)
+      : "memory");
 }
 
 // Waits until this thread's tcgen05.ld results are in registers.

@@ -23,6 +23,7 @@ struct State {
   bool allocated = false;
   Config config;
   size_t tmem_floats = 0;
+  uint32_t maps_noted = 0;
 };
 State& state() {
   static State s;
@@ -30,7 +31,7 @@ State& state() {
 }
 
 constexpr uint32_t PAIR_SLOTS = 1u << 16;
-constexpr uint32_t GRANULES = 16, QUEUE_CAP = 64, QUEUE_ENTRY_BYTES = 32;
+constexpr uint32_t GRANULES = 16;
 
 std::string cuda_error(const char* what, cudaError_t e) {
   return std::string("tcgen05 emulator: ") + what + ": " + cudaGetErrorString(e);
@@ -65,6 +66,9 @@ std::string enable(Schedule schedule) {
       return cuda_error("pair mailboxes", e);
     if ((e = cudaMalloc(&c.queue, size_t(c.num_sms) * GRANULES * QUEUE_CAP * QUEUE_ENTRY_BYTES)) != cudaSuccess)
       return cuda_error("queues", e);
+    if ((e = cudaMalloc(&c.maps, size_t(MAP_CAP) * MAP_WORDS * sizeof(uint32_t))) != cudaSuccess)
+      return cuda_error("tensor map table", e);
+    if ((e = cudaMalloc(&c.map_count, sizeof(uint32_t))) != cudaSuccess) return cuda_error("tensor map table", e);
     void* host = nullptr;
     if ((e = cudaHostAlloc(&host, 8 * sizeof(uint32_t), cudaHostAllocMapped)) != cudaSuccess)
       return cuda_error("trap report", e);
@@ -91,12 +95,30 @@ std::string enable(Schedule schedule) {
     return cuda_error("reset", e);
   if ((e = cudaMemset(c.pair_mail, 0, size_t(2) * PAIR_SLOTS * sizeof(uint32_t))) != cudaSuccess)
     return cuda_error("reset", e);
+  if ((e = cudaMemset(c.map_count, 0, sizeof(uint32_t))) != cudaSuccess) return cuda_error("reset", e);
+  st.maps_noted = 0;
   c.schedule = schedule;
   c.enabled  = 0x7C5E0001u;
   for (Setter set : units())
     if ((e = cudaError_t(set(c))) != cudaSuccess) return cuda_error("configuring an emulated unit", e);
   if ((e = cudaDeviceSynchronize()) != cudaSuccess) return cuda_error("enable", e);
   return "";
+}
+
+void note_tensor_map(const void* map_128_bytes, uint32_t box_bytes) {
+  State& st = state();
+  if (!st.allocated || st.config.enabled == 0) return;
+  if (st.maps_noted == MAP_CAP) {
+    std::fprintf(stderr, "tcgen05 emulator: more than %u tensor maps since enable()\n", MAP_CAP);
+    std::exit(1);
+  }
+  uint32_t entry[MAP_WORDS];
+  std::memcpy(entry, map_128_bytes, 128);
+  entry[32] = box_bytes;
+  CUDA_CHECK(cudaMemcpy(st.config.maps + size_t(st.maps_noted) * MAP_WORDS, entry, sizeof entry,
+                        cudaMemcpyHostToDevice));
+  ++st.maps_noted;
+  CUDA_CHECK(cudaMemcpy(st.config.map_count, &st.maps_noted, sizeof(uint32_t), cudaMemcpyHostToDevice));
 }
 
 std::string trap_report() {

@@ -17,6 +17,7 @@
 
 #include <cuda.h>  // CUtensorMap
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include "common/tcgen05_emu.h"
@@ -43,10 +44,9 @@ int set_config(const Config& c) { return int(cudaMemcpyToSymbol(g_config, &c, si
 constexpr uint32_t ENABLED_MAGIC = 0x7C5E0001u;
 constexpr uint32_t STATE_MAGIC   = 0x7C5E57A7u;
 constexpr uint32_t TMEM_LANES = 128, TMEM_COLS = 512, GRANULE = 32, GRANULES = TMEM_COLS / GRANULE;
-constexpr uint32_t QUEUE_CAP   = 64;
 constexpr uint64_t TIMEOUT_NS  = 2000000000ull;
 
-// Per CTA (static shared memory, 48 bytes; the stages leave 1 KB for their barriers).
+// Per CTA (static shared memory, 64 bytes; the stages leave 1 KB for their barriers).
 struct CtaState {
   uint32_t magic;        // STATE_MAGIC once the first mbarrier_init of the CTA ran
   uint32_t queue_len;    // Late: queued entries (Config::queue, slot queue_slot)
@@ -57,16 +57,22 @@ struct CtaState {
   uint32_t fwd_target;   // shared::cluster address of the peer barrier the bytes are owed to
   uint32_t fwd_bytes;    // announced by this CTA's expect_tx on fwd_target, not yet forwarded
   uint32_t fwd_owner;    // linear thread index + 1 of the producer
+  uint64_t mc_bar;       // a multicast cta_group::2 TMA: the local copy completes here first
+  uint32_t mc_phase;
 };
 __shared__ CtaState g_cta;
 
 // One queued asynchronous operation (late schedule).
 struct QueueEntry {
-  uint32_t op;  // 1: MMA kind::f16 cta_group::1, 2: ... cta_group::2, 3: commit (cta_group::1), 4: multicast
-  uint32_t d;   // MMA: TMEM address; commit: barrier's shared::cta address
-  uint64_t a, b;
+  uint32_t op;  // OP_* below
+  uint32_t d;   // MMA, cp: TMEM address; commit: barrier's shared::cta address
+  uint64_t a, b;        // MMA: shared-memory descriptors of A and B; cp: of the source (a)
   uint32_t idesc, arg;  // MMA: accumulate; multicast commit: CTA mask
+  uint32_t sfa, sfb;    // block-scaled MMA: the scales' TMEM addresses
 };
+static_assert(sizeof(QueueEntry) <= QUEUE_ENTRY_BYTES, "the host allocates QUEUE_ENTRY_BYTES per entry");
+// The queued operations; the MMA and cp codes + cta_group - 1.
+enum : uint32_t { OP_MMA_F16 = 1, OP_COMMIT = 3, OP_COMMIT_MULTICAST = 4, OP_MMA_MX = 5, OP_CP = 7 };
 
 // ---- small helpers ----
 __device__ __forceinline__ uint32_t tid_linear() {
@@ -154,7 +160,9 @@ __device__ __forceinline__ void on_mbarrier_init() {
   g_cta.fwd_target = 0;
   g_cta.fwd_bytes  = 0;
   g_cta.fwd_owner  = 0;
+  g_cta.mc_phase   = 0;
   asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_u32(&g_cta.fwd_bar)) : "memory");
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_u32(&g_cta.mc_bar)) : "memory");
   g_cta.magic = STATE_MAGIC;
 }
 
@@ -418,6 +426,120 @@ __device__ __noinline__ void execute_mma_f16(int cta_group, uint32_t d, uint64_t
   }
 }
 
+// ---- the block-scaled MMA (PTX ISA "tcgen05.mma", .kind::mxf8f6f4 .block_scale .block32) ----
+struct MxIdesc {
+  uint32_t m, n, sfa_id, sfb_id;
+  bool neg_a, neg_b;
+};
+__device__ MxIdesc decode_idesc_mxf8f6f4(uint32_t idesc, int cta_group) {
+  // Instruction descriptor, block-scaled table: bits 0-3 sparsity/saturate (dense: 0), 6 and 31 reserved;
+  // A / B formats (bits 7-9 / 10-12): only E4M3 (0) is emulated; K-major A and B (bits 15/16 = 0); scale type
+  // (bit 23) UE8M0 = 1; SF ids in bits 4-5 (B) and 29-30 (A).
+  const uint32_t must_be_zero = 0xFu | (1u << 6) | (7u << 7) | (7u << 10) | (1u << 15) | (1u << 16) | (1u << 31);
+  if ((idesc & must_be_zero) != 0 || ((idesc >> 23) & 1u) != 1u) fail(RULE_IDESC_RESERVED, idesc);
+  MxIdesc r;
+  r.sfb_id = (idesc >> 4) & 3u, r.sfa_id = (idesc >> 29) & 3u;
+  r.n      = ((idesc >> 17) & 0x3Fu) << 3;
+  r.m      = ((idesc >> 24) & 0x1Fu) << 4;
+  r.neg_a = (idesc >> 13) & 1u, r.neg_b = (idesc >> 14) & 1u;
+  const bool m_ok = cta_group == 1 ? r.m == 128 : r.m == 256;
+  if (!m_ok || r.n < 16 || r.n > 256 || r.n % 16 != 0) fail(RULE_IDESC_SHAPE, r.m, r.n);
+  return r;
+}
+// 32 e4m3 values (one MX block of K, 32 bytes) of row `row` of an operand, as floats (exact).
+__device__ __forceinline__ void load_row_e4m3(const SmemOperand& op, uint32_t row, uint32_t rank, bool remote,
+                                              bool neg, float (&x)[32]) {
+  const uint4 c0 = lds128(operand_chunk(op, row, 0), rank, remote);
+  const uint4 c1 = lds128(operand_chunk(op, row, 1), rank, remote);
+  const uint32_t w[8] = {c0.x, c0.y, c0.z, c0.w, c1.x, c1.y, c1.z, c1.w};
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const __half2_raw pair =
+          __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t((w[i] >> (16 * h)) & 0xFFFFu), __NV_E4M3);
+      const float2 f = __half22float2(__half2(pair));
+      x[4 * i + 2 * h] = neg ? -f.x : f.x, x[4 * i + 2 * h + 1] = neg ? -f.y : f.y;
+    }
+}
+// The UE8M0 scale in byte `byte` of TMEM cell (lane, col) of SM `smid`, as the exponent 0..254, or -1 (NaN).
+__device__ __forceinline__ int scale_exponent(uint32_t smid, uint32_t lane, uint32_t col, uint32_t byte) {
+  const uint32_t word = __ldcg(reinterpret_cast<const unsigned int*>(tmem_cell(smid, lane, col)));
+  const int e         = int((word >> (8 * byte)) & 0xFFu);
+  return e == 0xFF ? -1 : e;
+}
+// D[128 x N] (+)= sum over the block's 32 K of A[r][k] 2^(SFA[r] - 127) * B[n][k] 2^(SFB[n] - 127), per CTA,
+// operands placed as kind::f16's (execute_mma_f16). The scales are read where [tc5-sf] of the layout model
+// puts them: the scale of row i (A: 0..127 of this CTA; B: 0..N-1) at lane i % 32, column sf + i / 32, byte
+// SF id; A's from the quarter of its own lane, B's from quarter (i / 32) % 4, so a scale tile not copied to
+// every quarter reads poison somewhere. Each CTA applies the scales in its own TMEM: B's must be there whole.
+// The block's 32 products are summed in fp32, in K order, scaled by 2^(ea + eb - 254), and added to D.
+__device__ __noinline__ void execute_mma_mx(int cta_group, uint32_t d, uint64_t adesc, uint64_t bdesc,
+                                            uint32_t idesc, uint32_t sfa, uint32_t sfb, uint32_t accumulate) {
+  const MxIdesc id     = decode_idesc_mxf8f6f4(idesc, cta_group);
+  const SmemOperand a  = decode_smem_desc(adesc);
+  const SmemOperand b  = decode_smem_desc(bdesc);
+  const uint32_t smid  = sreg_smid(), rank = sreg_ctarank();
+  const uint32_t d_col = d & 0xFFFFu, sfa_col = sfa & 0xFFFFu, sfb_col = sfb & 0xFFFFu;
+  if ((d >> 16) != 0 || (sfa >> 16) != 0 || (sfb >> 16) != 0) fail(RULE_OUTSIDE_ALLOCATION, d, sfa | sfb);
+  const uint32_t info = require_allocated(smid, d_col, id.n);
+  require_allocated(smid, sfa_col, 128 / 32);
+  require_allocated(smid, sfb_col, id.n / 32);
+  const uint32_t peer_smid = (info >> 16) - 1;
+  const uint32_t b_rows    = id.n / uint32_t(cta_group);
+  for (int c = 0; c < cta_group; ++c) {
+    const bool remote     = c != 0;
+    const uint32_t c_smid = remote ? peer_smid : smid;
+    for (uint32_t r = 0; r < 128; ++r) {
+      float x[32];
+      load_row_e4m3(a, r, rank + uint32_t(c), remote, id.neg_a, x);
+      const int ea = scale_exponent(c_smid, r, sfa_col + r / 32, id.sfa_id);
+      float* drow  = tmem_cell(c_smid, r, d_col);
+      for (uint32_t n = 0; n < id.n; n += 4) {
+        float acc[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          const uint32_t col = n + uint32_t(j), b_cta = col / b_rows;
+          float y[32];
+          load_row_e4m3(b, col % b_rows, rank + b_cta, b_cta != 0, id.neg_b, y);
+          float s = 0.0f;
+#pragma unroll
+          for (int k = 0; k < 32; ++k) s = fmaf(x[k], y[k], s);
+          const int eb = scale_exponent(c_smid, col % 32 + 32 * ((col / 32) % 4), sfb_col + col / 32, id.sfb_id);
+          acc[j]       = ea < 0 || eb < 0 ? __int_as_float(0x7FC00000) : scalbnf(s, ea + eb - 254);
+        }
+        float4 old = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (accumulate) old = __ldcg(reinterpret_cast<const float4*>(drow + n));
+        __stcg(reinterpret_cast<float4*>(drow + n),
+               make_float4(old.x + acc[0], old.y + acc[1], old.z + acc[2], old.w + acc[3]));
+      }
+    }
+  }
+}
+
+// ---- tcgen05.cp .32x128b .warpx4 (PTX ISA "tcgen05.cp") ----
+// 32 rows of 16 bytes from shared memory (the descriptor's canonical K-major layout: row r at start +
+// (r / 8) * SBO + (r % 8) * 16) to TMEM: row r to lane 32 q + r of every quarter q, its 4 words to columns
+// col .. col + 3. cta_group::2: each CTA of the pair copies from its own shared memory into its own TMEM.
+__device__ __noinline__ void execute_cp_32x128b_warpx4(int cta_group, uint32_t taddr, uint64_t sdesc) {
+  const SmemOperand src = decode_smem_desc(sdesc);
+  if (src.span != 0) fail(RULE_SMEM_DESC, uint32_t(sdesc >> 32), uint32_t(sdesc));  // swizzled: not emulated
+  if ((taddr >> 16) != 0) fail(RULE_CP_ADDRESS, taddr);
+  const uint32_t smid = sreg_smid(), rank = sreg_ctarank(), col = taddr & 0xFFFFu;
+  const uint32_t info = require_allocated(smid, col, 4);
+  const uint32_t peer_smid = (info >> 16) - 1;
+  for (int c = 0; c < cta_group; ++c) {
+    const uint32_t c_smid = c == 0 ? smid : peer_smid;
+    for (uint32_t r = 0; r < 32; ++r) {
+      const uint4 v = lds128(operand_chunk(src, r, 0), rank + uint32_t(c), c != 0);
+      for (uint32_t q = 0; q < 4; ++q) {
+        unsigned int* cell = reinterpret_cast<unsigned int*>(tmem_cell(c_smid, 32 * q + r, col));
+        __stcg(cell + 0, v.x), __stcg(cell + 1, v.y), __stcg(cell + 2, v.z), __stcg(cell + 3, v.w);
+      }
+    }
+  }
+}
+
 // ---- the commit (PTX ISA "tcgen05.commit") ----
 // Arrives once on the barrier (in each CTA of `mask`; mask 0: this CTA's) after every earlier MMA of this
 // thread has written TMEM: the writes are fenced at GPU scope, then the arrival releases at cluster scope.
@@ -443,8 +565,14 @@ __device__ __noinline__ void flush_queue() {
   QueueEntry* q = queue_base();
   for (uint32_t i = 0; i < g_cta.queue_len; ++i) {
     const QueueEntry e = q[i];
-    if (e.op == 1 || e.op == 2) execute_mma_f16(int(e.op), e.d, e.a, e.b, e.idesc, e.arg);
-    else execute_commit(e.d, e.op == 4 ? e.arg : 0u);
+    if (e.op == OP_MMA_F16 || e.op == OP_MMA_F16 + 1)
+      execute_mma_f16(int(e.op - OP_MMA_F16 + 1), e.d, e.a, e.b, e.idesc, e.arg);
+    else if (e.op == OP_MMA_MX || e.op == OP_MMA_MX + 1)
+      execute_mma_mx(int(e.op - OP_MMA_MX + 1), e.d, e.a, e.b, e.idesc, e.sfa, e.sfb, e.arg);
+    else if (e.op == OP_CP || e.op == OP_CP + 1)
+      execute_cp_32x128b_warpx4(int(e.op - OP_CP + 1), e.d, e.a);
+    else
+      execute_commit(e.d, e.op == OP_COMMIT_MULTICAST ? e.arg : 0u);
   }
   g_cta.queue_len   = 0;
   g_cta.queue_owner = 0;
@@ -517,6 +645,75 @@ __device__ __forceinline__ uint32_t tma_barrier(uint32_t cluster_addr) {
   return smem_u32(&g_cta.fwd_bar);
 }
 
+// The bytes of one box of `map`, noted by the host when it built the map (tcgen05_emu.h, MAP_CAP).
+__device__ uint32_t box_bytes_of(const CUtensorMap* map) {
+  const uint4* m    = reinterpret_cast<const uint4*>(map);
+  const uint32_t n  = *g_config.map_count;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint4* e = reinterpret_cast<const uint4*>(g_config.maps + size_t(i) * MAP_WORDS);
+    bool same      = true;
+    for (int w = 0; w < 8 && same; ++w) {
+      const uint4 x = m[w], y = e[w];
+      same = x.x == y.x && x.y == y.y && x.z == y.z && x.w == y.w;
+    }
+    if (same) return g_config.maps[size_t(i) * MAP_WORDS + 32];
+  }
+  fail(RULE_TMA_UNKNOWN_MAP, n);
+  return 0;
+}
+
+// cp.async.bulk.tensor .multicast::cluster .cta_group::2 (PTX ISA "cp.async.bulk.tensor"): the box lands at
+// `dst`'s offset in every CTA of `mask`, and each copy's bytes complete on the barrier at `cluster_bar`'s
+// offset in the CTA of the pair with that barrier's parity. Hopper's multicast completes each copy on the
+// barrier of the CTA it writes, so the emulator copies once into this CTA (completing on its own barrier,
+// waited for here), forwards the bytes to the other CTAs of the mask from shared memory, and then completes
+// every copy's bytes on the target barrier with mbarrier.complete_tx. Synchronous: one legal timing of an
+// asynchronous copy. Only a target barrier in this CTA is emulated (the MXFP8 kernel's: CTA 0's).
+__device__ __noinline__ void tma_4d_multicast(uint32_t dst, const CUtensorMap* map, uint32_t cluster_bar,
+                                              uint16_t mask, int c0, int c1, int c2, int c3) {
+  if (g_cta.magic != STATE_MAGIC || cta_rank_of(cluster_bar) != sreg_ctarank())
+    fail(RULE_TMA_FORWARD, cluster_bar, g_cta.magic);
+  const uint32_t bytes = box_bytes_of(map), bar = smem_u32(&g_cta.mc_bar), me = sreg_ctarank();
+  asm volatile("mbarrier.arrive.expect_tx.relaxed.cta.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+               : "memory");
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+      "[%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"(dst),
+      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
+      : "memory");
+  const uint64_t start = now_ns();
+  uint32_t done        = 0;
+  while (!done) {
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t"
+        "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2;\n\t"
+        "selp.u32 %0, 1, 0, p;\n\t}"
+        : "=r"(done)
+        : "r"(bar), "r"(g_cta.mc_phase)
+        : "memory");
+    if (!done && now_ns() - start > TIMEOUT_NS) fail(RULE_TMA_FORWARD, cluster_bar, bytes);
+  }
+  g_cta.mc_phase ^= 1u;
+  uint32_t copies = 0;
+  for (uint32_t r = 0; r < 16; ++r) {
+    if (!((mask >> r) & 1u)) continue;
+    ++copies;
+    if (r == me) continue;
+    uint32_t peer;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(peer) : "r"(dst), "r"(r));
+    for (uint32_t i = 0; i < bytes; i += 16) {
+      const uint4 v = lds128(dst + i, me, false);
+      asm volatile("st.shared::cluster.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(peer + i), "r"(v.x), "r"(v.y),
+                   "r"(v.z), "r"(v.w)
+                   : "memory");
+    }
+  }
+  asm volatile("fence.acq_rel.cluster;" ::: "memory");
+  asm volatile("mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64 [%0], %1;" ::"r"(cluster_bar),
+               "r"(copies * bytes)
+               : "memory");
+}
+
 // ---- the wrappers' emulated bodies ----
 template <int CTA_GROUP>
 __device__ __forceinline__ void mma_f16(uint32_t d, uint64_t adesc, uint64_t bdesc, uint32_t idesc,
@@ -534,7 +731,43 @@ __device__ __forceinline__ void mma_f16(uint32_t d, uint64_t adesc, uint64_t bde
   const uint32_t col = d & 0xFFFFu;
   if ((d >> 16) != 0) fail(RULE_OUTSIDE_ALLOCATION, d);
   require_allocated(sreg_smid(), col, 16);
-  enqueue(QueueEntry{uint32_t(CTA_GROUP), d, adesc, bdesc, idesc, accumulate ? 1u : 0u},
+  enqueue(QueueEntry{OP_MMA_F16 + uint32_t(CTA_GROUP - 1), d, adesc, bdesc, idesc, accumulate ? 1u : 0u, 0, 0},
+          sreg_smid() * GRANULES + col / GRANULE);
+}
+
+template <int CTA_GROUP>
+__device__ __forceinline__ void mma_mx(uint32_t d, uint64_t adesc, uint64_t bdesc, uint32_t idesc, uint32_t sfa,
+                                       uint32_t sfb, uint32_t accumulate) {
+  require_enabled();
+  if (CTA_GROUP == 2) {
+    if (sreg_nctarank() % 2 != 0) fail(RULE_NO_CLUSTER_PAIR, sreg_nctarank());
+    if (sreg_ctarank() % 2 != 0) fail(RULE_CTA_GROUP_RANK, sreg_ctarank());
+  }
+  if (g_config.schedule == Schedule::Eager) {
+    execute_mma_mx(CTA_GROUP, d, adesc, bdesc, idesc, sfa, sfb, accumulate);
+    return;
+  }
+  const uint32_t col = d & 0xFFFFu;
+  if ((d >> 16) != 0) fail(RULE_OUTSIDE_ALLOCATION, d);
+  require_allocated(sreg_smid(), col, 16);
+  enqueue(QueueEntry{OP_MMA_MX + uint32_t(CTA_GROUP - 1), d, adesc, bdesc, idesc, accumulate ? 1u : 0u, sfa, sfb},
+          sreg_smid() * GRANULES + col / GRANULE);
+}
+
+// tcgen05.cp, asynchronous like the MMA and ordered before the same thread's later MMAs (PTX ISA "tcgen05
+// Memory Consistency Model", pipelined pairs): eager at issue, late queued with the MMAs, in issue order.
+template <int CTA_GROUP>
+__device__ __forceinline__ void cp_32x128b_warpx4(uint32_t taddr, uint64_t sdesc) {
+  require_enabled();
+  if (CTA_GROUP == 2 && sreg_ctarank() % 2 != 0) fail(RULE_CTA_GROUP_RANK, sreg_ctarank());
+  if (g_config.schedule == Schedule::Eager) {
+    execute_cp_32x128b_warpx4(CTA_GROUP, taddr, sdesc);
+    return;
+  }
+  if ((taddr >> 16) != 0) fail(RULE_CP_ADDRESS, taddr);
+  const uint32_t col = taddr & 0xFFFFu;
+  require_allocated(sreg_smid(), col, 4);
+  enqueue(QueueEntry{OP_CP + uint32_t(CTA_GROUP - 1), taddr, sdesc, 0, 0, 0, 0, 0},
           sreg_smid() * GRANULES + col / GRANULE);
 }
 
@@ -546,7 +779,7 @@ __device__ __forceinline__ void commit(uint32_t bar, uint32_t mask, bool multica
     execute_commit(bar, multicast ? mask : 0u);
     return;
   }
-  enqueue(QueueEntry{multicast ? 4u : 3u, bar, 0, 0, 0, mask}, g_cta.queue_slot);
+  enqueue(QueueEntry{multicast ? OP_COMMIT_MULTICAST : OP_COMMIT, bar, 0, 0, 0, mask, 0, 0}, g_cta.queue_slot);
 }
 
 // tcgen05.ld.sync.aligned.32x32b.x{N}.b32 (PTX ISA "tcgen05.ld", "Matrix fragments ... .32x32b"): thread t
@@ -620,6 +853,30 @@ __device__ __forceinline__ void tma_load_2d_cta_group2(void* dst, const CUtensor
       : "memory");
 }
 __device__ __forceinline__ void ld_32x32b_x8(uint32_t taddr, float (&v)[8]) { tc5emu::ld_32x32b<8>(taddr, v); }
+__device__ __forceinline__ void ld_32x32b_x32(uint32_t taddr, float (&v)[32]) {
+  tc5emu::ld_32x32b<32>(taddr, v);
+}
+__device__ __forceinline__ void mma_mxf8f6f4_block32(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc,
+                                                     uint32_t idesc, uint32_t sfa_tmem, uint32_t sfb_tmem,
+                                                     uint32_t accumulate) {
+  tc5emu::mma_mx<2>(d_tmem, a_desc, b_desc, idesc, sfa_tmem, sfb_tmem, accumulate);
+}
+__device__ __forceinline__ void cp_32x128b_warpx4(uint32_t taddr, uint64_t src_desc) {
+  tc5emu::cp_32x128b_warpx4<2>(taddr, src_desc);
+}
+__device__ __forceinline__ void tma_load_4d_cta_group2(void* dst, const CUtensorMap* map, uint32_t bar_cluster,
+                                                       int c0, int c1, int c2, int c3) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+      "[%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"(tc5emu::smem_u32(dst)),
+      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(tc5emu::tma_barrier(bar_cluster))
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_4d_multicast_cta_group2(void* dst, const CUtensorMap* map,
+                                                                 uint32_t bar_cluster, uint16_t cta_mask, int c0,
+                                                                 int c1, int c2, int c3) {
+  tc5emu::tma_4d_multicast(tc5emu::smem_u32(dst), map, bar_cluster, cta_mask, c0, c1, c2, c3);
+}
 __device__ __forceinline__ void wait_ld() { tc5emu::wait_ld(); }
 __device__ __forceinline__ void fence_before_thread_sync() { tc5emu::fence_before_thread_sync(); }
 __device__ __forceinline__ void fence_after_thread_sync() { tc5emu::fence_after_thread_sync(); }

@@ -49,6 +49,8 @@ enum Rule : uint32_t {
   RULE_QUEUE,               // (Late) MMAs queued by one thread, then issued by another of the same CTA
   RULE_TMA_FORWARD,         // a cta_group::2 TMA into a peer's barrier whose bytes this thread did not announce
   RULE_NOT_ENABLED,         // an emulated kernel launched before tc5emu::enable()
+  RULE_CP_ADDRESS,          // tcgen05.cp .warpx4 to an address whose lane field is not 0
+  RULE_TMA_UNKNOWN_MAP,     // a multicast cta_group::2 TMA through a tensor map the host never noted
   RULE_COUNT
 };
 #if defined(__CUDACC__)
@@ -75,9 +77,18 @@ inline const char* rule_text(uint32_t rule) {
     case RULE_QUEUE: return "(late schedule) MMAs queued by one thread and issued by another of the CTA";
     case RULE_TMA_FORWARD: return "cta_group::2 TMA to a peer barrier without this thread's expect_tx on it";
     case RULE_NOT_ENABLED: return "emulated kernel launched before tc5emu::enable()";
+    case RULE_CP_ADDRESS: return "tcgen05.cp .warpx4 writes all 128 lanes: the address's lane field must be 0";
+    case RULE_TMA_UNKNOWN_MAP: return "multicast cta_group::2 TMA through a tensor map not built by "
+                                      "make_tensor_map after tc5emu::enable()";
     default: return "unknown rule";
   }
 }
+
+// The late schedule's queue: QUEUE_CAP entries of QUEUE_ENTRY_BYTES per (SM, allocation granule).
+constexpr uint32_t QUEUE_CAP = 64, QUEUE_ENTRY_BYTES = 48;
+// Tensor maps the host built (common/tma.cpp make_tensor_map) since enable(), with their box's bytes: the
+// emulated multicast TMA needs the bytes of one copy, which a CUtensorMap does not say in a documented way.
+constexpr uint32_t MAP_CAP = 1024, MAP_WORDS = 32 + 1;  // the map's 128 bytes, then its box bytes
 
 // What every emulated translation unit's device code reads (its own copy of a __device__ variable, set by
 // enable() through the registry below).
@@ -89,6 +100,8 @@ struct Config {
   uint32_t* pair_mail   = nullptr;  // [2 * pair_slots]: the cta_group::2 allocation exchange, per cluster
   uint32_t pair_slots   = 0;
   uint8_t* queue        = nullptr;  // Late: [num_sms * 16] per-CTA queues (slot: SM, allocation granule)
+  uint32_t* maps        = nullptr;  // [MAP_CAP][MAP_WORDS]: tensor maps noted since enable(), see MAP_CAP
+  uint32_t* map_count   = nullptr;  // [1]
   uint32_t num_sms      = 0;
   Schedule schedule     = Schedule::Eager;
   uint32_t enabled      = 0;        // 0x7C5E0001 once enable() ran
@@ -105,6 +118,9 @@ int registered_units();
 // Allocates the emulator's memory on first use, poisons TMEM, clears the allocation state and hands the
 // configuration with `schedule` to every emulated unit. Returns "" or what went wrong. Call before launching.
 std::string enable(Schedule schedule);
+// Called by make_tensor_map (common/tma.cpp) for every map it builds: once enable() has run, the map and the
+// bytes of its box are noted for the emulated multicast TMA. A no-op before.
+void note_tensor_map(const void* map_128_bytes, uint32_t box_bytes);
 // After a launch that failed: the rule an emulated kernel trapped on, with where; "" when none did.
 std::string trap_report();
 // After a launch that succeeded: "" if every SM's TMEM is free again, else the rule it breaks.

@@ -1,5 +1,7 @@
 #include "common/tma.h"
 
+#include "common/tcgen05_emu.h"  // note_tensor_map
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -96,6 +98,9 @@ CUtensorMap make_tensor_map(const TmaDesc& d, const void* global_address, const 
     std::fprintf(stderr, "error: cuTensorMapEncodeTiled failed for %s with CUresult %d\n", what, int(res));
     std::exit(1);
   }
+  uint32_t box_bytes = d.elem_bytes;
+  for (int i = 0; i < d.rank; ++i) box_bytes *= d.box[i];
+  tc5emu::note_tensor_map(&map, box_bytes);  // the tcgen05 emulator's table (a no-op unless it is enabled)
   return map;
 }
 

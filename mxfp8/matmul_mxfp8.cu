@@ -184,76 +184,9 @@ static_assert(NUM_ACCUMULATORS == 2, "accumulator a's own region is 2a: X or Z")
 static_assert(NUM_STAGES == 6, "33.5 KB stages: 6 fit in 227 KB");
 static_assert(SMEM_BYTES <= SMEM_BUDGET, "the ring must fit in the 227 KB of shared memory per block");
 
-// ---- the instructions this stage introduces (one wrapper each; cuda::ptx names in the comments) ----
-#if defined(GEMM_HAS_TCGEN05)
-// D[tmem] (+)= (A * 2^SFA) * (B * 2^SFB)^T over one MX block of K, issued by one thread for the pair: the
-// scales are read from TMEM at sfa_tmem / sfb_tmem, the scale column picked by the idesc's SF ids.
-// (cuda::ptx::tcgen05_mma_block_scale)
-__device__ __forceinline__ void mma_mxf8f6f4_block32(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc,
-                                                     uint32_t idesc, uint32_t sfa_tmem, uint32_t sfb_tmem,
-                                                     uint32_t accumulate) {
-  asm volatile(
-      "{\n\t.reg .pred p;\n\t"
-      "setp.ne.b32 p, %6, 0;\n\t"
-      "tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale.block32 [%0], %1, %2, %3, [%4], [%5], p;\n\t}" ::
-          "r"(d_tmem),
-      "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(sfa_tmem), "r"(sfb_tmem), "r"(accumulate)
-      : "memory");
-}
-
-// One 512-byte scale tile (32 rows x 128 bit in shared memory, descriptor `src_desc`) into 4 TMEM columns of
-// all four 32-lane quarters, in this CTA and (cta_group::2) in the peer at the same addresses, each from its
-// own shared memory. Asynchronous; ordered before the same thread's later cta_group::2 MMAs.
-// (cuda::ptx::tcgen05_cp_32x128b_warpx4)
-__device__ __forceinline__ void cp_32x128b_warpx4(uint32_t taddr, uint64_t src_desc) {
-  asm volatile("tcgen05.cp.cta_group::2.32x128b.warpx4 [%0], %1;" ::"r"(taddr), "l"(src_desc) : "memory");
-}
-
-// 4D TMA into this CTA's shared memory, bytes completing on a (possibly peer) barrier: the scale maps.
-__device__ __forceinline__ void tma_load_4d_cta_group2(void* dst, const CUtensorMap* map,
-                                                       uint32_t bar_cluster, int c0, int c1, int c2, int c3) {
-  asm volatile(
-      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2 "
-      "[%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"(ptx::smem_addr(dst)),
-      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar_cluster)
-      : "memory");
-}
-
-// The same box written to `dst` in every CTA of `cta_mask`; with .cta_group::2 each copy's bytes complete on
-// the barrier at `bar_cluster`'s offset in the CTA of the pair with the parity of the barrier's CTA: CTA 0's
-// barrier here, for both copies. (PTX ISA "cp.async.bulk.tensor", .multicast::cluster with .cta_group)
-__device__ __forceinline__ void tma_load_4d_multicast_cta_group2(void* dst, const CUtensorMap* map,
-                                                                 uint32_t bar_cluster, uint16_t cta_mask,
-                                                                 int c0, int c1, int c2, int c3) {
-  asm volatile(
-      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
-      ".cta_group::2 [%0], [%1, {%2, %3, %4, %5}], [%6], %7;" ::"r"(ptx::smem_addr(dst)),
-      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar_cluster), "h"(cta_mask)
-      : "memory");
-}
-
-// 32x32b.x32: thread t receives lane (taddr.lane + t), columns taddr.col .. +31.
-__device__ __forceinline__ void ld_32x32b_x32(uint32_t taddr, float (&v)[32]) {
-  asm volatile(
-      "tcgen05.ld.sync.aligned.32x32b.x32.b32 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, "
-      "%14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, [%32];"
-      : "=f"(v[0]), "=f"(v[1]), "=f"(v[2]), "=f"(v[3]), "=f"(v[4]), "=f"(v[5]), "=f"(v[6]), "=f"(v[7]),
-        "=f"(v[8]), "=f"(v[9]), "=f"(v[10]), "=f"(v[11]), "=f"(v[12]), "=f"(v[13]), "=f"(v[14]), "=f"(v[15]),
-        "=f"(v[16]), "=f"(v[17]), "=f"(v[18]), "=f"(v[19]), "=f"(v[20]), "=f"(v[21]), "=f"(v[22]),
-        "=f"(v[23]), "=f"(v[24]), "=f"(v[25]), "=f"(v[26]), "=f"(v[27]), "=f"(v[28]), "=f"(v[29]),
-        "=f"(v[30]), "=f"(v[31])
-      : "r"(taddr)
-      : "memory");
-}
-
-// 32 bytes (8 fp32) to global memory in one instruction (PTX 8.8, sm_100+), not kept in L1: C is never read
-// back (seed 001, Optimizations 2 and 7). `p` must be 32-byte aligned.
-__device__ __forceinline__ void st_global_v8_f32_no_allocate(float* p, const float* v) {
-  asm volatile("st.global.L1::no_allocate.v8.f32 [%0], {%1, %2, %3, %4, %5, %6, %7, %8};" ::"l"(p), "f"(v[0]),
-               "f"(v[1]), "f"(v[2]), "f"(v[3]), "f"(v[4]), "f"(v[5]), "f"(v[6]), "f"(v[7])
-               : "memory");
-}
-#endif  // GEMM_HAS_TCGEN05
+// ---- the instructions this stage introduces: wrappers in common/tcgen05.cuh (tc5::mma_mxf8f6f4_block32,
+//      tc5::cp_32x128b_warpx4, tc5::tma_load_4d_cta_group2, tc5::tma_load_4d_multicast_cta_group2,
+//      tc5::ld_32x32b_x32) and common/ptx.cuh (ptx::st_global_v8_f32_no_allocate) ----
 
 // ---- the kernel ----
 template <ScheduleKind SCHEDULE>
@@ -328,12 +261,13 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         if (load_a) {
           tc5::tma_load_2d_cta_group2(a_smem(s), &a_map, full_bar_cta0, k0, m0);
           // SFA: box {16 B, 32 lines, 1 K tile, 1 row block} = tile (m0 / 128, k_tile)
-          tma_load_4d_cta_group2(sfa_smem(s), &sfa_map, full_bar_cta0, 0, 0, k_tile, m0 / MX_SF_TILE_ROWS);
+          tc5::tma_load_4d_cta_group2(sfa_smem(s), &sfa_map, full_bar_cta0, 0, 0, k_tile,
+                                      m0 / MX_SF_TILE_ROWS);
         }
         if (load_b) tc5::tma_load_2d_cta_group2(b_smem(s), &b_map, full_bar_cta0, k0, b_row0);
         if (cta_rank == 0)  // SFB: box {16, 32, 1, 2} = tiles (n0 / 128 + {0, 1}, k_tile), to both CTAs
-          tma_load_4d_multicast_cta_group2(sfb_smem(s), &sfb_map, full_bar_cta0, CLUSTER_MASK, 0, 0, k_tile,
-                                           n0 / MX_SF_TILE_ROWS);
+          tc5::tma_load_4d_multicast_cta_group2(sfb_smem(s), &sfb_map, full_bar_cta0, CLUSTER_MASK, 0, 0,
+                                                k_tile, n0 / MX_SF_TILE_ROWS);
       };
       int stage            = 0;
       uint32_t empty_phase = 1;
@@ -383,10 +317,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           // scales of this stage -> its TMEM slot (SFA: 4 columns, SFB: 2 x 4), in both CTAs
           const uint32_t sfa_tmem = tmem_base + uint32_t(SF_TMEM_COL0 + stage * SF_COLS_PER_STAGE);
           const uint32_t sfb_tmem = sfa_tmem + uint32_t(SFA_TILES * MX_SF_TMEM_COLS);
-          cp_32x128b_warpx4(sfa_tmem, mx_sf_cp_desc_sm100(ptx::smem_addr(sfa_smem(stage))));
+          tc5::cp_32x128b_warpx4(sfa_tmem, mx_sf_cp_desc_sm100(ptx::smem_addr(sfa_smem(stage))));
 #pragma unroll
           for (int i = 0; i < SFB_TILES; ++i)
-            cp_32x128b_warpx4(
+            tc5::cp_32x128b_warpx4(
                 sfb_tmem + uint32_t(i) * MX_SF_TMEM_COLS,
                 mx_sf_cp_desc_sm100(ptx::smem_addr(sfb_smem(stage)) + uint32_t(i) * MX_SF_TILE_BYTES));
 
@@ -396,9 +330,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 #pragma unroll
           for (int k_step = 0; k_step < K_STEPS; ++k_step) {
             if (k_step < k_steps)
-              mma_mxf8f6f4_block32(tmem_acc, kmajor_desc_sm100(A_TILE, a_addr, k_step),
-                                   kmajor_desc_sm100(B_TILE, b_addr, k_step), idesc_for_k_step(k_step),
-                                   sfa_tmem, sfb_tmem, (k_tile > 0 || k_step > 0) ? 1u : 0u);
+              tc5::mma_mxf8f6f4_block32(tmem_acc, kmajor_desc_sm100(A_TILE, a_addr, k_step),
+                                        kmajor_desc_sm100(B_TILE, b_addr, k_step), idesc_for_k_step(k_step),
+                                        sfa_tmem, sfb_tmem, (k_tile > 0 || k_step > 0) ? 1u : 0u);
           }
           // both CTAs' stage s (data and scales, and its TMEM scale slot) are free once these are done
           tc5::commit_multicast<CTA_GROUP>(&mma_done_bar[stage], CLUSTER_MASK);
@@ -439,7 +373,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 #pragma unroll
         for (int j = 0; j < 32; j += 8) {
           if (vector_stores && col + j + 8 <= cols_valid) {
-            st_global_v8_f32_no_allocate(c_row + col + j, v + j);
+            ptx::st_global_v8_f32_no_allocate(c_row + col + j, v + j);
           } else {
 #pragma unroll
             for (int i = 0; i < 8; ++i)
@@ -462,8 +396,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 #pragma unroll
       for (int j = 0; j < REGION_COLS; j += 32)
         if (y_first_col + j < cols_valid)  // chunks wholly past N are skipped by the whole warp
-          ld_32x32b_x32(tmem_addr(tmem_base, lane0, uint32_t(acc * ACC_STRIDE + y_first_col + j)),
-                        *reinterpret_cast<float(*)[32]>(y + j));
+          tc5::ld_32x32b_x32(tmem_addr(tmem_base, lane0, uint32_t(acc * ACC_STRIDE + y_first_col + j)),
+                             *reinterpret_cast<float(*)[32]>(y + j));
       tc5::wait_ld();
       release(REGION_Y);
 #pragma unroll
@@ -474,7 +408,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 #pragma unroll 1
       for (int col = own_first_col; col < own_first_col + REGION_COLS && col < cols_valid; col += 32) {
         float v[32];
-        ld_32x32b_x32(tmem_addr(tmem_base, lane0, uint32_t(acc * ACC_STRIDE + col)), v);
+        tc5::ld_32x32b_x32(tmem_addr(tmem_base, lane0, uint32_t(acc * ACC_STRIDE + col)), v);
         tc5::wait_ld();
         store(col, v);
       }

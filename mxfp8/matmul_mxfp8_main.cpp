@@ -30,6 +30,7 @@
 #include "common/gpu.h"
 #include "common/options.h"
 #include "common/report.h"
+#include "common/tcgen05_emu.h"
 #include "common/timing.h"
 #include "mxfp8/matmul_mxfp8.h"
 #include "mxfp8/matmul_mxfp8_sm100.h"
@@ -115,6 +116,13 @@ int main(int argc, char** argv) {
     return EXIT_NO_GPU_HERE;
   }
   const bool blackwell = arch == Arch::Sm100;
+  if (opt.emulate && blackwell) {
+    std::fprintf(stderr,
+                 "%s: --emulate runs the Blackwell kernel through the tcgen05 emulator on a Hopper GPU; this "
+                 "GPU runs it for real: drop --emulate\n",
+                 prog);
+    return EXIT_NO_GPU_HERE;
+  }
   const MxSm100Variant* bw_variant =
       blackwell ? find_mxfp8_sm100_variant(opt.variant == "all" ? "mx" : opt.variant.c_str()) : nullptr;
   // The kernels this run verifies and times: on Hopper every variant for "all", on Blackwell the default.
@@ -124,7 +132,16 @@ int main(int argc, char** argv) {
     Launch (*prepare_traced)(const MxGemmArgs&, DeviceTrace&);  // null on Blackwell
   };
   std::vector<Chosen> chosen;
-  if (!blackwell) {
+  if (opt.emulate) {  // the Blackwell variants, compiled for sm_90a through the tcgen05 emulator
+    for (const MxSm100Variant& v : mxfp8_sm100_emulated_variants())
+      if (opt.variant == "all" || opt.variant == v.name)
+        chosen.push_back({v.name, v.what, mxfp8_sm100_kernel_name(), v.prepare, nullptr});
+    if (chosen.empty()) {
+      std::fprintf(stderr, "%s: --emulate runs the Blackwell variants: mx, mx-static, mx-hilbert or all\n", prog);
+      return EXIT_BAD_INPUT;
+    }
+    opt.iters = 0;  // emulation verifies; it never times
+  } else if (!blackwell) {
     for (const MxVariant& v : mxfp8_sm90_variants())
       if (opt.variant == "all" || opt.variant == v.name)
         chosen.push_back({v.name, v.what, v.kernel, v.prepare, v.prepare_traced});
@@ -159,6 +176,10 @@ int main(int argc, char** argv) {
       prog, (long long)m, (long long)n, (long long)m, (long long)k, (long long)n, (long long)k, mx_rule_name(rule),
       (unsigned long long)opt.seed, (unsigned long long)opt.seed);
   for (const Chosen& v : chosen) std::printf("kernel %s: %s\n", v.name, v.kernel);
+  if (opt.emulate)
+    std::printf(
+        "emulated: the sm_100a kernel source compiled for sm_90a, tcgen05 and TMEM emulated "
+        "(common/tcgen05_emu.h): verification only, no timing\n");
   if (blackwell)
     std::printf(
         "note: the Blackwell MXFP8 kernel is compiled and model-checked in this series; this project has "
@@ -275,7 +296,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s: %s\n", prog, why.c_str());
       return EXIT_BAD_INPUT;
     }
-    for (size_t v = 0; v < chosen.size(); ++v) mx[v].push_back(chosen[v].prepare(g));
+    // Emulated launches are prepared after tc5emu::enable() (below), which their tensor maps must follow.
+    if (!opt.emulate)
+      for (size_t v = 0; v < chosen.size(); ++v) mx[v].push_back(chosen[v].prepare(g));
     if (lt_mx_ref)
       l_ref32.push_back(
           [lt = lt_mx.get(), s](cudaStream_t st) { lt->run(s.a8, s.sfa, s.b8, s.sfb, s.c_ref, st); });
@@ -314,7 +337,40 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaMemcpy(ref.data(), s.c_ref, c32_bytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(bound.data(), abs_sum, c32_bytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaFree(abs_sum));
-    for (size_t v = 0; v < chosen.size(); ++v) {
+    if (opt.emulate) {
+      std::vector<tc5emu::Schedule> schedules;
+      if (opt.schedule != "late") schedules.push_back(tc5emu::Schedule::Eager);
+      if (opt.schedule != "eager") schedules.push_back(tc5emu::Schedule::Late);
+      const MxGemmArgs g{s.a8, s.sfa,    s.b8,      s.sfb,    s.c_kernel, m,        n,
+                         k,    a8_bytes, sfa_bytes, b8_bytes, sfb_bytes,  c32_bytes};
+      for (const Chosen& v : chosen)
+        for (const tc5emu::Schedule schedule : schedules) {
+          const std::string bad_setup = tc5emu::enable(schedule);
+          if (!bad_setup.empty()) {
+            std::fprintf(stderr, "%s: %s\n", prog, bad_setup.c_str());
+            return EXIT_FAIL;
+          }
+          const Launch launch = v.prepare(g);
+          CUDA_CHECK(cudaMemset(s.c_kernel, 0xFF, c32_bytes));
+          launch(nullptr);
+          CUDA_CHECK(cudaGetLastError());
+          CUDA_CHECK(cudaDeviceSynchronize());
+          CUDA_CHECK(cudaMemcpy(out.data(), s.c_kernel, c32_bytes, cudaMemcpyDeviceToHost));
+          const MxCheck check    = check_mx_output(out.data(), ref.data(), bound.data(), count, k);
+          const std::string held = tc5emu::check_all_freed();
+          std::printf("check %-10s emulated, %-5s schedule: %s", v.name, tc5emu::schedule_name(schedule),
+                      check.summary().c_str());
+          if (!check.pass && check.first_bad != SIZE_MAX)
+            std::printf("  (first bad element: row %zu, col %zu: %.6g vs %.6g)", check.first_bad / size_t(n),
+                        check.first_bad % size_t(n), double(out[check.first_bad]), double(ref[check.first_bad]));
+          std::printf("\n");
+          if (!held.empty()) std::printf("check %-10s FAIL: %s\n", v.name, held.c_str());
+          all_pass = all_pass && check.pass && held.empty();
+        }
+      std::printf("emulated: %s (verification only; emulation says nothing about speed)\n",
+                  all_pass ? "PASS" : "FAIL");
+    }
+    for (size_t v = 0; v < chosen.size() && !opt.emulate; ++v) {
       CUDA_CHECK(cudaMemset(s.c_kernel, 0xFF, c32_bytes));  // NaN: whatever the kernel does not write fails
       mx[v][0](nullptr);
       CUDA_CHECK(cudaGetLastError());
@@ -404,7 +460,7 @@ int main(int argc, char** argv) {
   }
 
   const ReportHeader header{"mxfp8", blackwell ? "sm_100a" : "sm_90a", m, n, k, opt.seed};
-  print_report(header, rows, opt.csv);
+  if (!opt.emulate) print_report(header, rows, opt.csv);
   for (size_t v = 0; v < chosen.size() && opt.iters > 0; ++v) {
     char fp8_ratio[32] = "n/a";
     if (!std::isnan(ratios[2][v])) std::snprintf(fp8_ratio, sizeof fp8_ratio, "%.3fx", ratios[2][v]);

@@ -45,4 +45,10 @@ std::vector<MxSm100Variant> mxfp8_sm100_variants();
 const MxSm100Variant* find_mxfp8_sm100_variant(const char* name);
 const char* mxfp8_sm100_kernel_name();
 
+// The same file compiled for sm_90a through the tcgen05 emulator (common/tcgen05_emu.h; CMakeLists.txt renames
+// the functions above in that build): what `matmul_mxfp8 --emulate` and the emulated GPU test run on an H100.
+std::vector<MxSm100Variant> mxfp8_sm100_emulated_variants();
+const MxSm100Variant* find_mxfp8_sm100_emulated_variant(const char* name);
+std::string mxfp8_sm100_emulated_check_args(const MxGemmArgs& g);
+
 }  // namespace gemm

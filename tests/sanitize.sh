@@ -4,22 +4,35 @@
 #
 #   ./tests/sanitize.sh                  at 256x512x1024 (a few tiles of every stage's kernels)
 #   ./tests/sanitize.sh --shape 512x512x2048
+#   ./tests/sanitize.sh --emulate        on an H100/H200: the Blackwell (sm_100a) kernels through the tcgen05
+#                                        emulator instead (eager schedule; memcheck, racecheck, synccheck), at
+#                                        256x256x256 unless --shape is given
 #
 # Needs an H100/H200 (sm_90a) or a B200/GB200/B300 (sm_100a/sm_103a) and compute-sanitizer (CUDA toolkit).
 # Exits 0 when every tool is clean on every stage, 1 when one is not, 77 when there is no GPU to check on.
-# Full logs: build/sanitize/<tool>_<stage>.log.
+# Full logs: build/sanitize/<tool>_<stage>.log (build/sanitize_emulated/ with --emulate).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${GEMM_BUILD_DIR:-$root/build}"
-shape="256x512x1024"
+shape=""
+emulate=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --shape) shape="${2:?--shape needs MxNxK}"; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --emulate) emulate=1; shift ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "tests/sanitize.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+# The emulator does each MMA's arithmetic in one thread: a smaller default shape keeps the sanitizers' runs short.
+[ -n "$shape" ] || { [ "$emulate" = 1 ] && shape="256x256x256" || shape="256x512x1024"; }
 IFS=x read -r m n k <<<"$shape"
+tools="memcheck racecheck synccheck initcheck"
+mode_args=(--iters 0)
+if [ "$emulate" = 1 ]; then
+  tools="memcheck racecheck synccheck"  # initcheck: the emulator's TMEM is memset-poisoned, nothing to add
+  mode_args=(--emulate --schedule eager)
+fi
 
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
   echo "tests/sanitize.sh: no GPU here (nvidia-smi finds none): nothing was checked." >&2
@@ -34,14 +47,17 @@ fi
 [ -f "$build/CMakeCache.txt" ] || cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j"$(nproc)" >/dev/null || { echo "tests/sanitize.sh: build failed" >&2; exit 1; }
 stages=$(cd "$build" && ls matmul_v[0-9]* matmul_mxfp8 2>/dev/null | sort -V)
-mkdir -p "$build/sanitize"
+sdir="$build/sanitize"
+[ "$emulate" = 1 ] && sdir="$build/sanitize_emulated"
+mkdir -p "$sdir"
 
 status=0
 printf '%-10s %-14s %-8s %s\n' tool stage result details
 for s in $stages; do
-  for tool in memcheck racecheck synccheck initcheck; do
-    log="$build/sanitize/${tool}_${s}.log"
-    "$sanitizer" --tool "$tool" --error-exitcode 99 "$build/$s" --m "$m" --n "$n" --k "$k" --iters 0 >"$log" 2>&1
+  for tool in $tools; do
+    log="$sdir/${tool}_${s}.log"
+    "$sanitizer" --tool "$tool" --error-exitcode 99 "$build/$s" --m "$m" --n "$n" --k "$k" "${mode_args[@]}" \
+      >"$log" 2>&1
     rc=$?
     summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -n1 | sed 's/^========= //')
     checks=$(grep -cE "^check .* PASS" "$log")

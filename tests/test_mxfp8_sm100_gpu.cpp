@@ -35,6 +35,12 @@
 //  (u) "reference unavailable at this shape" (cuBLASLt refuses the layout or has no algorithm): the kernel
 //      against the exact result alone, with the same bound.
 //
+// Emulated (built again as test_mxfp8_sm100_emu_gpu with GEMM_MXFP8_EMULATED): the same kernel source
+// compiled for sm_90a through the tcgen05 emulator (common/tcgen05_emu.h), on an H100/H200, under the
+// emulator's eager and late schedules. Hopper has no cuBLASLt MXFP8 GEMM, so every verdict is (u): the kernel
+// against the exact CPU result, with the same bound (the emulator sums each MX block in fp32, in K order);
+// every SM's TMEM must be free again after each launch.
+//
 // Shapes. The kernel's unit of work is a pair tile of 256 x 256 (two CTAs of BLOCK_M = 128 rows, BLOCK_N =
 // 256); the persistent grid has at most one 2-CTA cluster per two SMs (74 on a B200's 148 SMs), and cluster
 // c takes pair tiles c, c + clusters, ... (common/scheduler.h). A cluster's turn t uses accumulator
@@ -64,7 +70,11 @@
 #include "common/gpu.h"
 #include "common/mx_scale_layout.h"
 #include "mxfp8/matmul_mxfp8_sm100.h"
+#if defined(GEMM_MXFP8_EMULATED)
+#include "common/tcgen05_emu.h"
+#else
 #include "mxfp8/mx_lt_ref_sm100.h"
+#endif
 
 using namespace gemm;
 
@@ -314,7 +324,7 @@ Verdict settle(const Problem& p, const std::vector<float>& kernel, const std::ve
   const Against ka = against_exact(p, kernel);
   if (!lt) {
     v.pass = ka.nonfinite == 0 && ka.outside == 0;
-    v.text = "(u) reference unavailable at this shape (" + lt_why +
+    v.text = "(u) reference unavailable (" + lt_why +
              "): settled against the exact CPU result only; " + against_line("kernel", p, ka) +
              (v.pass ? ": PASS\n" : ": FAIL\n");
     for (size_t i : ka.first) v.text += element_line(p, i, kernel, nullptr);
@@ -441,6 +451,26 @@ void run_shapes(Kind kind) {
                        p.b.size(),
                        p.sfb.size(),
                        p.exact.size() * sizeof(float)};
+#if defined(GEMM_MXFP8_EMULATED)
+    REQUIRE(mxfp8_sm100_emulated_check_args(g).empty());
+    for (const tc5emu::Schedule schedule : {tc5emu::Schedule::Eager, tc5emu::Schedule::Late}) {
+      const std::string bad_setup = tc5emu::enable(schedule);
+      REQUIRE(bad_setup.empty());
+      for (const MxSm100Variant& v : mxfp8_sm100_emulated_variants()) {
+        const Launch launch          = v.prepare(g);  // after enable(): the emulator notes its tensor maps
+        const std::vector<float> out = run_poisoned(d, p.exact.size(), [&] { launch(nullptr); });
+        const std::string held       = tc5emu::check_all_freed();
+        const Verdict verdict        = settle(p, out, nullptr, "emulated on Hopper: no cuBLASLt MXFP8 there");
+        std::printf("  %-10s %-5s %s%s%s", v.name, tc5emu::schedule_name(schedule), verdict.text.c_str(),
+                    held.empty() ? "" : "  ", held.empty() ? "" : (held + "\n").c_str());
+        INFO(kind_name(kind) << " " << v.name << " " << tc5emu::schedule_name(schedule) << " M=" << s.m
+                             << " N=" << s.n << " K=" << s.k << " seed " << test_seed()
+                             << " (GEMM_TEST_SEED): " << verdict.text << held);
+        CHECK(verdict.pass);
+        CHECK(held.empty());
+      }
+    }
+#else
     REQUIRE(mxfp8_sm100_check_args(g).empty());
 
     const LtMxfp8Gemm lt(p.m, p.n, p.k, d.sfa, d.sfb);
@@ -450,26 +480,33 @@ void run_shapes(Kind kind) {
     for (const MxSm100Variant& v : mxfp8_sm100_variants()) {
       const Launch launch          = v.prepare(g);
       const std::vector<float> out = run_poisoned(d, p.exact.size(), [&] { launch(nullptr); });
-      const Verdict verdict        = settle(p, out, lt.ok() ? &lt_out : nullptr, lt.error());
+      const Verdict verdict =
+          settle(p, out, lt.ok() ? &lt_out : nullptr, lt.ok() ? "" : "at this shape: " + lt.error());
       std::printf("  %-10s %s", v.name, verdict.text.c_str());
       INFO(kind_name(kind) << " " << v.name << " M=" << s.m << " N=" << s.n << " K=" << s.k << " seed "
                            << test_seed() << " (GEMM_TEST_SEED): " << verdict.text);
       CHECK(verdict.pass);
     }
+#endif
   }
 }
 
 }  // namespace
 
-TEST_CASE("mxfp8 sm100 GPU: exact inputs, kernel == cuBLASLt MXFP8 == the exact result bit for bit",
-          "[mxfp8][sm100][gpu]") {
+#if defined(GEMM_MXFP8_EMULATED)
+#define EXACT_CASE "mxfp8 sm100 emulated: exact inputs, kernel == the exact result bit for bit, eager and late"
+#define RANDOM_CASE "mxfp8 sm100 emulated: random inputs, kernel within the fp32-sum bound, eager and late"
+#else
+#define EXACT_CASE "mxfp8 sm100 GPU: exact inputs, kernel == cuBLASLt MXFP8 == the exact result bit for bit"
+#define RANDOM_CASE \
+  "mxfp8 sm100 GPU: random inputs, kernel and cuBLASLt MXFP8 within the fp32-sum bound of the exact result"
+#endif
+
+TEST_CASE(EXACT_CASE, "[mxfp8][sm100][gpu]") {
   run_shapes(Kind::Exact);
 }
 
-TEST_CASE(
-    "mxfp8 sm100 GPU: random inputs, kernel and cuBLASLt MXFP8 within the fp32-sum bound of the exact "
-    "result",
-    "[mxfp8][sm100][gpu]") {
+TEST_CASE(RANDOM_CASE, "[mxfp8][sm100][gpu]") {
   run_shapes(Kind::Random);
 }
 
@@ -484,10 +521,20 @@ int main(int argc, char** argv) {
       std::printf("Skipped: %s\n", none.c_str());
       return GEMM_SKIP_CODE;
     }
+#if defined(GEMM_MXFP8_EMULATED)
+    if (arch != Arch::Sm90) {
+      std::printf(
+          "Skipped: the emulated sm_100a MXFP8 kernel runs on a Hopper GPU (compute capability 9.0); on a "
+          "Blackwell GPU, gpu/mxfp8_sm100 runs the real instructions\n");
+      return GEMM_SKIP_CODE;
+    }
+    std::printf("tcgen05 through the emulator (common/tcgen05_emu.h): correctness only\n");
+#else
     if (arch != Arch::Sm100) {
       std::printf("Skipped: the sm_100a MXFP8 kernel needs a Blackwell GPU (compute capability 10.x)\n");
       return GEMM_SKIP_CODE;
     }
+#endif
     std::printf("%s\nseed %llu (replay with GEMM_TEST_SEED=%llu)\n", describe_gpu(g_gpu).c_str(),
                 (unsigned long long)test_seed(), (unsigned long long)test_seed());
   }

@@ -14,10 +14,20 @@
 //                                    (tmem_ld_32x32b, tmem_accumulator_m128) and compared with the model's
 //                                    product of the same shared memory (mma_kmajor_read), in fp64, within the
 //                                    bound of an fp32 sum: |err| <= 2 * 64 * 2^-24 * sum |a b| (+ 2^-126).
+//   test_tcgen05_emu_gpu mxf8        the MXFP8 stage's instructions on its own tiles (mxfp8/matmul_mxfp8.cu): a
+//                                    2-CTA pair with random e4m3 tiles and random UE8M0 scale tiles (a
+//                                    different SFB in each CTA); three tcgen05.cp.32x128b.warpx4 of the scale
+//                                    tiles, four block-scaled MMAs (M = 256, N = 256, K = 32 each, SF ids 0..3),
+//                                    one multicast commit. Checked: every scale byte read back from TMEM with
+//                                    tcgen05.ld against the model's copy (tcgen05_cp_32x128b_warpx4), and every
+//                                    element of D, read with tcgen05.ld.32x32b.x32, against the model's
+//                                    product with the scales where the model puts them (mma_scale_read_block32),
+//                                    in fp64, within 2 * 128 * 2^-24 * sum |a b| (+ 2^-126).
 //   test_tcgen05_emu_gpu trap RULE   (Hopper only) a kernel that breaks RULE (tcgen05_emu.h) must trap with
 //                                    exactly that rule's report.
 // Exit: 0 pass, 1 fail, GEMM_SKIP_CODE (77) where no suitable GPU is present (and for trap tests on a B200).
 #include <cuda_bf16.h>
+#include <cuda_fp8.h>
 
 #include <algorithm>
 #include <cmath>
@@ -30,6 +40,7 @@
 
 #include "common/check.h"
 #include "common/descriptors.cuh"
+#include "common/mx_scale_layout.h"
 #include "common/ptx.cuh"
 #include "common/tcgen05.cuh"
 #include "common/tcgen05_emu.h"
@@ -64,6 +75,7 @@ enum class Breach : int {
   SMEM_ALIGN,          // a 128B-swizzled operand 128 bytes off its 1024-byte pattern
   CTA_GROUP_RANK,      // a cta_group::2 MMA issued by the odd CTA
   EXIT_HOLDING,        // the kernel returns without tcgen05.dealloc
+  CP_ADDRESS,          // tcgen05.cp .warpx4 to lane 32 (the lane field must be 0)
 };
 
 struct MmaParams {
@@ -154,6 +166,94 @@ __global__ void __launch_bounds__(THREADS) mma_kernel(const __grid_constant__ Mm
   if (warp == dealloc_warp && p.breach != Breach::EXIT_HOLDING) {
     tc5::fence_after_thread_sync();
     tc5::tmem_dealloc<CTA_GROUP>(tmem, p.breach == Breach::DEALLOC_RANGE ? TMEM_COLS / 2 : TMEM_COLS);
+  }
+#elif defined(__CUDA_ARCH__)
+  __trap();
+#endif
+}
+
+
+// ---- the MXFP8 stage's instructions: tcgen05.cp, the block-scaled MMA, tcgen05.ld.32x32b.x32 ----
+// Each CTA's shared-memory image, as the MXFP8 kernel lays out one ring stage (1024-aligned base).
+constexpr KMajorTile MX_A_TILE{128, 128, 1, Swizzle::B128};  // this CTA's 128 rows of A, one K tile of 128 B
+constexpr KMajorTile MX_B_TILE{128, 128, 1, Swizzle::B128};  // this CTA's half of the pair's N = 256
+constexpr uint32_t MX_A_OFF = 0, MX_B_OFF = 16384, MX_SFA_OFF = 32768, MX_SFB_OFF = MX_SFA_OFF + 512;
+constexpr uint32_t MX_IMAGE_BYTES = MX_SFB_OFF + 1024;
+constexpr int MX_N = 256, MX_K_STEPS = 4, MX_TMEM_COLS = 512;
+constexpr uint32_t MX_SFA_COL = 384, MX_SFB_COL = MX_SFA_COL + 4;  // as the kernel's first scale slot
+constexpr int MX_SF_READ_COLS = 16;                                // columns 384..399 read back
+
+// out: D as [cta][warp][col / 32][lane][32 registers], then the scale columns as [cta][warp][lane][16].
+__global__ void __launch_bounds__(THREADS) mx_kernel(const uint8_t* image, float* out, uint32_t* sf_out,
+                                                     Breach breach) {
+#if defined(GEMM_HAS_TCGEN05)
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* base = align_smem_1024(smem_raw);
+  __shared__ uint64_t mma_bar;
+  __shared__ uint32_t tmem_slot;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const uint32_t rank = ptx::cluster_ctarank();
+  const uint8_t* src  = image + size_t(rank) * MX_IMAGE_BYTES;
+  for (uint32_t i = threadIdx.x * 16; i < MX_IMAGE_BYTES; i += THREADS * 16)
+    *reinterpret_cast<uint4*>(base + i) = *reinterpret_cast<const uint4*>(src + i);
+  ptx::fence_proxy_async_shared();
+  if (threadIdx.x == 0) {
+    ptx::mbarrier_init(&mma_bar, 1);
+    ptx::fence_mbarrier_init();
+  }
+  ptx::barrier_cluster_arrive();
+  ptx::barrier_cluster_wait();
+  if (warp == 1) {
+    tc5::tmem_alloc<2>(&tmem_slot, MX_TMEM_COLS);
+    tc5::tmem_relinquish_alloc_permit<2>();
+  }
+  tc5::fence_before_thread_sync();
+  ptx::barrier_cluster_arrive();
+  ptx::barrier_cluster_wait();
+  tc5::fence_after_thread_sync();
+  const uint32_t tmem = tmem_slot;
+
+  if (rank == 0 && warp == 0 && ptx::elect_one_sync()) {
+    const uint32_t b0 = ptx::smem_addr(base), sfa = tmem + MX_SFA_COL, sfb = tmem + MX_SFB_COL;
+    tc5::cp_32x128b_warpx4(breach == Breach::CP_ADDRESS ? sfa + (32u << 16) : sfa,
+                           mx_sf_cp_desc_sm100(b0 + MX_SFA_OFF));
+    for (int i = 0; i < 2; ++i)
+      tc5::cp_32x128b_warpx4(sfb + 4u * uint32_t(i), mx_sf_cp_desc_sm100(b0 + MX_SFB_OFF + 512u * uint32_t(i)));
+    for (int ks = 0; ks < MX_K_STEPS; ++ks)
+      tc5::mma_mxf8f6f4_block32(tmem, kmajor_desc_sm100(MX_A_TILE, b0 + MX_A_OFF, ks),
+                                kmajor_desc_sm100(MX_B_TILE, b0 + MX_B_OFF, ks),
+                                make_idesc_mxf8f6f4(MxKind::E4M3, MxKind::E4M3, 256, MX_N, uint32_t(ks),
+                                                    uint32_t(ks)),
+                                sfa, sfb, ks > 0 ? 1u : 0u);
+    tc5::commit_multicast<2>(&mma_bar, 0b11);
+  }
+  ptx::mbarrier_wait(&mma_bar, 0, "mma_bar");
+  tc5::fence_after_thread_sync();
+
+  const uint32_t lane0 = 32u * uint32_t(warp);
+  for (int col = 0; col < MX_N; col += 32) {
+    float v[32];
+    tc5::ld_32x32b_x32(tmem_addr(tmem, lane0, uint32_t(col)), v);
+    tc5::wait_ld();
+    float* dst = out + ((size_t(rank * 4 + warp) * (MX_N / 32) + size_t(col / 32)) * 32 + size_t(lane)) * 32;
+#pragma unroll
+    for (int i = 0; i < 32; ++i) dst[i] = v[i];
+  }
+  for (int col = 0; col < MX_SF_READ_COLS; col += 8) {
+    float v[8];
+    tc5::ld_32x32b_x8(tmem_addr(tmem, lane0, MX_SFA_COL + uint32_t(col)), v);
+    tc5::wait_ld();
+    uint32_t* dst = sf_out + (size_t(rank * 4 + warp) * 32 + size_t(lane)) * MX_SF_READ_COLS + size_t(col);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) dst[i] = __float_as_uint(v[i]);
+  }
+
+  tc5::fence_before_thread_sync();
+  ptx::barrier_cluster_arrive();
+  ptx::barrier_cluster_wait();
+  if (warp == 1) {
+    tc5::fence_after_thread_sync();
+    tc5::tmem_dealloc<2>(tmem, MX_TMEM_COLS);
   }
 #elif defined(__CUDA_ARCH__)
   __trap();
@@ -336,6 +436,172 @@ bool run_case(const Case& c, uint64_t seed, const char* schedule) {
   return pass;
 }
 
+
+cudaError_t launch_mx(const uint8_t* d_image, float* d_out, uint32_t* d_sf, Breach breach) {
+  const uint32_t smem = MX_IMAGE_BYTES + 1024;
+  cudaError_t e       = cudaFuncSetAttribute(mx_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+  if (e != cudaSuccess) return e;
+  cudaLaunchAttribute cluster{};
+  cluster.id               = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = 2;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg   = {};
+  cfg.gridDim              = dim3(2);
+  cfg.blockDim             = dim3(THREADS);
+  cfg.dynamicSmemBytes     = smem;
+  cfg.attrs                = &cluster;
+  cfg.numAttrs             = 1;
+  e = cudaLaunchKernelEx(&cfg, mx_kernel, d_image, d_out, d_sf, breach);
+  if (e != cudaSuccess) return e;
+  return cudaDeviceSynchronize();
+}
+
+// The block-scaled path once; prints its lines; true if every scale byte and every element of D agree with
+// the model.
+bool run_mx_case(uint64_t seed, const char* schedule) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> byte_dist(0, 253), exp_dist(127 - 6, 127 + 6);
+  std::vector<uint8_t> image(2 * size_t(MX_IMAGE_BYTES));
+  for (int cta = 0; cta < 2; ++cta) {
+    uint8_t* img = image.data() + size_t(cta) * MX_IMAGE_BYTES;
+    for (uint32_t i = 0; i < MX_SFA_OFF; ++i) {  // any finite e4m3 byte (not the NaNs 0x7F, 0xFF)
+      const int x = byte_dist(rng);
+      img[i]      = uint8_t(x < 0x7F ? x : x + 1);
+    }
+    for (uint32_t i = MX_SFA_OFF; i < MX_IMAGE_BYTES; ++i) img[i] = uint8_t(exp_dist(rng));  // 2^-6 .. 2^6
+  }
+  uint8_t* d_image = nullptr;
+  float* d_out     = nullptr;
+  uint32_t* d_sf   = nullptr;
+  const size_t out_floats = 2 * 128 * size_t(MX_N), sf_words = 2 * 128 * size_t(MX_SF_READ_COLS);
+  CUDA_CHECK(cudaMalloc(&d_image, image.size()));
+  CUDA_CHECK(cudaMalloc(&d_out, out_floats * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&d_sf, sf_words * sizeof(uint32_t)));
+  CUDA_CHECK(cudaMemcpy(d_image, image.data(), image.size(), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemset(d_out, 0xFF, out_floats * sizeof(float)));
+  CUDA_CHECK(cudaMemset(d_sf, 0xFF, sf_words * sizeof(uint32_t)));
+  CUDA_CHECK(launch_mx(d_image, d_out, d_sf, Breach::NONE));
+  std::vector<float> out(out_floats);
+  std::vector<uint32_t> sf(sf_words);
+  CUDA_CHECK(cudaMemcpy(out.data(), d_out, out_floats * sizeof(float), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(sf.data(), d_sf, sf_words * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaFree(d_image));
+  CUDA_CHECK(cudaFree(d_out));
+  CUDA_CHECK(cudaFree(d_sf));
+  const std::string held = tc5emu::check_all_freed();
+  auto fail_model = [](const std::string& why) {
+    std::fprintf(stderr, "layout model: %s\n", why.c_str());
+    std::exit(1);
+  };
+
+  // 1. The model's TMEM after the three copies, per CTA: byte (lane, column, byte) <- the image byte.
+  //    Columns 384..399 (only 384..395 written); -1: not written by any copy.
+  std::vector<int> tmem_bytes(2 * 128 * MX_SF_READ_COLS * 4, -1);
+  auto tb = [&](int cta, uint32_t lane, uint32_t col, uint32_t byte) -> int& {
+    return tmem_bytes[((size_t(cta) * 128 + lane) * MX_SF_READ_COLS + (col - MX_SFA_COL)) * 4 + byte];
+  };
+  const uint32_t sf_srcs[3] = {MX_SFA_OFF, MX_SFB_OFF, MX_SFB_OFF + 512};
+  const uint32_t sf_cols[3] = {MX_SFA_COL, MX_SFB_COL, MX_SFB_COL + 4};
+  for (int t = 0; t < 3; ++t) {
+    std::vector<layout_model::CopiedByte> copied;
+    const std::string why = layout_model::tcgen05_cp_32x128b_warpx4(mx_sf_cp_desc_sm100(sf_srcs[t]), sf_cols[t],
+                                                                    copied);
+    if (!why.empty()) fail_model(why);
+    for (int cta = 0; cta < 2; ++cta)
+      for (const layout_model::CopiedByte& c : copied)
+        tb(cta, c.dst.lane, c.dst.column, c.dst.byte) = image[size_t(cta) * MX_IMAGE_BYTES + c.smem_addr];
+  }
+  size_t sf_bad = 0, sf_checked = 0;
+  for (int cta = 0; cta < 2; ++cta)
+    for (uint32_t lane = 0; lane < 128; ++lane)
+      for (uint32_t col = MX_SFA_COL; col < MX_SFA_COL + 12; ++col) {
+        const uint32_t got = sf[(size_t(cta) * 128 + lane) * MX_SF_READ_COLS + (col - MX_SFA_COL)];
+        for (uint32_t byte = 0; byte < 4; ++byte) {
+          ++sf_checked;
+          const int want = tb(cta, lane, col, byte);
+          if (want < 0 || int((got >> (8 * byte)) & 0xFF) != want) {
+            if (sf_bad++ < 3)
+              std::printf("  tcgen05.cp: CTA %d lane %u column %u byte %u: got 0x%02x, model 0x%02x\n", cta, lane,
+                          col, byte, (got >> (8 * byte)) & 0xFF, want);
+          }
+        }
+      }
+
+  // 2. D = sum over the 4 K steps of the block-scaled products, in fp64.
+  auto e4m3 = [](uint8_t b) {
+    __nv_fp8_e4m3 f;
+    f.__x = b;
+    return double(float(f));
+  };
+  auto scale_of = [&](int cta, uint32_t sf_taddr, int row, int rows, uint32_t sf_id, int quarter) {
+    layout_model::TmemByte at{};
+    const std::string why = layout_model::mma_scale_read_block32(sf_taddr, row, rows, sf_id, quarter, at);
+    if (!why.empty()) fail_model(why);
+    const int e = tb(cta, at.lane, at.column, at.byte);
+    return e < 0 ? NAN : std::ldexp(1.0, e - 127);
+  };
+  std::vector<double> ref(out_floats, 0.0), mag(out_floats, 0.0);  // [cta * 128 + row][col]
+  std::vector<uint32_t> a_addr, b_addr;
+  for (int ks = 0; ks < MX_K_STEPS; ++ks) {
+    std::string why = layout_model::mma_kmajor_read(kmajor_desc_sm100(MX_A_TILE, MX_A_OFF, ks),
+                                                    layout_model::MmaEncoding::TCGEN05_SM100, 128, 32, 1, a_addr);
+    if (why.empty())
+      why = layout_model::mma_kmajor_read(kmajor_desc_sm100(MX_B_TILE, MX_B_OFF, ks),
+                                          layout_model::MmaEncoding::TCGEN05_SM100, 128, 32, 1, b_addr);
+    if (!why.empty()) fail_model(why);
+    for (int cta = 0; cta < 2; ++cta)
+      for (int r = 0; r < 128; ++r) {
+        const double sa = scale_of(cta, MX_SFA_COL, r, 128, uint32_t(ks), r / 32);
+        for (int col = 0; col < MX_N; ++col) {
+          const int b_cta = col / 128, b_row = col % 128;
+          const double sb = scale_of(cta, MX_SFB_COL, col, MX_N, uint32_t(ks), (col / 32) % 4);
+          double s = 0, m = 0;
+          for (int k = 0; k < 32; ++k) {
+            const double x = e4m3(image[size_t(cta) * MX_IMAGE_BYTES + a_addr[size_t(r * 32 + k)]]);
+            const double y = e4m3(image[size_t(b_cta) * MX_IMAGE_BYTES + b_addr[size_t(b_row * 32 + k)]]);
+            s += x * y, m += std::fabs(x * y);
+          }
+          ref[size_t(cta * 128 + r) * MX_N + size_t(col)] += s * sa * sb;
+          mag[size_t(cta * 128 + r) * MX_N + size_t(col)] += m * sa * sb;
+        }
+      }
+  }
+  size_t bad = 0, checked = 0;
+  double worst = 0;
+  for (int cta = 0; cta < 2; ++cta)
+    for (int w = 0; w < 4; ++w)
+      for (int col = 0; col < MX_N; col += 32)
+        for (int lane = 0; lane < 32; ++lane)
+          for (int reg = 0; reg < 32; ++reg) {
+            layout_model::TmemCell cell{};
+            const uint32_t taddr = (uint32_t(32 * w) << 16) | uint32_t(col);
+            const std::string why = layout_model::tmem_ld_32x32b(taddr, w, lane, reg, 32, cell);
+            int row = 0, dcol = 0;
+            if (!why.empty() || !layout_model::tmem_accumulator_m128(cell, 0, MX_N, row, dcol))
+              fail_model("no D element for a tcgen05.ld.32x32b.x32 register (" + why + ")");
+            const float got  = out[((size_t(cta * 4 + w) * (MX_N / 32) + size_t(col / 32)) * 32 + size_t(lane)) * 32 +
+                                  size_t(reg)];
+            const size_t at  = size_t(cta * 128 + row) * MX_N + size_t(dcol);
+            const double err = std::fabs(double(got) - ref[at]);
+            const double tol = 2.0 * 128 * std::ldexp(1.0, -24) * mag[at] + std::ldexp(1.0, -126);
+            ++checked;
+            if (!std::isfinite(got) || !(err <= tol)) {
+              if (bad < 3)
+                std::printf("  D[%d][%d] (CTA %d): got %.9g, model %.9g, |err| %.3g > %.3g\n", row, dcol, cta,
+                            double(got), ref[at], err, tol);
+              ++bad;
+            }
+            if (mag[at] > 0) worst = std::max(worst, err / mag[at]);
+          }
+  const bool pass = sf_bad == 0 && bad == 0 && held.empty() && checked == out_floats;
+  std::printf("%-4s mxfp8 tcgen05.cp x3 -> %zu/%zu scale bytes as the model; mxf8f6f4.block32 cta_group::2 "
+              "M=256 N=%d 4 K steps, ld.32x32b.x32, %-5s: %zu/%zu within bound (worst |err|/S %.2g)%s%s\n",
+              pass ? "PASS" : "FAIL", sf_checked - sf_bad, sf_checked, MX_N, schedule, checked - bad, checked,
+              worst, held.empty() ? "" : "  ", held.c_str());
+  return pass;
+}
+
 struct TrapCase {
   const char* name;
   Breach breach;
@@ -356,6 +622,7 @@ const TrapCase TRAPS[] = {
     {"smem_align", Breach::SMEM_ALIGN, tc5emu::RULE_SMEM_ALIGN, 1},
     {"cta_group_rank", Breach::CTA_GROUP_RANK, tc5emu::RULE_CTA_GROUP_RANK, 2},
     {"exit_holding", Breach::EXIT_HOLDING, tc5emu::RULE_EXIT_HOLDING, 1},
+    {"cp_address", Breach::CP_ADDRESS, tc5emu::RULE_CP_ADDRESS, 2},  // through mx_kernel
 };
 
 int run_trap(const char* name) {
@@ -365,6 +632,22 @@ int run_trap(const char* name) {
   if (t == nullptr) {
     std::fprintf(stderr, "unknown trap '%s'\n", name);
     return 1;
+  }
+  if (t->breach == Breach::CP_ADDRESS) {  // the MXFP8 path: mx_kernel, zero-filled image
+    uint8_t* d_image = nullptr;
+    float* d_out     = nullptr;
+    uint32_t* d_sf   = nullptr;
+    CUDA_CHECK(cudaMalloc(&d_image, 2 * size_t(MX_IMAGE_BYTES)));
+    CUDA_CHECK(cudaMemset(d_image, 0, 2 * size_t(MX_IMAGE_BYTES)));
+    CUDA_CHECK(cudaMalloc(&d_out, 2 * 128 * size_t(MX_N) * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&d_sf, 2 * 128 * size_t(MX_SF_READ_COLS) * sizeof(uint32_t)));
+    const cudaError_t e      = launch_mx(d_image, d_out, d_sf, t->breach);
+    const std::string report = e != cudaSuccess ? tc5emu::trap_report() : tc5emu::check_all_freed();
+    const std::string want   = tc5emu::rule_text(t->rule);
+    const bool pass          = report.find(want) != std::string::npos;
+    std::printf("%s trap %s: launch %s; emulator: %s\n  expected: %s\n", pass ? "PASS" : "FAIL", name,
+                cudaGetErrorString(e), report.empty() ? "(nothing)" : report.c_str(), want.c_str());
+    return pass ? 0 : 1;
   }
   // v2a's tiles (128B swizzle, one BLOCK_K), or v5 stage 0's for the pair.
   const std::vector<Case> all = cases();
@@ -399,8 +682,8 @@ int run_trap(const char* name) {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
-  if (!(mode == "mma" || (mode == "trap" && argc > 2))) {
-    std::fprintf(stderr, "usage: %s mma | trap RULE\n", argv[0]);
+  if (!(mode == "mma" || mode == "mxf8" || (mode == "trap" && argc > 2))) {
+    std::fprintf(stderr, "usage: %s mma | mxf8 | trap RULE\n", argv[0]);
     return 2;
   }
   std::string name;
@@ -440,9 +723,15 @@ int main(int argc, char** argv) {
         return 1;
       }
     }
+    const char* schedule_name = gpu == Gpu::HOPPER ? tc5emu::schedule_name(s) : "real";
+    if (mode == "mxf8") {
+      pass = run_mx_case(seed, schedule_name) && pass;
+      ++n_cases;
+      continue;
+    }
     int i = 0;
     for (const Case& c : cases()) {
-      pass = run_case(c, seed + uint64_t(i++), gpu == Gpu::HOPPER ? tc5emu::schedule_name(s) : "real") && pass;
+      pass = run_case(c, seed + uint64_t(i++), schedule_name) && pass;
       ++n_cases;
     }
   }
