@@ -116,7 +116,7 @@ if [ "$emulate" = 1 ]; then
       esac
       [ $rc = 0 ] || status=1
       rows=$(echo "$out" | awk -v st="${s#matmul_}" -v sh="${m}x${n}x${k}" '
-        /^check .* emulated, / { v = $2; sched = $4; r = ($0 ~ /: PASS/) ? "PASS" : "FAIL";
+        /^check .* emulated, / { v = $2; sched = $4; r = ($0 ~ / PASS/ && $0 !~ / FAIL/) ? "PASS" : "FAIL";
                                  if (!(v in seen)) { seen[v] = 1; order[++nv] = v }
                                  res[v, sched] = r }
         END { for (i = 1; i <= nv; i++) { v = order[i]

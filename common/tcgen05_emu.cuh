@@ -347,7 +347,19 @@ __device__ F16Idesc decode_idesc_f16(uint32_t idesc, int cta_group) {
 }
 
 // ---- shared memory of this CTA or of the pair's peer ----
+// Every extern __shared__ array starts at the dynamic shared memory, where the kernels keep their operands.
+extern __shared__ __align__(16) uint8_t g_dynamic_smem[];
+// An operand read (16 bytes at `addr`) must lie in the dynamic shared memory (the same window in both CTAs of
+// a pair: one kernel, one layout); a descriptor that points past it traps instead of reading another CTA's
+// state or faulting.
+__device__ __forceinline__ void require_in_dynamic_smem(uint32_t addr) {
+  uint32_t size;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(size));
+  const uint32_t base = smem_u32(g_dynamic_smem);
+  if (addr < base || addr + 16 > base + size) fail(RULE_SMEM_RANGE, addr, base + size);
+}
 __device__ __forceinline__ uint4 lds128(uint32_t addr, uint32_t rank, bool remote) {
+  require_in_dynamic_smem(addr);
   uint4 v;
   if (!remote) {
     asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
@@ -545,12 +557,16 @@ __device__ __noinline__ void execute_cp_32x128b_warpx4(int cta_group, uint32_t t
 // thread has written TMEM: the writes are fenced at GPU scope, then the arrival releases at cluster scope.
 __device__ __noinline__ void execute_commit(uint32_t bar, uint32_t mask) {
   __threadfence();
-  if (mask == 0) {
-    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(bar) : "memory");
-    return;
-  }
+  // This CTA's barrier through its shared::cta address, the peers' through mapa: the forms the Hopper kernels
+  // use, which compute-sanitizer's racecheck follows as synchronisation.
+  const uint32_t me = sreg_ctarank();
+  if (mask == 0) mask = 1u << me;
   for (uint32_t r = 0; r < 16; ++r) {
     if (!((mask >> r) & 1u)) continue;
+    if (r == me) {
+      asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+      continue;
+    }
     uint32_t caddr;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(caddr) : "r"(bar), "r"(r));
     asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(caddr) : "memory");

@@ -51,6 +51,7 @@ enum Rule : uint32_t {
   RULE_NOT_ENABLED,         // an emulated kernel launched before tc5emu::enable()
   RULE_CP_ADDRESS,          // tcgen05.cp .warpx4 to an address whose lane field is not 0
   RULE_TMA_UNKNOWN_MAP,     // a multicast cta_group::2 TMA through a tensor map the host never noted
+  RULE_SMEM_RANGE,          // an MMA or tcgen05.cp operand read outside the CTA's dynamic shared memory
   RULE_COUNT
 };
 #if defined(__CUDACC__)
@@ -78,6 +79,7 @@ inline const char* rule_text(uint32_t rule) {
     case RULE_TMA_FORWARD: return "cta_group::2 TMA to a peer barrier without this thread's expect_tx on it";
     case RULE_NOT_ENABLED: return "emulated kernel launched before tc5emu::enable()";
     case RULE_CP_ADDRESS: return "tcgen05.cp .warpx4 writes all 128 lanes: the address's lane field must be 0";
+    case RULE_SMEM_RANGE: return "shared-memory descriptor: the operand runs outside the CTA's dynamic shared memory";
     case RULE_TMA_UNKNOWN_MAP: return "multicast cta_group::2 TMA through a tensor map not built by "
                                       "make_tensor_map after tc5emu::enable()";
     default: return "unknown rule";
@@ -88,7 +90,7 @@ inline const char* rule_text(uint32_t rule) {
 constexpr uint32_t QUEUE_CAP = 64, QUEUE_ENTRY_BYTES = 48;
 // Tensor maps the host built (common/tma.cpp make_tensor_map) since enable(), with their box's bytes: the
 // emulated multicast TMA needs the bytes of one copy, which a CUtensorMap does not say in a documented way.
-constexpr uint32_t MAP_CAP = 1024, MAP_WORDS = 32 + 1;  // the map's 128 bytes, then its box bytes
+constexpr uint32_t MAP_CAP = 1024, MAP_WORDS = 36;  // the map's 128 bytes, its box bytes, 16-byte aligned
 
 // What every emulated translation unit's device code reads (its own copy of a __device__ variable, set by
 // enable() through the registry below).

@@ -291,7 +291,9 @@ int main(int argc, char** argv) {
   for (const MxSet& s : sets) {
     const MxGemmArgs g{s.a8, s.sfa, s.b8, s.sfb, s.c_kernel, m, n, k, a8_bytes, sfa_bytes, b8_bytes, sfb_bytes,
                        c32_bytes};
-    const std::string why = blackwell ? mxfp8_sm100_check_args(g) : mxfp8_sm90_check_args(g);
+    const std::string why = blackwell      ? mxfp8_sm100_check_args(g)
+                            : opt.emulate  ? mxfp8_sm100_emulated_check_args(g)
+                                           : mxfp8_sm90_check_args(g);
     if (!why.empty()) {
       std::fprintf(stderr, "%s: %s\n", prog, why.c_str());
       return EXIT_BAD_INPUT;

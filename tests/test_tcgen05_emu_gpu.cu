@@ -76,6 +76,7 @@ enum class Breach : int {
   CTA_GROUP_RANK,      // a cta_group::2 MMA issued by the odd CTA
   EXIT_HOLDING,        // the kernel returns without tcgen05.dealloc
   CP_ADDRESS,          // tcgen05.cp .warpx4 to lane 32 (the lane field must be 0)
+  SMEM_RANGE,          // A's descriptor 48 KB past its tile: beyond the CTA's dynamic shared memory
 };
 
 struct MmaParams {
@@ -136,6 +137,7 @@ __global__ void __launch_bounds__(THREADS) mma_kernel(const __grid_constant__ Mm
       if (p.breach == Breach::IDESC_SHAPE) idesc = (idesc & ~(0x3Fu << 17)) | ((24u >> 3) << 17);
       if (p.breach == Breach::SMEM_DESC) a_desc &= ~(7ull << 46);
       if (p.breach == Breach::SMEM_ALIGN) a_desc += 128 >> 4;
+      if (p.breach == Breach::SMEM_RANGE) a_desc += 49152 >> 4;
       if (p.breach == Breach::MMA_UNALLOCATED) d += 192;  // columns 192 .. 192 + N - 1 > 255
       tc5::mma_f16_ss<CTA_GROUP>(d, a_desc, b_desc, idesc, ks > 0 ? 1u : 0u);
     }
@@ -623,6 +625,7 @@ const TrapCase TRAPS[] = {
     {"cta_group_rank", Breach::CTA_GROUP_RANK, tc5emu::RULE_CTA_GROUP_RANK, 2},
     {"exit_holding", Breach::EXIT_HOLDING, tc5emu::RULE_EXIT_HOLDING, 1},
     {"cp_address", Breach::CP_ADDRESS, tc5emu::RULE_CP_ADDRESS, 2},  // through mx_kernel
+    {"smem_range", Breach::SMEM_RANGE, tc5emu::RULE_SMEM_RANGE, 1},
 };
 
 int run_trap(const char* name) {
