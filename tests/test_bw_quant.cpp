@@ -2,7 +2,8 @@
 // computed by hand (amax exactly 448, a scale of 2, rounding up across a binade), the amax element at ±448
 // for every bf16 amax, zero and tiny blocks at the clamp, NaN and Inf, both scale layouts against cuBLASLt's
 // documented ones with their padding at ragged shapes, every element and scale against an independent
-// by-the-definition computation, a round-trip error bound on random data, and the shape refusals.
+// by-the-definition computation, a round-trip error bound on random data, and the GPU launcher's refusals
+// (no GPU needed: nothing is launched).
 // tests/CMakeLists.txt also builds this file against mutated rules (BW_QUANT_MUTANT) and expects failure.
 #include <catch2/catch.hpp>
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "mxfp8/bw_quant.h"
+#include "mxfp8/bw_quant_gpu.h"
 
 using namespace gemm;
 
@@ -460,7 +462,7 @@ TEST_CASE("bf16 and fp32 entry points give the same bytes on bf16 values", "[bw]
   }
 }
 
-TEST_CASE("bad shapes are refused with a message naming the nearest valid one", "[bw][refuse]") {
+TEST_CASE("bad shapes and pointers are refused with a message, before anything is launched", "[bw][refuse]") {
   CHECK(bw_check_shape(128, 4096).empty());
   CHECK(bw_check_shape(1, 16).empty());
   CHECK(bw_check_shape(1000, 7168).empty());
@@ -472,4 +474,22 @@ TEST_CASE("bad shapes are refused with a message naming the nearest valid one", 
   CHECK(bw_check_shape(16, -128).find("must be >= 1") != std::string::npos);
   CHECK(bw_check_shape(int64_t(1) << 31, 128).find("2^31 - 128") != std::string::npos);
   CHECK(bw_check_shape(int64_t(1) << 20, int64_t(1) << 20).find("2^31 - 1 scales") != std::string::npos);
+  // The GPU entry point refuses the same, and bad pointers, without touching CUDA (this runs without a GPU).
+  void* fake   = reinterpret_cast<void*>(uintptr_t(1) << 20);  // aligned, never dereferenced
+  void* odd    = reinterpret_cast<void*>((uintptr_t(1) << 20) + 8);
+  float* fakef = static_cast<float*>(fake);
+  for (BwGranularity g : GRANULARITIES) {
+    CHECK(bw_quantize_gpu(fake, MxInput::Bf16, 128, 100, g, fake, fakef, nullptr).find("K=100") !=
+          std::string::npos);
+    CHECK(bw_quantize_gpu(nullptr, MxInput::Bf16, 128, 128, g, fake, fakef, nullptr).find("non-null") !=
+          std::string::npos);
+    CHECK(bw_quantize_gpu(fake, MxInput::F32, 128, 128, g, fake, nullptr, nullptr).find("non-null") !=
+          std::string::npos);
+    CHECK(bw_quantize_gpu(odd, MxInput::F32, 128, 128, g, fake, fakef, nullptr).find("16-byte") !=
+          std::string::npos);
+    CHECK(bw_quantize_gpu(fake, MxInput::F32, 128, 128, g, odd, fakef, nullptr).find("16-byte") !=
+          std::string::npos);
+    CHECK(bw_quantize_gpu(fake, MxInput::Bf16, 128, 128, g, fake, static_cast<float*>(odd), nullptr)
+              .find("16-byte") != std::string::npos);
+  }
 }
