@@ -4,9 +4,10 @@
 // cuBLASLt reads on sm_90 with the scale modes CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F and
 // CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F.
 //
-// Source: the cuBLAS documentation (CUDA 13.0), "128-element 1D and 128x128 2D Block Scaling For FP8 Data
-// Types" > "Scaling factors layouts" (cublasLt.h only names the modes and says "see documentation for layout
-// information"). An operand here is [rows, K], K-major (A is [M, K], B is [N, K]); L = ceil(K / 128).
+// Source: the cuBLAS documentation, "128-element 1D and 128x128 2D Block Scaling For FP8 Data Types" >
+// "Scaling factors layouts" (the modes exist since cuBLAS 12.9; cublasLt.h only names them and says "see
+// documentation for layout information"). An operand here is [rows, K], K-major (A is [M, K], B is [N, K]);
+// L = ceil(K / 128).
 //  - VEC128_32F: "M-major for A with shape M x L (elements along the M dimension are contiguous in
 //    memory), N-major for B with shape N x L". So scale (row, kb) is at float index kb * rows + row: each
 //    128-wide K block is one column of `rows` contiguous floats. The documentation also says "M and N must be
