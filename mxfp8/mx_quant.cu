@@ -30,6 +30,7 @@
 
 #include "common/check.h"
 #include "mxfp8/fast_div.h"
+#include "mxfp8/quant_device.cuh"  // unpack_chunk, cvt_e4m3x2
 
 namespace gemm {
 namespace {
@@ -37,44 +38,19 @@ namespace {
 // ---- configuration ----
 constexpr int THREADS        = 256;  // 8 warps per CTA, one unit each
 constexpr int WARPS          = THREADS / 32;
-constexpr int LOADS_PER_LANE = 4;   // 16-byte loads per lane per unit: 2 KB in flight per warp
-constexpr int CHUNK_BYTES    = 16;  // one ld.global.v4 per lane
+constexpr int LOADS_PER_LANE = 4;  // 16-byte loads per lane per unit: 2 KB in flight per warp
 
 template <typename In>
 struct Cfg {
-  static constexpr int ELEMS           = CHUNK_BYTES / int(sizeof(In));  // 8 bf16 or 4 fp32 per chunk
-  static constexpr int LANES_PER_BLOCK = MX_BLOCK_K / ELEMS;             // 4 or 8 lanes share a block
-  static constexpr int BLOCKS_PER_LOAD = 32 / LANES_PER_BLOCK;           // 8 or 4 blocks per warp-wide load
+  static constexpr int ELEMS           = quant_chunk_elems<In>;  // 8 bf16 or 4 fp32 per 16-byte chunk
+  static constexpr int LANES_PER_BLOCK = MX_BLOCK_K / ELEMS;     // 4 or 8 lanes share a block
+  static constexpr int BLOCKS_PER_LOAD = 32 / LANES_PER_BLOCK;   // 8 or 4 blocks per warp-wide load
   static constexpr int BLOCKS_PER_UNIT = BLOCKS_PER_LOAD * LOADS_PER_LANE;
   static constexpr int LANES_PER_PACK  = 4 * LANES_PER_BLOCK;  // lanes holding 4 consecutive blocks
   static_assert(MX_BLOCK_K % ELEMS == 0, "a 16-byte chunk must lie inside one 32-element block");
   static_assert(32 % LANES_PER_BLOCK == 0 && BLOCKS_PER_LOAD % 4 == 0,
                 "a warp-wide load must hold whole groups of 4 blocks (one 32-bit scale store each)");
 };
-
-// ---- device helpers ----
-__device__ __forceinline__ float bf16_to_float(uint32_t bits16) {
-  return __uint_as_float(bits16 << 16);
-}
-
-// The lane's elements of one chunk, as fp32 (bf16 widening is exact).
-template <typename In>
-__device__ __forceinline__ void unpack(const uint4& raw, float (&v)[Cfg<In>::ELEMS]) {
-  const uint32_t w[4] = {raw.x, raw.y, raw.z, raw.w};
-  if constexpr (sizeof(In) == 2) {
-    for (int i = 0; i < 4; ++i) {
-      v[2 * i]     = bf16_to_float(w[i] & 0xFFFFu);
-      v[2 * i + 1] = bf16_to_float(w[i] >> 16);
-    }
-  } else {
-    for (int i = 0; i < 4; ++i) v[i] = __uint_as_float(w[i]);
-  }
-}
-
-// Two elements to two e4m3 bytes (low byte = first element): cvt.rn.satfinite.e4m3x2.f32.
-__device__ __forceinline__ uint32_t cvt_e4m3x2(float first, float second) {
-  return uint32_t(__nv_cvt_float2_to_fp8x2(make_float2(first, second), __NV_SATFINITE, __NV_E4M3));
-}
 
 // ---- kernel ----
 template <typename In, bool RCEIL>
@@ -101,7 +77,7 @@ __global__ void __launch_bounds__(THREADS)
     const uint32_t blk = first_blk + uint32_t((j * 32 + lane) / C::LANES_PER_BLOCK);
     const bool valid   = blk < total_blocks;  // the same for the lanes of one block
     float v[C::ELEMS];
-    unpack<In>(raw[j], v);
+    unpack_chunk<In>(raw[j], v);
 
     // -- amax of the block, on the bits of |v|: NaN > Inf > every finite value --
     uint32_t amax = 0;
