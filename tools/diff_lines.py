@@ -16,6 +16,7 @@ import argparse
 import glob
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -127,6 +128,7 @@ def series(ignore_space):
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output quietly
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("old", nargs="?")
     p.add_argument("new", nargs="?")
