@@ -36,13 +36,19 @@ GEMM_HD constexpr uint64_t sm90_swizzle_code(Swizzle s) {
   return s == Swizzle::B128 ? 1u : s == Swizzle::B64 ? 2u : s == Swizzle::B32 ? 3u : 0u;
 }
 
+// The descriptor from its numbers, the swizzle as the descriptor's own code (v1 and v2 write them out).
 GEMM_HD constexpr uint64_t make_smem_desc_sm90(uint32_t smem_addr, uint32_t lbo_bytes, uint32_t sbo_bytes,
-                                               Swizzle swizzle) {
+                                               uint32_t swizzle_code) {
   return (uint64_t((smem_addr & 0x3FFFF) >> 4))          // [wgmma-desc] bits  0-13: matrix start address >> 4
          | (uint64_t((lbo_bytes & 0x3FFFF) >> 4) << 16)  // [wgmma-desc] bits 16-29: leading dim byte offset >> 4
          | (uint64_t((sbo_bytes & 0x3FFFF) >> 4) << 32)  // [wgmma-desc] bits 32-45: stride dim byte offset >> 4
          | (uint64_t(0) << 49)                           // [wgmma-desc] bits 49-51: base offset (atoms aligned)
-         | (sm90_swizzle_code(swizzle) << 62);           // [wgmma-desc] bits 62-63: swizzle mode
+         | (uint64_t(swizzle_code & 0x3) << 62);         // [wgmma-desc] bits 62-63: swizzle mode
+}
+// The same with the swizzle named by its mode, the one the TMA writes with.
+GEMM_HD constexpr uint64_t make_smem_desc_sm90(uint32_t smem_addr, uint32_t lbo_bytes, uint32_t sbo_bytes,
+                                               Swizzle swizzle) {
+  return make_smem_desc_sm90(smem_addr, lbo_bytes, sbo_bytes, uint32_t(sm90_swizzle_code(swizzle)));
 }
 
 // ------------------------------------------------------------------------------------------------------------
@@ -53,15 +59,21 @@ GEMM_HD constexpr uint64_t sm100_swizzle_code(Swizzle s) {
   return s == Swizzle::B128 ? 2u : s == Swizzle::B64 ? 4u : s == Swizzle::B32 ? 6u : 0u;
 }
 
+// The descriptor from its numbers, the swizzle as the descriptor's own code (v1 and v2 write them out).
 GEMM_HD constexpr uint64_t make_smem_desc_sm100(uint32_t smem_addr, uint32_t lbo_bytes, uint32_t sbo_bytes,
-                                                Swizzle swizzle) {
+                                                uint32_t swizzle_code) {
   return (uint64_t((smem_addr & 0x3FFFF) >> 4))          // [tc5-desc] bits  0-13: matrix start address >> 4
          | (uint64_t((lbo_bytes & 0x3FFFF) >> 4) << 16)  // [tc5-desc] bits 16-29: leading dim byte offset >> 4
          | (uint64_t((sbo_bytes & 0x3FFFF) >> 4) << 32)  // [tc5-desc] bits 32-45: stride dim byte offset >> 4
          | (uint64_t(0b001) << 46)                       // [tc5-desc] bits 46-48: fixed constant 0b001
          | (uint64_t(0) << 49)                           // [tc5-desc] bits 49-51: base offset (atoms aligned)
          | (uint64_t(0) << 52)                           // [tc5-desc] bit  52:    LBO mode (0 = relative offset)
-         | (sm100_swizzle_code(swizzle) << 61);          // [tc5-desc] bits 61-63: swizzle mode
+         | (uint64_t(swizzle_code & 0x7) << 61);         // [tc5-desc] bits 61-63: swizzle mode
+}
+// The same with the swizzle named by its mode, the one the TMA writes with.
+GEMM_HD constexpr uint64_t make_smem_desc_sm100(uint32_t smem_addr, uint32_t lbo_bytes, uint32_t sbo_bytes,
+                                                Swizzle swizzle) {
+  return make_smem_desc_sm100(smem_addr, lbo_bytes, sbo_bytes, uint32_t(sm100_swizzle_code(swizzle)));
 }
 
 // ------------------------------------------------------------------------------------------------------------
@@ -161,6 +173,14 @@ GEMM_HD constexpr uint32_t kmajor_kstep_offset(KMajorTile t, int k_step) {
 GEMM_HD constexpr int kmajor_ksteps(KMajorTile t) { return t.block_k * t.elem_bytes / 32; }
 GEMM_HD constexpr uint32_t kmajor_tile_bytes(KMajorTile t) {
   return uint32_t(t.rows) * uint32_t(t.block_k) * uint32_t(t.elem_bytes);
+}
+
+// True if every MMA K step k of the tile starts k * step_bytes into it: where a stage writes its K step as one
+// number (v1: two 16 B slices, 2 x LBO; v2: 32 B along the swizzle atom), this is the number.
+GEMM_HD constexpr bool kmajor_kstep_uniform(KMajorTile t, uint32_t step_bytes) {
+  for (int k = 0; k < kmajor_ksteps(t); ++k)
+    if (kmajor_kstep_offset(t, k) != uint32_t(k) * step_bytes) return false;
+  return true;
 }
 
 // Descriptors of one K step of a K-major tile (plus an optional row offset for a sub-tile).

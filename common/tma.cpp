@@ -120,16 +120,22 @@ TmaDesc kmajor_tma_2d(uint64_t rows_total, uint64_t k_total, uint32_t box_rows, 
 
 TmaDesc kmajor_tma_3d(uint64_t rows_total, uint64_t k_total, uint32_t box_rows, uint32_t block_k,
                       uint32_t slice_elems, uint32_t elem_bytes, Swizzle swizzle) {
+  return kmajor_tma_3d(rows_total, k_total, {slice_elems, box_rows, block_k / slice_elems},
+                       slice_elems * elem_bytes, elem_bytes, swizzle);
+}
+
+TmaDesc kmajor_tma_3d(uint64_t rows_total, uint64_t k_total, const uint32_t (&box)[3], uint32_t slice_bytes,
+                      uint32_t elem_bytes, Swizzle swizzle) {
   TmaDesc d;
   d.rank       = 3;
-  d.dims[0]    = slice_elems;
+  d.dims[0]    = box[0];
   d.dims[1]    = rows_total;
-  d.dims[2]    = k_total / slice_elems;
-  d.strides[0] = k_total * elem_bytes;                // next row
-  d.strides[1] = uint64_t(slice_elems) * elem_bytes;  // next slice along K
-  d.box[0]     = slice_elems;
-  d.box[1]     = box_rows;
-  d.box[2]     = block_k / slice_elems;
+  d.dims[2]    = k_total / box[0];
+  d.strides[0] = k_total * elem_bytes;  // next row
+  d.strides[1] = slice_bytes;           // next slice along K
+  d.box[0]     = box[0];
+  d.box[1]     = box[1];
+  d.box[2]     = box[2];
   d.elem_bytes = elem_bytes;
   d.swizzle    = swizzle;
   return d;

@@ -43,5 +43,19 @@ TmaDesc kmajor_tma_2d(uint64_t rows_total, uint64_t k_total, uint32_t box_rows, 
                       uint32_t elem_bytes, Swizzle swizzle);
 TmaDesc kmajor_tma_3d(uint64_t rows_total, uint64_t k_total, uint32_t box_rows, uint32_t block_k,
                       uint32_t slice_elems, uint32_t elem_bytes, Swizzle swizzle);
+// The same 3D view from the numbers a stage writes out (v1, v2): box {slice, box_rows, slices per tile} and
+// the byte stride of dimension 2, one slice along K; dims {box[0], rows_total, k_total / box[0]}, dimension
+// 1's stride k_total * elem_bytes. The overload above builds its view through this one.
+TmaDesc kmajor_tma_3d(uint64_t rows_total, uint64_t k_total, const uint32_t (&box)[3], uint32_t slice_bytes,
+                      uint32_t elem_bytes, Swizzle swizzle);
+
+// True if a 3D view with this box and dimension-2 stride lands tile t in its shared-memory layout
+// (common/descriptors.cuh, KMajorTile): slices one layout slice wide (16 B, or the swizzle span), all of the
+// tile's rows, all its slices, and consecutive slices one slice apart along K in global memory.
+constexpr bool kmajor_tma_3d_lands(KMajorTile t, const uint32_t (&box)[3], uint32_t slice_bytes) {
+  const uint32_t slice = kmajor_slice_bytes(t);
+  return slice_bytes == slice && box[0] * uint32_t(t.elem_bytes) == slice && box[1] == uint32_t(t.rows) &&
+         box[2] * slice == uint32_t(t.block_k) * uint32_t(t.elem_bytes);
+}
 
 }  // namespace gemm

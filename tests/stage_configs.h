@@ -45,9 +45,9 @@ constexpr int SM90_BLOCK_M     = 128;  // two consumer warpgroups, wgmma m64 eac
 constexpr int SM90_BLOCK_N     = 256;  // wgmma n256
 constexpr int SM100_MMA_M      = 128;
 constexpr int SM90_MMA_M       = 64;
-constexpr int NUM_STAGES_SM100 = 4;  // v3: 4 x 32 KB ring
-constexpr int NUM_STAGES_SM90  = 4;  // v3: 4 x 48 KB ring
-constexpr int NUM_STAGES_V4_SM100 = 7;  // v4: as many 32 KB stages as fit in 227 KB
+constexpr int NUM_STAGES_SM100 = 7;  // v3: as many 32 KB stages as fit in 227 KB
+constexpr int NUM_STAGES_SM90  = 4;  // v3: as many 48 KB stages as fit in 227 KB
+constexpr int NUM_STAGES_V4_SM100 = 7;  // v4: as many 32 KB stages as fit in 227 KB (as v3)
 constexpr int NUM_STAGES_V4_SM90  = 4;  // v4: as many 48 KB stages as fit in 227 KB (as v3)
 // v5, per CTA of the pair. sm100: its 128 rows of A and its half (128 rows) of the 256-wide B tile of the
 // M = 256, N = 256 cta_group::2 MMA: 32 KB stages, 7 of them, as v4. sm90: its 128 rows of A and the whole
@@ -189,6 +189,12 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   tile("v3 stage 2", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::B128, 2),
   tile("v3 stage 3", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 3),
   tile("v3 stage 3", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::B128, 3),
+  tile("v3 stage 4", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 4),
+  tile("v3 stage 4", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::B128, 4),
+  tile("v3 stage 5", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 5),
+  tile("v3 stage 5", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::B128, 5),
+  tile("v3 stage 6", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 6),
+  tile("v3 stage 6", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::B128, 6),
   tile("v3 stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 0),
   tile("v3 stage 0", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D,   S::B128, 0),
   tile("v3 stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 1),
@@ -197,7 +203,7 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   tile("v3 stage 2", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D,   S::B128, 2),
   tile("v3 stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 3),
   tile("v3 stage 3", A::SM90,  O::B, SM90_BLOCK_N,  SM90_BLOCK_N,  T::BOX_3D,   S::B128, 3),
-  // v4: the same tiles in every slot of the deeper (sm100) ring.
+  // v4: the same tiles in every slot of the same rings.
   tile("v4 stage 0", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 0),
   tile("v4 stage 0", A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOX_3D,   S::B128, 0),
   tile("v4 stage 1", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B128, 1),
@@ -330,8 +336,8 @@ constexpr MmaShape SM100_MMA_SHAPES[] = {
     {"v5 v6", 2, V5_SM100_MMA_M, V5_SM100_MMA_N},  // the CTA pair: 128 rows of A and of B in each CTA
 };
 
-static_assert(NUM_STAGES_SM100 == 4 && NUM_STAGES_SM90 == 4,
-              "v3 rows list stages 0..3: update them together");
+static_assert(NUM_STAGES_SM100 == 7 && NUM_STAGES_SM90 == 4,
+              "v3 rows list stages 0..6 (sm100) and 0..3 (sm90): update them together");
 static_assert(NUM_STAGES_V4_SM100 == 7 && NUM_STAGES_V4_SM90 == 4,
               "v4 rows list stages 0..6 (sm100) and 0..3 (sm90): update them together");
 static_assert(NUM_STAGES_V6_SM90 == 4, "v6a/v6b/v6c sm90 rows list stages 0..3: update them together");

@@ -103,7 +103,9 @@ std::vector<TmaLoad> kernel_tma_loads(const sc::StageConfig& c, int rows_total, 
 // Descriptor of K step `k_step` of the MMA sub-tile starting at tile row `row`.
 using DescFn = std::function<uint64_t(int k_step, int row)>;
 
-// The kernels' descriptors: exactly the builder calls the stage kernels make.
+// The kernels' descriptors: exactly the builder calls the stage kernels from v3 on make. v1 and v2 build the
+// same descriptors from numbers they write out (LBO, SBO, K step, swizzle code; the test after the
+// hand-computed constants below checks those numbers).
 DescFn kernel_descriptors(const sc::StageConfig& c) {
   const gemm::KMajorTile tile{c.rows, c.block_k, c.elem_bytes, c.swizzle};
   const uint32_t addr = c.tile_addr;
@@ -472,6 +474,60 @@ TEST_CASE("shared-memory descriptors of v1 and v2, on both encodings, against ha
   CHECK(d.lbo == 16);
   CHECK(d.sbo == 1024);
   CHECK(d.swizzle == lm::SwizzleMode::B128);
+}
+
+TEST_CASE("the numbers v1 and v2 write out (LBO, SBO, K step, swizzle code, 3D box) round-trip",
+          "[layout][desc]") {
+  // matmul_v1*.cu and matmul_v2*.cu build their descriptors with make_smem_desc_* from literal numbers, and
+  // their 3D tensor maps from a literal box and slice stride (their static_asserts tie each number to
+  // common/descriptors.cuh and common/tma.h). The same numbers here, through the same builders: the same
+  // descriptors and map as the tiles give, and the model reads the tile back through them.
+  struct Numbers {
+    const char* stage;
+    sc::Arch arch;
+    sc::Operand op;
+    uint32_t lbo, sbo, k_step, swizzle_code;
+    uint32_t sub_tile_offset;  // where the next MMA sub-tile of rows starts (Hopper A: warpgroup 1's 64 rows)
+    uint32_t box[3];           // the 3D TMA box
+    uint32_t slice_bytes;      // the 3D map's stride of dimension 2
+  };
+  using sc::Arch;
+  using sc::Operand;
+  const Numbers stages[] = {
+      {"v1b", Arch::SM100, Operand::A, 2048, 128, 4096, 0, 0, {8, 128, 8}, 16},
+      {"v1b", Arch::SM100, Operand::B, 2048, 128, 4096, 0, 0, {8, 128, 8}, 16},
+      {"v1b", Arch::SM90, Operand::A, 2048, 128, 4096, 0, 1024, {8, 128, 8}, 16},
+      {"v1b", Arch::SM90, Operand::B, 4096, 128, 8192, 0, 0, {8, 256, 8}, 16},
+      {"v2b", Arch::SM100, Operand::A, 16, 1024, 32, 2, 0, {64, 128, 1}, 128},
+      {"v2b", Arch::SM100, Operand::B, 16, 1024, 32, 2, 0, {64, 128, 1}, 128},
+      {"v2b", Arch::SM90, Operand::A, 16, 1024, 32, 1, 8192, {64, 128, 1}, 128},
+      {"v2b", Arch::SM90, Operand::B, 16, 1024, 32, 1, 0, {64, 256, 1}, 128},
+  };
+  for (const Numbers& n : stages) {
+    const sc::StageConfig& c = find_row(n.stage, n.arch, n.op);
+    INFO(describe(c));
+    const int rows_total = 2 * c.rows, k_total = 2 * c.block_k;
+    const gemm::TmaDesc map = gemm::kmajor_tma_3d(uint64_t(rows_total), uint64_t(k_total), n.box,
+                                                  n.slice_bytes, uint32_t(c.elem_bytes), c.swizzle);
+    const gemm::TmaDesc from_tile = launcher_tensor_map(c, rows_total, k_total);
+    REQUIRE(map.rank == from_tile.rank);
+    for (int d = 0; d < 3; ++d) CHECK((map.dims[d] == from_tile.dims[d] && map.box[d] == from_tile.box[d]));
+    for (int d = 0; d < 2; ++d) CHECK(map.strides[d] == from_tile.strides[d]);
+
+    const bool sm100         = n.arch == Arch::SM100;
+    const DescFn from_number = [&](int k_step, int row) {
+      const uint32_t start =
+          c.tile_addr + uint32_t(row / c.mma_rows) * n.sub_tile_offset + uint32_t(k_step) * n.k_step;
+      return sm100 ? gemm::make_smem_desc_sm100(start, n.lbo, n.sbo, n.swizzle_code)
+                   : gemm::make_smem_desc_sm90(start, n.lbo, n.sbo, n.swizzle_code);
+    };
+    const DescFn from_tile_desc = kernel_descriptors(c);
+    for (int row = 0; row < c.rows; row += c.mma_rows) {
+      for (int k = 0; k < c.block_k * c.elem_bytes / MMA_K_BYTES; ++k)
+        CHECK(from_number(k, row) == from_tile_desc(k, row));
+    }
+    CHECK(round_trips(round_trip(c, from_number), long(tile_bytes(c))));
+  }
 }
 
 // ==========================================================================================================

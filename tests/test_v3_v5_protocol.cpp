@@ -46,7 +46,7 @@ namespace {
 
 enum class Stage { V3, V4, V5 };
 // The kernels' ring depths (NUM_STAGES also varies below, the protocol is generic) and tile bytes
-constexpr int V3_STAGES = 4, V4_STAGES = 7, V5_STAGES = 7, NUM_WARPS = 4;
+constexpr int V3_STAGES = 7, V4_STAGES = 7, V5_STAGES = 7, NUM_WARPS = 4;
 constexpr uint32_t A_BYTES = 16384, B_BYTES = 16384;  // v3/v4: 128x64 bf16 each; v5: A and one B half
 
 enum class Mutant { None, NoProducerTail, AllocBeforeClusterBarrier, NoLastMmaWait };

@@ -18,12 +18,15 @@
 //     are never kept in an array indexed at run time (that would put it in local memory).
 //  4. Before the epilogue the MMAs of the last K tile must have completed: __syncthreads() does not wait for
 //     tcgen05.mma; warp 0 waits for the last tile's mma_done_bar, then the barrier tells the other warps.
-// v3 builds on v2b (one 3D TMA box per operand, 128B swizzle); the 2D-box variant v2a is dropped.
+// v3 builds on v2b (one 3D TMA box per operand, 128B swizzle); the 2D-box variant v2a is dropped. The layout
+// is v2's, and from here on its numbers (SBO 1024 B, 32 B per K step, box {64, rows, 1}) are not written out:
+// the descriptors and tensor maps are built from A_TILE and B_TILE (common/descriptors.cuh, common/tma.h).
 //
 // Why it helps: in v2 the tensor core idles during every load (the latency of a TMA round trip per K tile)
 // and the TMA engine idles during every multiply. With the ring, each load overlaps the MMAs of earlier
 // tiles. Measured on the Hopper twin (H100, 4096^3): v2b 0.44x -> v3 0.86x of cuBLAS.
-// What it costs: NUM_STAGES times the shared memory (4 x 32 KB here) and the phase bookkeeping.
+// What it costs: NUM_STAGES times the shared memory (7 x 32 KB here, as many as fit) and the phase
+// bookkeeping.
 //
 // PTX ISA sections: as v2, plus "mbarrier" (phases, and try_wait.parity waiting for the phase of a parity)
 // and "tcgen05.commit" (one mbarrier per stage tracks the completion of the MMAs issued before it).
@@ -31,8 +34,9 @@
 // Status: compiled for sm_100a and model-checked (tests/test_layout_model.cpp, SASS tests); not run on
 // Blackwell hardware by this project. Published B200 anchor (seed 000): v3 940 TFLOPS at 4096^3
 // (cuBLAS 1507).
-// Through the tcgen05 emulator (common/tcgen05_emu.h) it passes against cuBLAS on an H100, under both
-// MMA schedules: `matmul_v3 --emulate` (correctness only; emulation times nothing).
+// Through the tcgen05 emulator (common/tcgen05_emu.h) it passed against cuBLAS on an H100, under both
+// MMA schedules, with a 4-stage ring (2026-11-24); the 7-stage ring has not been run through it yet:
+// `matmul_v3 --emulate` (correctness only; emulation times nothing).
 #include <cuda_bf16.h>
 
 #include "common/check.h"
@@ -53,14 +57,17 @@ constexpr int MMA_K       = 16;       // fixed for kind::f16: 32 bytes of K per 
 constexpr int SLICE_K     = 64;       // one 128-byte slice of K: the width of a 128B swizzle atom
 constexpr int NUM_THREADS = 128;      // 4 warps: the epilogue needs one warp per 32-lane TMEM quarter
 constexpr int TMEM_COLS   = BLOCK_N;  // one fp32 TMEM column per output column
-constexpr int NUM_STAGES  = 4;        // ring depth: K tiles in shared memory at once
 
 constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 2, Swizzle::B128};
 constexpr KMajorTile B_TILE{BLOCK_N, BLOCK_K, 2, Swizzle::B128};
 constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
 constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
 constexpr uint32_t STAGE_BYTES  = A_TILE_BYTES + B_TILE_BYTES;  // one ring stage: [A tile][B tile]
-constexpr uint32_t SMEM_BYTES   = NUM_STAGES * STAGE_BYTES + SMEM_ALIGN;
+// Ring depth: as many stages as fit in the 227 KB a block may have, after the alignment slack and the
+// barriers and TMEM slot (static shared memory, under 1 KB): 7 x 32 KB.
+constexpr uint32_t SMEM_BUDGET = 227 * 1024;
+constexpr int NUM_STAGES       = int((SMEM_BUDGET - SMEM_ALIGN - 1024) / STAGE_BYTES);
+constexpr uint32_t SMEM_BYTES  = NUM_STAGES * STAGE_BYTES + SMEM_ALIGN;
 // kind::f16, BF16 x BF16 -> F32, both K-major, M = 128, N = BLOCK_N.
 constexpr uint32_t IDESC = make_idesc_f16(F16Kind::BF16, F16Kind::BF16, AccKind::F32, BLOCK_M, BLOCK_N);
 
@@ -73,7 +80,8 @@ static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
 static_assert(TMEM_COLS >= 32 && (TMEM_COLS & (TMEM_COLS - 1)) == 0, "TMEM allocations are powers of 2 >= 32");
 static_assert(NUM_THREADS == 4 * 32, "one epilogue warp per TMEM lane quarter");
 static_assert(NUM_STAGES >= 2, "a pipeline needs one stage to multiply and at least one to load into");
-static_assert(SMEM_BYTES <= 227 * 1024,
+static_assert(NUM_STAGES == 7, "128x128x64 bf16 tiles: 7 stages of 32 KB fit in 227 KB");
+static_assert(SMEM_BYTES <= SMEM_BUDGET,
               "the ring must fit in the 227 KB of shared memory per block: use fewer stages");
 
 // ---- where the TMA box of a K tile goes: the kernel issues exactly this one (tests/test_stage_table.cpp
@@ -246,7 +254,7 @@ std::vector<Variant> sm100_variants() {
   const char* kernel = "sm_100a tcgen05 kernel (v3_pipeline/matmul_v3.cu)";
   const SmemTiles tiles{A_TILE, B_TILE, BLOCK_M, /*tma_3d=*/true, NUM_STAGES, SLICE_K, TMA_BOXES, tma_box};
   return {
-      {"v3", "tcgen05 + 3D TMA, 128B swizzle, 4-stage smem ring", kernel, whole_tiles, tiles, prepare_v3},
+      {"v3", "tcgen05 + 3D TMA, 128B swizzle, 7-stage smem ring", kernel, whole_tiles, tiles, prepare_v3},
   };
 }
 

@@ -5,7 +5,9 @@
 // The same step as the Blackwell file, with Hopper's instructions:
 //  1. A ring of NUM_STAGES shared-memory stages (A and B tile each, v2b's 3D-box 128B-swizzle layout), one
 //     tma_full_bar per stage; NUM_STAGES - 1 K tiles are put in flight before the first MMA. The 2D-box
-//     variant v2a is dropped: v3 builds on v2b.
+//     variant v2a is dropped: v3 builds on v2b. The layout is v2's, and from here on its numbers are not
+//     written out: the descriptors and tensor maps are built from A_TILE and B_TILE (common/descriptors.cuh,
+//     common/tma.h).
 //  2. One wgmma group stays in flight: each warpgroup issues the MMAs of tile k, commits them, then
 //     wgmma.wait_group 1, which returns once its group k - 1 is done (group k may still be running). The
 //     tensor core always has the next group queued, and the warpgroup's registers are free to move on.
@@ -21,7 +23,7 @@
 // Why it helps, and what it costs: see matmul_v3.cu.
 // Measured on an H100 SXM at 4096^3, timed against cuBLAS in alternating rounds (common/timing.h): v2b 0.44x
 // -> v3 0.86x of cuBLAS. ncu, one launch each: tensor pipe active 41% -> 84% of the time, L2 traffic unchanged
-// (1.72 GB). NUM_STAGES = 4 is the deepest ring that fits: 4 x 48 KB = 192 KB of the 227 KB.
+// (1.72 GB). NUM_STAGES is derived from the 227 KB budget: 4 x 48 KB = 192 KB is the deepest ring that fits.
 //
 // PTX ISA sections: as v2, plus "mbarrier" (arrival counts, phases and try_wait.parity) and
 // "wgmma.wait_group" (keeping N groups pending).
@@ -47,14 +49,17 @@ constexpr int SLICE_K        = 64;                  // one 128-byte slice of K: 
 constexpr int NUM_WARPGROUPS = BLOCK_M / WGMMA_M;   // each multiplies its own 64 rows of A
 constexpr int NUM_THREADS    = 128 * NUM_WARPGROUPS;
 constexpr int ACC_REGS       = WGMMA_M * BLOCK_N / 128;  // fp32 accumulators per thread
-constexpr int NUM_STAGES     = 4;                   // ring depth: K tiles in shared memory at once
 
 constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 2, Swizzle::B128};
 constexpr KMajorTile B_TILE{BLOCK_N, BLOCK_K, 2, Swizzle::B128};
 constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
 constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
 constexpr uint32_t STAGE_BYTES  = A_TILE_BYTES + B_TILE_BYTES;  // one ring stage: [A tile][B tile]
-constexpr uint32_t SMEM_BYTES   = NUM_STAGES * STAGE_BYTES + SMEM_ALIGN;
+// Ring depth: as many stages as fit in the 227 KB a block may have, after the alignment slack and the
+// barriers (static shared memory, under 1 KB): 4 x 48 KB.
+constexpr uint32_t SMEM_BUDGET = 227 * 1024;
+constexpr int NUM_STAGES       = int((SMEM_BUDGET - SMEM_ALIGN - 1024) / STAGE_BYTES);
+constexpr uint32_t SMEM_BYTES  = NUM_STAGES * STAGE_BYTES + SMEM_ALIGN;
 
 static_assert(BLOCK_M % WGMMA_M == 0, "each warpgroup multiplies 64 rows");
 static_assert(BLOCK_N == 256, "the wgmma wrapper used here is m64n256k16");
@@ -65,7 +70,7 @@ static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
 static_assert(WGMMA_M % 8 == 0, "a warpgroup's half of A starts on a whole 8-row swizzle atom");
 static_assert(BLOCK_N <= 256 && BLOCK_M <= 256, "a TMA box is at most 256 rows");
 static_assert(NUM_STAGES >= 2, "a pipeline needs one stage to multiply and at least one to load into");
-static_assert(SMEM_BYTES <= 227 * 1024,
+static_assert(SMEM_BYTES <= SMEM_BUDGET,
               "the ring must fit in the 227 KB of shared memory per block: use fewer stages");
 
 // ---- where the TMA box of a K tile goes: the kernel issues exactly this one (tests/test_stage_table.cpp

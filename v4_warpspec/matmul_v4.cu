@@ -16,7 +16,7 @@
 //  3. After the last K tile the MMA thread commits to mainloop_done_bar; all four warps wait on it before
 //     the tcgen05.ld epilogue. __syncthreads() would only prove that the last MMA was issued (seed 000 got
 //     wrong results that way); the commit arrives once every MMA is done.
-//  4. The ring is as deep as the 227 KB allow: NUM_STAGES = 7 stages of 32 KB (v3: 4), so the producer can
+//  4. The ring is v3's, as deep as the 227 KB allow: NUM_STAGES = 7 stages of 32 KB; the producer can now
 //     run up to 7 tiles ahead of the MMAs. The tile stays v3's 128x128x64 (seed 000's v4 choice too), so
 //     that the step is warp specialisation alone; 128x256 tiles (48 KB stages, only 4 of them, 256 TMEM
 //     columns) come with the 2-SM MMA of v5.
