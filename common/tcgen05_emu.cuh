@@ -61,6 +61,13 @@ struct CtaState {
   uint32_t mc_phase;
 };
 __shared__ CtaState g_cta;
+// The words of g_cta that threads other than their owner read (magic, the queue's length and owner, the
+// forwarding's bytes and owner: before_block() runs in every thread that waits or fences, also while the
+// first mbarrier_init of the CTA writes them) are accessed with atomics: their reads race with their writes by
+// design (a non-owner only learns that it owns nothing), and atomics make that no data race, for the memory
+// model and for compute-sanitizer's racecheck.
+__device__ __forceinline__ uint32_t ld_state(uint32_t& w) { return atomicOr(&w, 0u); }
+__device__ __forceinline__ void st_state(uint32_t& w, uint32_t v) { atomicExch(&w, v); }
 
 // One queued asynchronous operation (late schedule).
 struct QueueEntry {
@@ -154,16 +161,16 @@ __device__ __forceinline__ uint32_t* owner_of(uint32_t smid, uint32_t granule) {
 // ---- per-CTA state ----
 // Called by ptx::mbarrier_init: the first thing every kernel does, before the barrier that publishes it.
 __device__ __forceinline__ void on_mbarrier_init() {
-  g_cta.queue_len  = 0;
-  g_cta.queue_owner = 0;
+  st_state(g_cta.queue_len, 0);
+  st_state(g_cta.queue_owner, 0);
   g_cta.fwd_phase  = 0;
   g_cta.fwd_target = 0;
-  g_cta.fwd_bytes  = 0;
-  g_cta.fwd_owner  = 0;
+  st_state(g_cta.fwd_bytes, 0);
+  st_state(g_cta.fwd_owner, 0);
   g_cta.mc_phase   = 0;
   asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_u32(&g_cta.fwd_bar)) : "memory");
   asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_u32(&g_cta.mc_bar)) : "memory");
-  g_cta.magic = STATE_MAGIC;
+  st_state(g_cta.magic, STATE_MAGIC);
 }
 
 // ---- TMEM allocation (PTX ISA "tcgen05.alloc / dealloc / relinquish_alloc_permit") ----
@@ -289,7 +296,7 @@ __device__ __noinline__ void dealloc(uint32_t taddr, uint32_t columns) {
     __threadfence();
     const uint32_t bits = ((granules == 32 ? 0u : (1u << granules)) - 1u) << first;
     atomicAnd(&g_config.sm_alloc[smid], ~bits);
-    g_cta.magic = 0;  // the next CTA on this SM starts from its own mbarrier_init
+    st_state(g_cta.magic, 0);  // the next CTA on this SM starts from its own mbarrier_init
   }
   __syncwarp();
 }
@@ -579,7 +586,8 @@ __device__ __forceinline__ QueueEntry* queue_base() {
 }
 __device__ __noinline__ void flush_queue() {
   QueueEntry* q = queue_base();
-  for (uint32_t i = 0; i < g_cta.queue_len; ++i) {
+  const uint32_t n = ld_state(g_cta.queue_len);
+  for (uint32_t i = 0; i < n; ++i) {
     const QueueEntry e = q[i];
     if (e.op == OP_MMA_F16 || e.op == OP_MMA_F16 + 1)
       execute_mma_f16(int(e.op - OP_MMA_F16 + 1), e.d, e.a, e.b, e.idesc, e.arg);
@@ -590,16 +598,19 @@ __device__ __noinline__ void flush_queue() {
     else
       execute_commit(e.d, e.op == OP_COMMIT_MULTICAST ? e.arg : 0u);
   }
-  g_cta.queue_len   = 0;
-  g_cta.queue_owner = 0;
+  st_state(g_cta.queue_len, 0);
+  st_state(g_cta.queue_owner, 0);
 }
 __device__ void enqueue(const QueueEntry& e, uint32_t slot) {
   const uint32_t me = tid_linear() + 1;
-  if (g_cta.magic != STATE_MAGIC) fail(RULE_QUEUE, 0, 0);
-  if (g_cta.queue_len != 0 && g_cta.queue_owner != me) fail(RULE_QUEUE, g_cta.queue_owner - 1, me - 1);
-  if (g_cta.queue_len == QUEUE_CAP) flush_queue();
-  if (g_cta.queue_len == 0) g_cta.queue_owner = me, g_cta.queue_slot = slot;
-  queue_base()[g_cta.queue_len++] = e;
+  if (ld_state(g_cta.magic) != STATE_MAGIC) fail(RULE_QUEUE, 0, 0);
+  const uint32_t owner = ld_state(g_cta.queue_owner);
+  if (ld_state(g_cta.queue_len) != 0 && owner != me) fail(RULE_QUEUE, owner - 1, me - 1);
+  if (ld_state(g_cta.queue_len) == QUEUE_CAP) flush_queue();
+  if (ld_state(g_cta.queue_len) == 0) st_state(g_cta.queue_owner, me), g_cta.queue_slot = slot;
+  const uint32_t at = ld_state(g_cta.queue_len);
+  queue_base()[at] = e;
+  st_state(g_cta.queue_len, at + 1);
 }
 
 // ---- cta_group::2 TMA completing on a peer's barrier ----
@@ -617,22 +628,23 @@ __device__ __noinline__ void forward_flush() {
         : "=r"(done)
         : "r"(smem_u32(&g_cta.fwd_bar)), "r"(g_cta.fwd_phase)
         : "memory");
-    if (!done && now_ns() - start > TIMEOUT_NS) fail(RULE_TMA_FORWARD, g_cta.fwd_target, g_cta.fwd_bytes);
+    if (!done && now_ns() - start > TIMEOUT_NS)
+      fail(RULE_TMA_FORWARD, g_cta.fwd_target, ld_state(g_cta.fwd_bytes));
   }
   g_cta.fwd_phase ^= 1u;
   asm volatile("fence.acq_rel.cluster;" ::: "memory");
   asm volatile("mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64 [%0], %1;" ::"r"(g_cta.fwd_target),
-               "r"(g_cta.fwd_bytes)
+               "r"(ld_state(g_cta.fwd_bytes))
                : "memory");
-  g_cta.fwd_bytes = 0, g_cta.fwd_owner = 0, g_cta.fwd_target = 0;
+  st_state(g_cta.fwd_bytes, 0), st_state(g_cta.fwd_owner, 0), g_cta.fwd_target = 0;
 }
 
 // Before this thread blocks or synchronises: the late schedule's queued work, and bytes owed to a peer.
 __device__ __forceinline__ void before_block() {
-  if (g_cta.magic != STATE_MAGIC) return;
+  if (ld_state(g_cta.magic) != STATE_MAGIC) return;
   const uint32_t me = tid_linear() + 1;
-  if (g_cta.fwd_bytes != 0 && g_cta.fwd_owner == me) forward_flush();
-  if (g_cta.queue_len != 0 && g_cta.queue_owner == me) flush_queue();
+  if (ld_state(g_cta.fwd_owner) == me && ld_state(g_cta.fwd_bytes) != 0) forward_flush();
+  if (ld_state(g_cta.queue_owner) == me && ld_state(g_cta.queue_len) != 0) flush_queue();
 }
 
 __device__ __forceinline__ uint32_t cta_rank_of(uint32_t cluster_addr) {
@@ -644,19 +656,20 @@ __device__ __forceinline__ uint32_t cta_rank_of(uint32_t cluster_addr) {
 // ptx::mbarrier_arrive_expect_tx_cluster, after its own arrive: bytes announced on a peer's barrier will be
 // forwarded by this thread.
 __device__ __forceinline__ void on_expect_tx_cluster(uint32_t cluster_addr, uint32_t bytes) {
-  if (cta_rank_of(cluster_addr) == sreg_ctarank() || g_cta.magic != STATE_MAGIC) return;
+  if (cta_rank_of(cluster_addr) == sreg_ctarank() || ld_state(g_cta.magic) != STATE_MAGIC) return;
   asm volatile("mbarrier.arrive.expect_tx.relaxed.cta.shared::cta.b64 _, [%0], %1;" ::"r"(
                    smem_u32(&g_cta.fwd_bar)),
                "r"(bytes)
                : "memory");
-  g_cta.fwd_target = cluster_addr, g_cta.fwd_bytes = bytes, g_cta.fwd_owner = tid_linear() + 1;
+  g_cta.fwd_target = cluster_addr;
+  st_state(g_cta.fwd_bytes, bytes), st_state(g_cta.fwd_owner, tid_linear() + 1);
 }
 
 // The barrier operand of a cta_group::2 TMA: the peer's barrier is replaced by this CTA's forwarding one.
 __device__ __forceinline__ uint32_t tma_barrier(uint32_t cluster_addr) {
   if (cta_rank_of(cluster_addr) == sreg_ctarank()) return cluster_addr;
-  if (g_cta.magic != STATE_MAGIC || g_cta.fwd_bytes == 0 || g_cta.fwd_target != cluster_addr ||
-      g_cta.fwd_owner != tid_linear() + 1)
+  if (ld_state(g_cta.magic) != STATE_MAGIC || ld_state(g_cta.fwd_bytes) == 0 || g_cta.fwd_target != cluster_addr ||
+      ld_state(g_cta.fwd_owner) != tid_linear() + 1)
     fail(RULE_TMA_FORWARD, cluster_addr, g_cta.fwd_target);
   return smem_u32(&g_cta.fwd_bar);
 }
@@ -687,8 +700,8 @@ __device__ uint32_t box_bytes_of(const CUtensorMap* map) {
 // asynchronous copy. Only a target barrier in this CTA is emulated (the MXFP8 kernel's: CTA 0's).
 __device__ __noinline__ void tma_4d_multicast(uint32_t dst, const CUtensorMap* map, uint32_t cluster_bar,
                                               uint16_t mask, int c0, int c1, int c2, int c3) {
-  if (g_cta.magic != STATE_MAGIC || cta_rank_of(cluster_bar) != sreg_ctarank())
-    fail(RULE_TMA_FORWARD, cluster_bar, g_cta.magic);
+  if (ld_state(g_cta.magic) != STATE_MAGIC || cta_rank_of(cluster_bar) != sreg_ctarank())
+    fail(RULE_TMA_FORWARD, cluster_bar, ld_state(g_cta.magic));
   const uint32_t bytes = box_bytes_of(map), bar = smem_u32(&g_cta.mc_bar), me = sreg_ctarank();
   asm volatile("mbarrier.arrive.expect_tx.relaxed.cta.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
                : "memory");
@@ -791,7 +804,8 @@ __device__ __forceinline__ void commit(uint32_t bar, uint32_t mask, bool multica
   require_enabled();
   if (multicast && sreg_ctarank() % 2 != 0) fail(RULE_CTA_GROUP_RANK, sreg_ctarank());
   // Eager, or nothing of this CTA queued: every earlier MMA of this thread has written TMEM already.
-  if (g_config.schedule == Schedule::Eager || g_cta.magic != STATE_MAGIC || g_cta.queue_len == 0) {
+  if (g_config.schedule == Schedule::Eager || ld_state(g_cta.magic) != STATE_MAGIC ||
+      ld_state(g_cta.queue_len) == 0) {
     execute_commit(bar, multicast ? mask : 0u);
     return;
   }
