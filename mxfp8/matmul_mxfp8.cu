@@ -58,6 +58,9 @@
 // descriptor and the TMEM scale layout; tests/test_cutlass_crosscheck.cpp; the SASS test); not run on
 // Blackwell hardware by this project. Published B200 anchor (seed 001): 2599 TFLOPS at 8192^3 against cuBLAS
 // MXFP8's 2692.
+// Through the tcgen05 emulator (common/tcgen05_emu.h) it passes on an H100, under both MMA schedules, against
+// the exact result (exact inputs bit for bit; tests/test_mxfp8_sm100_gpu.cpp built as gpu/mxfp8/sm100_emulated)
+// and `matmul_mxfp8 --emulate` (correctness only; emulation times nothing).
 #include <cuda_fp8.h>
 
 #include <cstdio>

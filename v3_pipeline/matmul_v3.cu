@@ -34,9 +34,8 @@
 // Status: compiled for sm_100a and model-checked (tests/test_layout_model.cpp, SASS tests); not run on
 // Blackwell hardware by this project. Published B200 anchor (seed 000): v3 940 TFLOPS at 4096^3
 // (cuBLAS 1507).
-// Through the tcgen05 emulator (common/tcgen05_emu.h) it passed against cuBLAS on an H100, under both
-// MMA schedules, with a 4-stage ring (2026-11-24); the 7-stage ring has not been run through it yet:
-// `matmul_v3 --emulate` (correctness only; emulation times nothing).
+// Through the tcgen05 emulator (common/tcgen05_emu.h) it passes against cuBLAS on an H100, under both
+// MMA schedules, with its 7-stage ring: `matmul_v3 --emulate` (correctness only; emulation times nothing).
 #include <cuda_bf16.h>
 
 #include "common/check.h"

@@ -17,9 +17,9 @@
 //     the tcgen05.ld epilogue. __syncthreads() would only prove that the last MMA was issued (seed 000 got
 //     wrong results that way); the commit arrives once every MMA is done.
 //  4. The ring is v3's, as deep as the 227 KB allow: NUM_STAGES = 7 stages of 32 KB; the producer can now
-//     run up to 7 tiles ahead of the MMAs. The tile stays v3's 128x128x64 (seed 000's v4 choice too), so
-//     that the step is warp specialisation alone; 128x256 tiles (48 KB stages, only 4 of them, 256 TMEM
-//     columns) come with the 2-SM MMA of v5.
+//     run up to 7 tiles ahead of the MMAs. The tile stays v3's 128x128x64 (seed 000 does not state the
+//     tile of its v4), so that the step is warp specialisation alone; 128x256 tiles (48 KB stages, only 4
+//     of them, 256 TMEM columns) come with the 2-SM MMA of v5.
 //  5. Exit: after its last load the producer waits until the MMAs have released the last NUM_STAGES stages.
 //     A commit's arrival is asynchronous; the next CTA on this SM initialises its barriers at the same
 //     shared-memory offsets, and an arrival still on its way would complete a phase of the new CTA's
@@ -84,7 +84,7 @@ static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
 static_assert(TMEM_COLS >= 32 && (TMEM_COLS & (TMEM_COLS - 1)) == 0, "TMEM allocations are powers of 2 >= 32");
 static_assert(NUM_THREADS == 4 * 32, "one epilogue warp per TMEM lane quarter");
 static_assert(NUM_STAGES >= 2, "a pipeline needs one stage to multiply and at least one to load into");
-static_assert(NUM_STAGES == 7, "128x128x64 bf16 tiles: 7 stages of 32 KB fit in 227 KB (seed 000: 7)");
+static_assert(NUM_STAGES == 7, "128x128x64 bf16 tiles: 7 stages of 32 KB fit in 227 KB");
 static_assert(SMEM_BYTES <= SMEM_BUDGET,
               "the ring must fit in the 227 KB of shared memory per block: use fewer stages");
 
