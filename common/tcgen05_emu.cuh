@@ -45,8 +45,9 @@ constexpr uint32_t ENABLED_MAGIC = 0x7C5E0001u;
 constexpr uint32_t STATE_MAGIC   = 0x7C5E57A7u;
 constexpr uint32_t TMEM_LANES = 128, TMEM_COLS = 512, GRANULE = 32, GRANULES = TMEM_COLS / GRANULE;
 constexpr uint64_t TIMEOUT_NS  = 2000000000ull;
+constexpr uint32_t MIRRORS     = 16;  // pending multicast copies per CTA (a ring stage each, at most)
 
-// Per CTA (static shared memory, 64 bytes; the stages leave 1 KB for their barriers).
+// Per CTA (static shared memory, 248 bytes; the stages leave 1 KB for their barriers).
 struct CtaState {
   uint32_t magic;        // STATE_MAGIC once the first mbarrier_init of the CTA ran
   uint32_t queue_len;    // Late: queued entries (Config::queue, slot queue_slot)
@@ -57,8 +58,9 @@ struct CtaState {
   uint32_t fwd_target;   // shared::cluster address of the peer barrier the bytes are owed to
   uint32_t fwd_bytes;    // announced by this CTA's expect_tx on fwd_target, not yet forwarded
   uint32_t fwd_owner;    // linear thread index + 1 of the producer
-  uint64_t mc_bar;       // a multicast cta_group::2 TMA: the local copy completes here first
-  uint32_t mc_phase;
+  // A multicast cta_group::2 TMA's copies into the other CTAs, pending: made by the MMA thread from this CTA's
+  // copy when an emulated tcgen05 instruction first reads them (tma_4d_multicast, apply_mirrors).
+  uint32_t mirror_dst[MIRRORS], mirror_bytes[MIRRORS], mirror_mask[MIRRORS];
 };
 __shared__ CtaState g_cta;
 // The words of g_cta that threads other than their owner read (magic, the queue's length and owner, the
@@ -167,9 +169,8 @@ __device__ __forceinline__ void on_mbarrier_init() {
   g_cta.fwd_target = 0;
   st_state(g_cta.fwd_bytes, 0);
   st_state(g_cta.fwd_owner, 0);
-  g_cta.mc_phase   = 0;
+  for (uint32_t i = 0; i < MIRRORS; ++i) st_state(g_cta.mirror_bytes[i], 0);
   asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_u32(&g_cta.fwd_bar)) : "memory");
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_u32(&g_cta.mc_bar)) : "memory");
   st_state(g_cta.magic, STATE_MAGIC);
 }
 
@@ -406,6 +407,8 @@ __device__ __forceinline__ void load_row(const SmemOperand& op, uint32_t row, ui
 // D[128 x N] (+)= A[128 x 16] * B[N x 16]^T per CTA. cta_group::2 (M = 256): rows 0-127 of A and D are CTA 0's
 // (its shared memory, its TMEM), rows 128-255 CTA 1's, at the same addresses; B's rows 0..N/2-1 are in CTA 0's
 // shared memory, N/2..N-1 in CTA 1's. K is summed in order, in fp32, then added to D unless !accumulate.
+__device__ void apply_mirrors(uint32_t addr, uint32_t rank);  // below, with the multicast TMA
+
 __device__ __noinline__ void execute_mma_f16(int cta_group, uint32_t d, uint64_t adesc, uint64_t bdesc,
                                              uint32_t idesc, uint32_t accumulate) {
   const F16Idesc id       = decode_idesc_f16(idesc, cta_group);
@@ -417,6 +420,10 @@ __device__ __noinline__ void execute_mma_f16(int cta_group, uint32_t d, uint64_t
   const uint32_t info     = require_allocated(smid, d_col, id.n);
   const uint32_t peer_smid = (info >> 16) - 1;
   const uint32_t b_rows   = id.n / uint32_t(cta_group);  // rows of B in each CTA
+  for (int c = 1; c < cta_group; ++c) {  // multicast copies into the peer this MMA reads (tma_4d_multicast)
+    apply_mirrors(a.start, rank + uint32_t(c));
+    apply_mirrors(b.start, rank + uint32_t(c));
+  }
   for (int c = 0; c < cta_group; ++c) {
     const bool remote     = c != 0;
     const uint32_t c_smid = remote ? peer_smid : smid;
@@ -506,6 +513,10 @@ __device__ __noinline__ void execute_mma_mx(int cta_group, uint32_t d, uint64_t 
   require_allocated(smid, sfb_col, id.n / 32);
   const uint32_t peer_smid = (info >> 16) - 1;
   const uint32_t b_rows    = id.n / uint32_t(cta_group);
+  for (int c = 1; c < cta_group; ++c) {  // multicast copies into the peer this MMA reads (tma_4d_multicast)
+    apply_mirrors(a.start, rank + uint32_t(c));
+    apply_mirrors(b.start, rank + uint32_t(c));
+  }
   for (int c = 0; c < cta_group; ++c) {
     const bool remote     = c != 0;
     const uint32_t c_smid = remote ? peer_smid : smid;
@@ -549,6 +560,7 @@ __device__ __noinline__ void execute_cp_32x128b_warpx4(int cta_group, uint32_t t
   const uint32_t peer_smid = (info >> 16) - 1;
   for (int c = 0; c < cta_group; ++c) {
     const uint32_t c_smid = c == 0 ? smid : peer_smid;
+    if (c != 0) apply_mirrors(src.start, rank + uint32_t(c));
     for (uint32_t r = 0; r < 32; ++r) {
       const uint4 v = lds128(operand_chunk(src, r, 0), rank + uint32_t(c), c != 0);
       for (uint32_t q = 0; q < 4; ++q) {
@@ -694,53 +706,61 @@ __device__ uint32_t box_bytes_of(const CUtensorMap* map) {
 // cp.async.bulk.tensor .multicast::cluster .cta_group::2 (PTX ISA "cp.async.bulk.tensor"): the box lands at
 // `dst`'s offset in every CTA of `mask`, and each copy's bytes complete on the barrier at `cluster_bar`'s
 // offset in the CTA of the pair with that barrier's parity. Hopper's multicast completes each copy on the
-// barrier of the CTA it writes, so the emulator copies once into this CTA (completing on its own barrier,
-// waited for here), forwards the bytes to the other CTAs of the mask from shared memory, and then completes
-// every copy's bytes on the target barrier with mbarrier.complete_tx. Synchronous: one legal timing of an
-// asynchronous copy. Only a target barrier in this CTA is emulated (the MXFP8 kernel's: CTA 0's).
+// barrier of the CTA it writes, and nothing on Hopper completes a copy into one CTA on another's barrier. So:
+// this CTA's copy is Hopper's TMA, completing on the target barrier (which must be this CTA's: the MXFP8
+// kernel's CTA 0); the other copies' bytes are completed on it at once, and the copies themselves are made
+// from this CTA's copy by the thread that first reads them with an emulated tcgen05 instruction, after it has
+// waited on that barrier (apply_mirrors). Only that thread touches them: no other thread's access is ordered
+// against them by the emulator's own stores.
 __device__ __noinline__ void tma_4d_multicast(uint32_t dst, const CUtensorMap* map, uint32_t cluster_bar,
                                               uint16_t mask, int c0, int c1, int c2, int c3) {
-  if (ld_state(g_cta.magic) != STATE_MAGIC || cta_rank_of(cluster_bar) != sreg_ctarank())
-    fail(RULE_TMA_FORWARD, cluster_bar, ld_state(g_cta.magic));
-  const uint32_t bytes = box_bytes_of(map), bar = smem_u32(&g_cta.mc_bar), me = sreg_ctarank();
-  asm volatile("mbarrier.arrive.expect_tx.relaxed.cta.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
-               : "memory");
+  const uint32_t me = sreg_ctarank();
+  if (ld_state(g_cta.magic) != STATE_MAGIC || cta_rank_of(cluster_bar) != me || !((mask >> me) & 1u))
+    fail(RULE_TMA_FORWARD, cluster_bar, mask);
+  const uint32_t bytes = box_bytes_of(map), others = mask & ~(1u << me);
+  if (others != 0) {
+    uint32_t slot = MIRRORS;
+    for (uint32_t i = 0; i < MIRRORS && slot == MIRRORS; ++i)
+      if (ld_state(g_cta.mirror_bytes[i]) == 0 || ld_state(g_cta.mirror_dst[i]) == dst) slot = i;
+    if (slot == MIRRORS) fail(RULE_TMA_FORWARD, dst, MIRRORS);
+    st_state(g_cta.mirror_dst[slot], dst);
+    st_state(g_cta.mirror_mask[slot], others);
+    st_state(g_cta.mirror_bytes[slot], bytes);
+  }
   asm volatile(
       "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
       "[%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"(dst),
-      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
+      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(cluster_bar)
       : "memory");
-  const uint64_t start = now_ns();
-  uint32_t done        = 0;
-  while (!done) {
-    asm volatile(
-        "{\n\t.reg .pred p;\n\t"
-        "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2;\n\t"
-        "selp.u32 %0, 1, 0, p;\n\t}"
-        : "=r"(done)
-        : "r"(bar), "r"(g_cta.mc_phase)
-        : "memory");
-    if (!done && now_ns() - start > TIMEOUT_NS) fail(RULE_TMA_FORWARD, cluster_bar, bytes);
-  }
-  g_cta.mc_phase ^= 1u;
-  uint32_t copies = 0;
-  for (uint32_t r = 0; r < 16; ++r) {
-    if (!((mask >> r) & 1u)) continue;
-    ++copies;
-    if (r == me) continue;
+  if (others != 0)
+    asm volatile("mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64 [%0], %1;" ::"r"(cluster_bar),
+                 "r"(uint32_t(__popc(others)) * bytes)
+                 : "memory");
+}
+
+// Before an emulated tcgen05 instruction reads [addr, addr + 16) of the shared memory of CTA `rank`: a
+// multicast copy into that CTA pending over it is made now, from this CTA's copy (landed: the reading
+// thread has waited on the barrier it completes on).
+__device__ void apply_mirrors(uint32_t addr, uint32_t rank) {
+  const uint32_t me = sreg_ctarank();
+  if (rank == me) return;
+  for (uint32_t i = 0; i < MIRRORS; ++i) {
+    const uint32_t bytes = ld_state(g_cta.mirror_bytes[i]);
+    if (bytes == 0) continue;
+    const uint32_t dst = ld_state(g_cta.mirror_dst[i]), mask = ld_state(g_cta.mirror_mask[i]);
+    if (addr < dst || addr >= dst + bytes || !((mask >> rank) & 1u)) continue;
     uint32_t peer;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(peer) : "r"(dst), "r"(r));
-    for (uint32_t i = 0; i < bytes; i += 16) {
-      const uint4 v = lds128(dst + i, me, false);
-      asm volatile("st.shared::cluster.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(peer + i), "r"(v.x), "r"(v.y),
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(peer) : "r"(dst), "r"(rank));
+    for (uint32_t j = 0; j < bytes; j += 16) {
+      const uint4 v = lds128(dst + j, me, false);
+      asm volatile("st.shared::cluster.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(peer + j), "r"(v.x), "r"(v.y),
                    "r"(v.z), "r"(v.w)
                    : "memory");
     }
+    const uint32_t left = mask & ~(1u << rank);
+    st_state(g_cta.mirror_mask[i], left);
+    if (left == 0) st_state(g_cta.mirror_bytes[i], 0);
   }
-  asm volatile("fence.acq_rel.cluster;" ::: "memory");
-  asm volatile("mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64 [%0], %1;" ::"r"(cluster_bar),
-               "r"(copies * bytes)
-               : "memory");
 }
 
 // ---- the wrappers' emulated bodies ----
