@@ -346,7 +346,8 @@ __device__ F16Idesc decode_idesc_f16(uint32_t idesc, int cta_group) {
   r.m      = ((idesc >> 24) & 0x1Fu) << 4;
   r.a_bf16 = afmt == 1, r.b_bf16 = bfmt == 1;
   r.neg_a = (idesc >> 13) & 1u, r.neg_b = (idesc >> 14) & 1u;
-  // The shapes the kernels use: cta_group::1 M = 128, cta_group::2 M = 256, N 16..256 in steps of 16.
+  // The shapes the kernels use: cta_group::1 M = 128, cta_group::2 M = 256, N 16..256 in steps of 16 (at
+  // cta_group::1 M = 128 that is the project's stricter rule: the ISA allows N in steps of 8 there).
   // (M = 64 and the pair's M = 128 are legal but lay D out in TMEM differently: not emulated.)
   const bool m_ok = cta_group == 1 ? r.m == 128 : r.m == 256;
   if (!m_ok || r.n < 16 || r.n > 256 || r.n % 16 != 0) fail(RULE_IDESC_SHAPE, r.m, r.n);
