@@ -31,7 +31,8 @@
 //
 // Status: compiled for sm_100a and model-checked (tests/test_layout_model.cpp, SASS tests); not run on
 // Blackwell hardware by this project. Published B200 anchor (seed 000): v2a 681, v2b 695 TFLOPS at 4096^3
-// (cuBLAS 1507).
+// (cuBLAS 1507), with BLOCK_N 256 and BLOCK_K 256 (the code the seed links; its text states BLOCK_M 128
+// only).
 // Through the tcgen05 emulator (common/tcgen05_emu.h) it passes against cuBLAS on an H100, under both
 // MMA schedules: `matmul_v2 --emulate` (correctness only; emulation times nothing).
 #include <cuda_bf16.h>

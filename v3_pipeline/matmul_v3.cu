@@ -33,7 +33,8 @@
 //
 // Status: compiled for sm_100a and model-checked (tests/test_layout_model.cpp, SASS tests); not run on
 // Blackwell hardware by this project. Published B200 anchor (seed 000): v3 940 TFLOPS at 4096^3
-// (cuBLAS 1507).
+// (cuBLAS 1507), with BLOCK_N 256, BLOCK_K 128 and 2 stages (the code the seed links; its text states
+// BLOCK_M 128 only).
 // Through the tcgen05 emulator (common/tcgen05_emu.h) it passes against cuBLAS on an H100, under both
 // MMA schedules, with its 7-stage ring: `matmul_v3 --emulate` (correctness only; emulation times nothing).
 #include <cuda_bf16.h>
