@@ -562,7 +562,8 @@ __device__ __noinline__ void execute_cp_32x128b_warpx4(int cta_group, uint32_t t
 
 // ---- the commit (PTX ISA "tcgen05.commit") ----
 // Arrives once on the barrier (in each CTA of `mask`; mask 0: this CTA's) after every earlier MMA of this
-// thread has written TMEM: the writes are fenced at GPU scope, then the arrival releases at cluster scope.
+// thread has written TMEM: the writes are fenced at GPU scope, then each arrival is a release (.cta on this
+// CTA's barrier, .cluster on a peer's).
 __device__ __noinline__ void execute_commit(uint32_t bar, uint32_t mask) {
   __threadfence();
   // This CTA's barrier through its shared::cta address, the peers' through mapa: the forms the Hopper kernels
