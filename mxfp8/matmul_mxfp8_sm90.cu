@@ -111,7 +111,7 @@ struct Consumers {
   // setmaxnreg moves registers inside the CTA's own allocation, which is fixed at launch: NUM_THREADS x the
   // per-thread count of __launch_bounds__(NUM_THREADS, 1) (65536 / NUM_THREADS rounded down to a multiple of
   // 8: 168 for 384 threads, 96 for 640), not the SM's 64K. An inc that the pool cannot grant blocks forever:
-  // mx4 (then called mxb) at 120 registers hung on the H100: by this arithmetic only two of its four consumer
+  // mx4 at 120 registers hung on the H100: by this arithmetic only two of its four consumer
   // warpgroups can get 120 (the hang report shows consumers of a CTA waiting for a stage that the producer,
   // waiting for the missing releases, never refills).
   static constexpr int LAUNCH_REGS   = 65536 / NUM_THREADS / 8 * 8;
