@@ -46,7 +46,7 @@
 // Status: compiled for sm_100a and sm_103a and model-checked (tests/test_layout_model.cpp, SASS tests); not
 // run on Blackwell hardware by this project. Published B200 anchor (seed 000): v5 1302 TFLOPS at 4096^3
 // (cuBLAS 1507; its v4: 1209), with BLOCK_N 256 (the pair's MMA N), BLOCK_K 64 and 7 stages, tiles grouped
-// by GROUP_M = 2 (the code the seed links; its text states GROUP_M only).
+// by GROUP_M = 2 (the code the seed links; its text states only BLOCK_M 128 and GROUP_M).
 // Through the tcgen05 emulator (common/tcgen05_emu.h) it passes against cuBLAS on an H100, under both
 // MMA schedules: `matmul_v5 --emulate` (correctness only; emulation times nothing).
 #include <cuda_bf16.h>

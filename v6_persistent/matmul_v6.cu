@@ -48,7 +48,7 @@
 // Status: compiled for sm_100a and sm_103a and model-checked (tests/test_layout_model.cpp, the CUTLASS
 // cross-check, SASS tests); not run on Blackwell hardware by this project. Published B200 anchor (seed 000):
 // v6 1476 TFLOPS at 4096^3 (cuBLAS 1507; its v5: 1302), a static schedule, with BLOCK_N 256, BLOCK_K 64 and
-// 7 stages (the code the seed links; its text states the static schedule only).
+// 7 stages (the code the seed links; its text states only BLOCK_M 128 and the static schedule).
 // Through the tcgen05 emulator (common/tcgen05_emu.h) it passes against cuBLAS on an H100, under both
 // MMA schedules: `matmul_v6 --emulate` (correctness only; emulation times nothing).
 #include <cuda_bf16.h>
