@@ -14,7 +14,8 @@
 
 namespace gemm::tc5 {
 
-// Which device passes have tcgen05 (checked with nvcc 13.0, see FACTS.md):
+// Which device passes have tcgen05 (checked with nvcc 13.0; the SASS tests sass/v1/sm_100f, sm_100-traps and
+// sm_90-traps keep it so):
 //  - arch-specific targets sm_100a / sm_103a define __CUDA_ARCH_FEAT_SM100_ALL / __CUDA_ARCH_FEAT_SM103_ALL;
 //  - family targets sm_100f (runs on 10.0 and 10.3) / sm_103f define only __CUDA_ARCH_FAMILY_SPECIFIC__ =
 //    1000 / 1030, and NOT the FEAT macros: a guard on those alone compiles an sm_100f kernel to nothing.

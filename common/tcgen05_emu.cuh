@@ -347,7 +347,8 @@ __device__ F16Idesc decode_idesc_f16(uint32_t idesc, int cta_group) {
   r.m      = ((idesc >> 24) & 0x1Fu) << 4;
   r.a_bf16 = afmt == 1, r.b_bf16 = bfmt == 1;
   r.neg_a = (idesc >> 13) & 1u, r.neg_b = (idesc >> 14) & 1u;
-  // The shapes the kernels use: cta_group::1 M = 128, cta_group::2 M = 256, N 16..256 in steps of 16.
+  // The shapes the kernels use: cta_group::1 M = 128, cta_group::2 M = 256, N 16..256 in steps of 16 (at
+  // cta_group::1 M = 128 that is the project's stricter rule: the ISA allows N in steps of 8 there).
   // (M = 64 and the pair's M = 128 are legal but lay D out in TMEM differently: not emulated.)
   const bool m_ok = cta_group == 1 ? r.m == 128 : r.m == 256;
   if (!m_ok || r.n < 16 || r.n > 256 || r.n % 16 != 0) fail(RULE_IDESC_SHAPE, r.m, r.n);
@@ -573,7 +574,8 @@ __device__ __noinline__ void execute_cp_32x128b_warpx4(int cta_group, uint32_t t
 
 // ---- the commit (PTX ISA "tcgen05.commit") ----
 // Arrives once on the barrier (in each CTA of `mask`; mask 0: this CTA's) after every earlier MMA of this
-// thread has written TMEM: the writes are fenced at GPU scope, then the arrival releases at cluster scope.
+// thread has written TMEM: the writes are fenced at GPU scope, then each arrival is a release (.cta on this
+// CTA's barrier, .cluster on a peer's).
 __device__ __noinline__ void execute_commit(uint32_t bar, uint32_t mask) {
   __threadfence();
   // This CTA's barrier through its shared::cta address, the peers' through mapa: the forms the Hopper kernels

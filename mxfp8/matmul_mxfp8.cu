@@ -44,8 +44,8 @@
 //     4096^3 lost to local memory): barriers are addressed in shared memory, phases are scalars; the SASS
 //     test checks that there is no LDL/STL.
 //
-// Why it helps: e4m3 doubles the tensor-core rate of bf16 on B200 (seed 001: 2599 TFLOPS at 8192^3, against
-// 2692 for cuBLAS MXFP8), and halves the bytes loaded per FLOP; 1x32 scales keep outliers local.
+// Why it helps: e4m3 doubles the tensor-core rate of bf16 on B200, and halves the bytes loaded per FLOP;
+// 1x32 scales keep outliers local.
 // What it costs: the scale traffic (1/32 of the data bytes per operand, SFB twice through the multicast),
 // three tcgen05.cp per stage, 128 TMEM columns of accumulator overlap with their extra barrier, an fp32
 // output (twice the bytes of bf16).
@@ -57,7 +57,8 @@
 // Status: compiled for sm_100a and sm_103a and model-checked (tests/test_layout_model.cpp: the scale
 // descriptor and the TMEM scale layout; tests/test_cutlass_crosscheck.cpp; the SASS test); not run on
 // Blackwell hardware by this project. Published B200 anchor (seed 001): 2599 TFLOPS at 8192^3 against cuBLAS
-// MXFP8's 2692.
+// MXFP8's 2692, from the seed's final kernel: BK 256 ("Optimization 3"; this file: 128), BN 256, 2-CTA,
+// persistent.
 // Through the tcgen05 emulator (common/tcgen05_emu.h) it passes on an H100, under both MMA schedules, against
 // the exact result (exact inputs bit for bit; tests/test_mxfp8_sm100_gpu.cpp built as gpu/mxfp8/sm100_emulated)
 // and `matmul_mxfp8 --emulate` (correctness only; emulation times nothing).

@@ -36,11 +36,11 @@
 // The bound (README, "MXFP8 GEMM"): per accumulator element and MX block the tensor core does 32 MACs, at
 // 4096 fp8 MACs per clock per SM: 1/128 clock; the CUDA cores do 2 instructions (FMUL + FFMA) at 128 lanes
 // per clock per SM: 1/64 clock. Promotion, not the tensor core, is the ceiling: half the fp8 peak, i.e. the
-// bf16 peak (989 TFLOPS at 1830 MHz), before the scale loads and the rest. Measured on the H100: about 0.50x
-// cuBLAS bf16, at 59% of the issue bound of its own instruction stream (ncu: 0.59 instructions per clock per
-// scheduler; 2 consumer warps per scheduler, stalled on dispatch, the wgmma wait at each K tile's start and
-// fixed latencies; README, "MXFP8 GEMM"). A second variant, mx4: 4 consumer warpgroups of m64n64k32 (one
-// partial each), 4 consumer warps per scheduler: measured slightly slower (H100: 0.47x).
+// bf16 peak (989 TFLOPS at 1830 MHz), before the scale loads and the rest. Measured on the H100 (the table in
+// mxfp8/README.md): about half of cuBLAS bf16, at 59% of the issue bound of its own instruction stream (ncu:
+// 0.59 instructions per clock per scheduler; 2 consumer warps per scheduler, stalled on dispatch, the wgmma
+// wait at each K tile's start and fixed latencies; README, "MXFP8 GEMM"). A second variant, mx4: 4 consumer warpgroups of m64n64k32 (one
+// partial each), 4 consumer warps per scheduler: measured slightly slower (the same table).
 // Tried, not kept (README): promote as fma(P * sb, sa, acc) (0.47x: slower); descriptors built once and
 // offset per stage and block (no change); block 0 of the next K tile issued before block 3 of this one is
 // promoted, so that the MMAs never drain (ptxas then serializes every wgmma, warning C7514, and spills).
@@ -111,7 +111,7 @@ struct Consumers {
   // setmaxnreg moves registers inside the CTA's own allocation, which is fixed at launch: NUM_THREADS x the
   // per-thread count of __launch_bounds__(NUM_THREADS, 1) (65536 / NUM_THREADS rounded down to a multiple of
   // 8: 168 for 384 threads, 96 for 640), not the SM's 64K. An inc that the pool cannot grant blocks forever:
-  // mx4 (then called mxb) at 120 registers hung on the H100: by this arithmetic only two of its four consumer
+  // mx4 at 120 registers hung on the H100: by this arithmetic only two of its four consumer
   // warpgroups can get 120 (the hang report shows consumers of a CTA waiting for a stage that the producer,
   // waiting for the missing releases, never refills).
   static constexpr int LAUNCH_REGS   = 65536 / NUM_THREADS / 8 * 8;

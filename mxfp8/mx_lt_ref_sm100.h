@@ -3,8 +3,8 @@
 // process, fp32 output. It takes exactly the bytes the kernel takes, so kernel and reference differ only by
 // summation order.
 //
-// NOT RUN in this project: cuBLASLt has MXFP8 on compute capability 10.x only (CUBLAS_STATUS_NOT_SUPPORTED on
-// Hopper, checked on H100 per FACTS.md), and no Blackwell GPU exists here. The class refuses plainly (an
+// NOT RUN in this project: cuBLASLt has MXFP8 on compute capability 10.x only (on an H100 it answers
+// CUBLAS_STATUS_NOT_SUPPORTED), and no Blackwell GPU exists here. The class refuses plainly (an
 // error string, nothing launched) where the GPU or cuBLASLt cannot do it, instead of exiting.
 #pragma once
 

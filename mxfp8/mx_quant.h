@@ -2,7 +2,7 @@
 // The GPU quantizer (mxfp8/mx_quant.cu) must produce the same bytes; tests/test_mx_quant.cpp pins these
 // rules down with hand-computed bytes and tests/test_mx_quant_gpu.cpp compares the two.
 //
-// The format (OCP Microscaling Formats (MX) v1.0; FACTS.md "MXFP8 numerics"):
+// The format (OCP Microscaling Formats (MX) v1.0; docs/mxfp8-quantizer.md):
 //  - data: e4m3 ("fn": bias 7, 3 mantissa bits, no infinity, NaN = 0x7F / 0xFF, largest finite ±448 =
 //    1.75 * 2^8, smallest subnormal 2^-9), one byte per element, same [rows, K] K-major layout as the input;
 //  - scales: e8m0 (an unsigned biased exponent: byte s means 2^(s - 127), 0x00 = 2^-127, 0xFE = 2^127,

@@ -243,7 +243,7 @@ std::string decode_instr_descriptor(uint32_t idesc, MmaKind kind, int cta_group,
     // way.
     const int n_step = out.m == 128 ? 16 : 8;
     if (out.n < n_step || out.n > 256 || out.n % n_step != 0)
-      return out.m == 128 ? "[tc5-shapes] cta_group::1, M = 128: N in 16..256, step 16"
+      return out.m == 128 ? "[tc5-shapes] cta_group::1, M = 128: N 16..256, step 16 (ours; the ISA: 8)"
                           : "[tc5-shapes] cta_group::1, M = 64: N in 8..256, step 8";
   } else if (cta_group == 2) {
     if (out.m != 128 && out.m != 256) return "[tc5-shapes] cta_group::2: M must be 128 or 256";

@@ -29,8 +29,8 @@
 //               cute/arch/mma_sm100_desc.hpp, InstrDescriptorBlockScaled)
 //  [tc5-shapes] PTX ISA "tcgen05 Matrix Shape": kind::f16 dense, cta_group::1 M in {64, 128}, N 8..256 step
 //               8; cta_group::2 M in {128, 256}, N 16..256 step 16. At cta_group::1 M = 128 the model takes
-//               the stricter rule of DeepGEMM's sm100 kernels and of our stages, N in steps of 16 (issue 8;
-//               CuTe's SM100_MMA_F16BF16_SS, like the ISA table, accepts steps of 8)
+//               the stricter rule of DeepGEMM's sm100 kernels and of our stages, N in steps of 16 (CuTe's
+//               SM100_MMA_F16BF16_SS, like the ISA table, accepts steps of 8; docs/layout-model.md)
 //  [tc5-ld]     PTX ISA "tcgen05 Matrix fragments for .32x32b" (thread t of a warp: lane base + t, register
 //               i: column base + i) and "tcgen05 Memory Consistency / Access restrictions" (warp w of a
 //               warpgroup may only access lanes 32*(w%4) .. +31); "Data Path Layout Organization", Layout D

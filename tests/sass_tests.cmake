@@ -41,7 +41,7 @@ function(add_sass_test stage arch)
 endfunction()
 
 # tcgen05.mma kind::f16 -> UTCHMMA, tcgen05.ld -> LDTM, TMA load -> UTMALDG, tcgen05.commit -> UTCBAR,
-# tcgen05.alloc -> UTCATOMSWS (FACTS.md, read with cuobjdump 13.0). wgmma bf16 -> HGMMA.
+# tcgen05.alloc -> UTCATOMSWS (read with cuobjdump 13.0 from the stages' sm_100a code). wgmma bf16 -> HGMMA.
 # Per stage, what it adds on top: GEMM_SASS_<arch>_<stage>. setmaxnreg.dec -> USETMAXREG.DEALLOC and
 # setmaxnreg.inc -> USETMAXREG.TRY_ALLOC (read with cuobjdump 13.0 from v4's sm_90a code).
 set(GEMM_SASS_sm_90a_v4 USETMAXREG.DEALLOC USETMAXREG.TRY_ALLOC)

@@ -151,8 +151,8 @@ using O = Operand;
 using T = TmaShape;
 using S = gemm::Swizzle;
 
-// Every row is also cross-checked against CUTLASS/CuTe's own builders (tests/test_cutlass_crosscheck.cpp,
-// issue 8): the descriptor CuTe builds from its canonical K-major layout tiled to the row's tile, every K
+// Every row is also cross-checked against CUTLASS/CuTe's own builders (tests/test_cutlass_crosscheck.cpp):
+// the descriptor CuTe builds from its canonical K-major layout tiled to the row's tile, every K
 // step and sub-tile, bit for bit. LATER STAGES ADD THEIR CONFIGURATIONS TO THAT CROSS-CHECK TOO:
 //  - their rows here (both tests pick them up as they land), and their tcgen05 instruction shapes, N values
 //    included, in SM100_MMA_SHAPES below (the cross-check builds CuTe's instruction descriptor for each);

@@ -23,7 +23,9 @@
 // "Shared Memory Descriptor", "Instruction descriptor", "Matrix fragments for tcgen05.ld .32x32b".
 //
 // Status: compiled for sm_100a and model-checked (tests/test_layout_model.cpp, SASS tests); not run on
-// Blackwell hardware by this project. Published B200 anchor (seed 000): v1a 255, v1b 253 TFLOPS at 4096^3.
+// Blackwell hardware by this project. Published B200 anchor (seed 000): v1a 255, v1b 253 TFLOPS at 4096^3,
+// with BLOCK_N 256 and BLOCK_K 256 (the code the seed links; its text states BLOCK_M 128 only; this file:
+// 128x128x64).
 // Through the tcgen05 emulator (common/tcgen05_emu.h) it passes against cuBLAS on an H100, under both
 // MMA schedules: `matmul_v1 --emulate` (correctness only; emulation times nothing).
 #include <cuda_bf16.h>

@@ -19,9 +19,10 @@
 // request fetches whole 128-byte rows: fewer, wider global reads. The seed doubts that bank conflicts were
 // the problem: each v1 core matrix is 128 contiguous bytes, all 32 banks once, so the tensor core's reads
 // were most likely conflict-free already. The 128B swizzle is what the MMA needs in order to read a
-// 128-byte-wide row layout, not (here) a cure for conflicts. Measured on the Hopper twin (H100, 4096^3):
-// v1b 149 -> v2b 345 TFLOPS (paired), and ncu counts 2.87 GB of L2 traffic for v1b against 1.72 GB for v2b (1.61 GB is the
-// operand bytes the tiles need): 16-byte row pieces cost about 1.7x the bytes they use.
+// 128-byte-wide row layout, not (here) a cure for conflicts. Measured on the Hopper twin (H100): the
+// paired times are in v1_basic/README.md and v2_swizzle128/README.md; at 4096^3 ncu counts 2.87 GB of L2
+// traffic for v1b against 1.72 GB for v2b (1.61 GB is the operand bytes the tiles need): 16-byte row pieces
+// cost about 1.7x the bytes they use.
 // What it costs: tiles must start 1024-B aligned (the swizzle atom), and BLOCK_K is tied to the 128 B span.
 // Still everything is serial: load, wait, multiply, wait. v3 overlaps them.
 //
@@ -31,7 +32,8 @@
 //
 // Status: compiled for sm_100a and model-checked (tests/test_layout_model.cpp, SASS tests); not run on
 // Blackwell hardware by this project. Published B200 anchor (seed 000): v2a 681, v2b 695 TFLOPS at 4096^3
-// (cuBLAS 1507).
+// (cuBLAS 1507), with BLOCK_N 256 and BLOCK_K 256 (the code the seed links; its text states BLOCK_M 128
+// only).
 // Through the tcgen05 emulator (common/tcgen05_emu.h) it passes against cuBLAS on an H100, under both
 // MMA schedules: `matmul_v2 --emulate` (correctness only; emulation times nothing).
 #include <cuda_bf16.h>

@@ -14,12 +14,12 @@
 // Why it helps, and what the seed doubts: see matmul_v2.cu. In short, v1's core matrices (128 contiguous
 // bytes each) were probably read without bank conflicts already; what changes is that the TMA fetches whole
 // 128-byte rows per request instead of 16 bytes per row.
-// Measured on an H100 SXM at 4096^3, paired with cuBLAS (v2_swizzle128/README.md): v1b 149 -> v2a 345,
-// v2b 345 TFLOPS (0.19x -> 0.44x). ncu, one launch each: L2 traffic 2.87 GB (v1b) -> 1.72 GB (v2b), where the operand
-// bytes the 128x256x64 tiles need are 1.61 GB, so a 16-byte piece of a row cost about 1.7x its bytes (it is
-// half of a 32-byte L2 sector); tensor pipe active 19% -> 41% of the time. The LSU bank-conflict counter is
-// 0 for both, but wgmma's shared-memory reads do not go through the LSU, so ncu says nothing either way
-// about the seed's bank-conflict doubt.
+// Measured on an H100 SXM, paired with cuBLAS: the table in v2_swizzle128/README.md (v1's in
+// v1_basic/README.md). ncu at 4096^3, one launch each: L2 traffic 2.87 GB (v1b) -> 1.72 GB (v2b), where the
+// operand bytes the 128x256x64 tiles need are 1.61 GB, so a 16-byte piece of a row cost about 1.7x its
+// bytes (it is half of a 32-byte L2 sector); tensor pipe active 19% -> 41% of the time. The LSU
+// bank-conflict counter is 0 for both, but wgmma's shared-memory reads do not go through the LSU, so ncu
+// says nothing either way about the seed's bank-conflict doubt.
 // Still everything is serial: load, wait, multiply, wait. v3 overlaps them.
 //
 // PTX ISA sections: as v1, plus "Tensors > Swizzling Modes", "Matrix Descriptor Format" (swizzle mode, SBO),

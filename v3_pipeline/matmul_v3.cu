@@ -24,7 +24,7 @@
 //
 // Why it helps: in v2 the tensor core idles during every load (the latency of a TMA round trip per K tile)
 // and the TMA engine idles during every multiply. With the ring, each load overlaps the MMAs of earlier
-// tiles. Measured on the Hopper twin (H100, 4096^3): v2b 0.44x -> v3 0.86x of cuBLAS.
+// tiles. Measured on the Hopper twin (H100): the tables in v2_swizzle128/README.md and v3_pipeline/README.md.
 // What it costs: NUM_STAGES times the shared memory (7 x 32 KB here, as many as fit) and the phase
 // bookkeeping.
 //
@@ -33,7 +33,8 @@
 //
 // Status: compiled for sm_100a and model-checked (tests/test_layout_model.cpp, SASS tests); not run on
 // Blackwell hardware by this project. Published B200 anchor (seed 000): v3 940 TFLOPS at 4096^3
-// (cuBLAS 1507).
+// (cuBLAS 1507), with BLOCK_N 256, BLOCK_K 128 and 2 stages (the code the seed links; its text states
+// BLOCK_M 128 only).
 // Through the tcgen05 emulator (common/tcgen05_emu.h) it passes against cuBLAS on an H100, under both
 // MMA schedules, with its 7-stage ring: `matmul_v3 --emulate` (correctness only; emulation times nothing).
 #include <cuda_bf16.h>

@@ -21,9 +21,10 @@
 // Phase bookkeeping as on Blackwell: a stage index and one parity bit flipped when the index wraps.
 //
 // Why it helps, and what it costs: see matmul_v3.cu.
-// Measured on an H100 SXM at 4096^3, timed against cuBLAS in alternating rounds (common/timing.h): v2b 0.44x
-// -> v3 0.86x of cuBLAS. ncu, one launch each: tensor pipe active 41% -> 84% of the time, L2 traffic unchanged
-// (1.72 GB). NUM_STAGES is derived from the 227 KB budget: 4 x 48 KB = 192 KB is the deepest ring that fits.
+// Measured on an H100 SXM, timed against cuBLAS in alternating rounds (common/timing.h): the tables in
+// v2_swizzle128/README.md and v3_pipeline/README.md. ncu at 4096^3, one launch each: tensor pipe active 41%
+// -> 84% of the time, L2 traffic unchanged (1.72 GB). NUM_STAGES is derived from the 227 KB budget:
+// 4 x 48 KB = 192 KB is the deepest ring that fits.
 //
 // PTX ISA sections: as v2, plus "mbarrier" (arrival counts, phases and try_wait.parity) and
 // "wgmma.wait_group" (keeping N groups pending).

@@ -17,9 +17,10 @@
 //     the tcgen05.ld epilogue. __syncthreads() would only prove that the last MMA was issued (seed 000 got
 //     wrong results that way); the commit arrives once every MMA is done.
 //  4. The ring is v3's, as deep as the 227 KB allow: NUM_STAGES = 7 stages of 32 KB; the producer can now
-//     run up to 7 tiles ahead of the MMAs. The tile stays v3's 128x128x64 (seed 000 does not state the
-//     tile of its v4), so that the step is warp specialisation alone; 128x256 tiles (48 KB stages, only 4
-//     of them, 256 TMEM columns) come with the 2-SM MMA of v5.
+//     run up to 7 tiles ahead of the MMAs. The tile stays v3's 128x128x64 (seed 000's text does not state
+//     the tile of its v4; the code it links uses this one, with 7 stages), so that the step is warp
+//     specialisation alone; 128x256 tiles (48 KB stages, only 4 of them, 256 TMEM columns) come with the
+//     2-SM MMA of v5.
 //  5. Exit: after its last load the producer waits until the MMAs have released the last NUM_STAGES stages.
 //     A commit's arrival is asynchronous; the next CTA on this SM initialises its barriers at the same
 //     shared-memory offsets, and an arrival still on its way would complete a phase of the new CTA's
@@ -29,7 +30,7 @@
 //
 // Why it helps: in v3 the one thread that issued the MMAs of tile k then waited for those of k - 1 before it
 // could refill a stage; the producer and the MMA issuer now run ahead of each other as far as the ring
-// allows. Seed 000 (B200, 4096^3): v3 940 -> v4 1209 TFLOPS.
+// allows.
 // What it costs: a second loop, one more barrier, and two idle warps until the epilogue.
 //
 // PTX ISA sections: as v3; "mbarrier" (phase completion and parity: the producer's first wait on parity 1)
@@ -37,7 +38,9 @@
 //
 // Status: compiled for sm_100a and model-checked (tests/test_layout_model.cpp, SASS tests); not run on
 // Blackwell hardware by this project. Published B200 anchor (seed 000): v4 1209 TFLOPS at 4096^3
-// (cuBLAS 1507).
+// (cuBLAS 1507), with 128x128x64 tiles and 7 stages; its v3, at 940, had BLOCK_N 256, BLOCK_K 128 and 2
+// stages, so the seed's step changed the tile too (the code the seed links; its text states BLOCK_M 128
+// only).
 // Through the tcgen05 emulator (common/tcgen05_emu.h) it passes against cuBLAS on an H100, under both
 // MMA schedules: `matmul_v4 --emulate` (correctness only; emulation times nothing).
 #include <cuda_bf16.h>

@@ -35,7 +35,6 @@
 // where v4 loaded the same 32 KB for 128x128: the operand bytes per FLOP halve. The pair's B tile is read
 // from L2 once, half by each CTA, and the MMA fetches the other half from the peer's shared memory; one MMA
 // instruction does the work of two.
-// Seed 000 (B200, 4096^3): v4 1209 -> v5 1302 TFLOPS.
 // What it costs: clusters must be scheduled as a pair on two SMs; CTA 1's MMA warp idles; a stage is
 // refilled only when the MMAs reading both CTAs' halves are done; cross-CTA barriers; both CTAs must keep one
 // shared-memory layout.
@@ -46,7 +45,8 @@
 //
 // Status: compiled for sm_100a and sm_103a and model-checked (tests/test_layout_model.cpp, SASS tests); not
 // run on Blackwell hardware by this project. Published B200 anchor (seed 000): v5 1302 TFLOPS at 4096^3
-// (cuBLAS 1507).
+// (cuBLAS 1507; its v4: 1209), with BLOCK_N 256 (the pair's MMA N), BLOCK_K 64 and 7 stages, tiles grouped
+// by GROUP_M = 2 (the code the seed links; its text states only BLOCK_M 128 and GROUP_M).
 // Through the tcgen05 emulator (common/tcgen05_emu.h) it passes against cuBLAS on an H100, under both
 // MMA schedules: `matmul_v5 --emulate` (correctness only; emulation times nothing).
 #include <cuda_bf16.h>

@@ -37,8 +37,7 @@
 //
 // Why it helps: setup (barrier init, TMEM alloc, cluster barriers) is paid once per SM instead of once per
 // tile, and the tensor cores no longer idle while the epilogue drains TMEM: with two accumulators the MMA
-// of tile i+1 runs during the epilogue of tile i. Seed 000 (B200, 4096^3): v5 1302 -> v6 1476 TFLOPS
-// (cuBLAS 1507).
+// of tile i+1 runs during the epilogue of tile i.
 // What it costs: all 512 TMEM columns (one CTA per SM, which the ring forces anyway); two more warps; a
 // second ring to get right; the last wave may leave SMs idle (fewer tiles left than clusters).
 //
@@ -48,7 +47,8 @@
 //
 // Status: compiled for sm_100a and sm_103a and model-checked (tests/test_layout_model.cpp, the CUTLASS
 // cross-check, SASS tests); not run on Blackwell hardware by this project. Published B200 anchor (seed 000):
-// v6 1476 TFLOPS at 4096^3 (cuBLAS 1507).
+// v6 1476 TFLOPS at 4096^3 (cuBLAS 1507; its v5: 1302), a static schedule, with BLOCK_N 256, BLOCK_K 64 and
+// 7 stages (the code the seed links; its text states only BLOCK_M 128 and the static schedule).
 // Through the tcgen05 emulator (common/tcgen05_emu.h) it passes against cuBLAS on an H100, under both
 // MMA schedules: `matmul_v6 --emulate` (correctness only; emulation times nothing).
 #include <cuda_bf16.h>
