@@ -81,9 +81,10 @@ static_assert(PRODUCER_REGS % 8 == 0 && CONSUMER_REGS % 8 == 0 && PRODUCER_REGS 
               "setmaxnreg takes a multiple of 8 in 24..256");
 // setmaxnreg moves registers inside the CTA's allocation, fixed at launch (PTX ISA "setmaxnreg"): 384 threads
 // x 168 (__launch_bounds__(384, 1): 65536 / 384 rounded down to a multiple of 8) = 64512, not the SM's 64K.
-// The split uses all of it: 128 x (40 + 2 x 232) = 64512. This assert checks only the looser bound, 64K.
-static_assert(128 * (PRODUCER_REGS + NUM_CONSUMERS * CONSUMER_REGS) <= 64 * 1024,
-              "registers after setmaxnreg exceed 64K: more than the CTA's launch allocation, 384 x 168");
+// The split uses all of it: 128 x (40 + 2 x 232) = 64512.
+constexpr int LAUNCH_REGS_PER_THREAD = 65536 / NUM_THREADS / 8 * 8;  // 168 at 384 threads
+static_assert(128 * (PRODUCER_REGS + NUM_CONSUMERS * CONSUMER_REGS) <= NUM_THREADS * LAUNCH_REGS_PER_THREAD,
+              "registers after setmaxnreg must fit the CTA's launch allocation (384 x 168 = 64512)");
 static_assert(CONSUMER_REGS >= ACC_REGS + 32, "a consumer needs its accumulators plus room for addresses");
 static_assert(NUM_STAGES >= 2, "a pipeline needs one stage to multiply and at least one to load into");
 static_assert(SMEM_BYTES <= SMEM_BUDGET,
