@@ -288,7 +288,9 @@ __global__ void __launch_bounds__(NUM_THREADS)
   prof.end(Ev::Epilogue);
 
   // ---- teardown: every TMEM read of BOTH CTAs is done before the allocating warps free the pair's TMEM;
-  //      the cluster barrier also keeps each CTA alive while the peer may still signal its barriers ----
+  //      the cluster barrier also keeps each CTA alive while the peer may still signal its barriers. (The
+  //      Hopper twin splits its exit barrier and arrives before its epilogue; here the epilogue's TMEM
+  //      reads must come before the arrival, so arrive and wait stay together.) ----
   prof.begin(Ev::Teardown);
   tc5::fence_before_thread_sync();
   ptx::barrier_cluster_arrive();
