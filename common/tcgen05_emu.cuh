@@ -47,7 +47,7 @@ constexpr uint32_t TMEM_LANES = 128, TMEM_COLS = 512, GRANULE = 32, GRANULES = T
 constexpr uint64_t TIMEOUT_NS  = 2000000000ull;
 constexpr uint32_t MIRRORS     = 16;  // pending multicast copies per CTA (a ring stage each, at most)
 
-// Per CTA (static shared memory, 248 bytes; the stages leave 1 KB for their barriers).
+// Per CTA (static shared memory, under 256 bytes; the stages leave 1 KB for their barriers).
 struct CtaState {
   uint32_t magic;        // STATE_MAGIC once the first mbarrier_init of the CTA ran
   uint32_t queue_len;    // Late: queued entries (Config::queue, slot queue_slot)
@@ -62,6 +62,7 @@ struct CtaState {
   // copy when an emulated tcgen05 instruction first reads them (tma_4d_multicast, apply_mirrors).
   uint32_t mirror_dst[MIRRORS], mirror_bytes[MIRRORS], mirror_mask[MIRRORS];
 };
+static_assert(sizeof(CtaState) <= 256, "the emulator's per-CTA state must leave the stages' barriers room");
 __shared__ CtaState g_cta;
 // The words of g_cta that threads other than their owner read (magic, the queue's length and owner, the
 // forwarding's bytes and owner: before_block() runs in every thread that waits or fences, also while the
