@@ -27,6 +27,7 @@ build="${GEMM_BUILD_DIR:-$root/build}"
 sizes="4096"
 repeat=1
 update_readme=0
+sizes_given=0
 build_only=0
 emulate=0
 sweep=0
@@ -36,7 +37,7 @@ args_given=""  # the command line as typed, quoted where needed, for the README
 for a in "$@"; do case "$a" in *" "*) args_given+=" \"$a\"" ;; *) args_given+=" $a" ;; esac; done
 while [ $# -gt 0 ]; do
   case "$1" in
-    --sizes) sizes="${2:?--sizes needs a list, e.g. \"4096 8192\"}"; shift 2 ;;
+    --sizes) sizes="${2:?--sizes needs a list, e.g. \"4096 8192\"}"; sizes_given=1; shift 2 ;;
     --repeat) repeat="${2:?--repeat needs a number}"; shift 2 ;;
     --seconds|--round|--iters|--warmup|--variant) pass+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
     --stages) only_stages="${2:?--stages needs a list, e.g. \"v5 v6\"}"; shift 2 ;;
@@ -49,8 +50,6 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$repeat" in ''|*[!0-9]*|0) echo "run_all.sh: --repeat needs a positive integer" >&2; exit 2 ;; esac
-sizes_given=0
-case " $args_given " in *" --sizes "*) sizes_given=1 ;; esac
 if [ "$emulate" = 1 ] && { [ "$sweep" = 1 ] || [ "$update_readme" = 1 ] || [ "$repeat" != 1 ] || [ ${#pass[@]} -gt 0 ]; }; then
   echo "run_all.sh: --emulate verifies and times nothing: it takes --sizes and --stages only" >&2
   exit 2

@@ -411,21 +411,34 @@ __device__ __forceinline__ void load_row(const SmemOperand& op, uint32_t row, ui
 // shared memory, N/2..N-1 in CTA 1's. K is summed in order, in fp32, then added to D unless !accumulate.
 __device__ void apply_mirrors(uint32_t addr, uint32_t rank);  // below, with the multicast TMA
 
+// What both kinds of MMA start from: the operands' descriptors, D's columns (allocated to this CTA for N
+// columns) and, for cta_group::2, the peer's SM and the multicast copies into the peer that the MMA reads.
+struct MmaTarget {
+  SmemOperand a, b;
+  uint32_t smid, rank, d_col, peer_smid, b_rows;  // b_rows: rows of B in each CTA
+};
+__device__ MmaTarget mma_target(int cta_group, uint32_t d, uint64_t adesc, uint64_t bdesc, uint32_t n) {
+  MmaTarget t;
+  t.a = decode_smem_desc(adesc);
+  t.b = decode_smem_desc(bdesc);
+  t.smid = sreg_smid(), t.rank = sreg_ctarank();
+  t.d_col = d & 0xFFFFu;
+  if ((d >> 16) != 0) fail(RULE_OUTSIDE_ALLOCATION, d);
+  t.peer_smid = (require_allocated(t.smid, t.d_col, n) >> 16) - 1;
+  t.b_rows    = n / uint32_t(cta_group);
+  for (int c = 1; c < cta_group; ++c) {  // multicast copies into the peer this MMA reads (tma_4d_multicast)
+    apply_mirrors(t.a.start, t.rank + uint32_t(c));
+    apply_mirrors(t.b.start, t.rank + uint32_t(c));
+  }
+  return t;
+}
+
 __device__ __noinline__ void execute_mma_f16(int cta_group, uint32_t d, uint64_t adesc, uint64_t bdesc,
                                              uint32_t idesc, uint32_t accumulate) {
-  const F16Idesc id       = decode_idesc_f16(idesc, cta_group);
-  const SmemOperand a     = decode_smem_desc(adesc);
-  const SmemOperand b     = decode_smem_desc(bdesc);
-  const uint32_t smid     = sreg_smid(), rank = sreg_ctarank();
-  const uint32_t d_col    = d & 0xFFFFu;
-  if ((d >> 16) != 0) fail(RULE_OUTSIDE_ALLOCATION, d);
-  const uint32_t info     = require_allocated(smid, d_col, id.n);
-  const uint32_t peer_smid = (info >> 16) - 1;
-  const uint32_t b_rows   = id.n / uint32_t(cta_group);  // rows of B in each CTA
-  for (int c = 1; c < cta_group; ++c) {  // multicast copies into the peer this MMA reads (tma_4d_multicast)
-    apply_mirrors(a.start, rank + uint32_t(c));
-    apply_mirrors(b.start, rank + uint32_t(c));
-  }
+  const F16Idesc id = decode_idesc_f16(idesc, cta_group);
+  const MmaTarget t = mma_target(cta_group, d, adesc, bdesc, id.n);
+  const SmemOperand &a = t.a, &b = t.b;
+  const uint32_t smid = t.smid, rank = t.rank, d_col = t.d_col, peer_smid = t.peer_smid, b_rows = t.b_rows;
   for (int c = 0; c < cta_group; ++c) {
     const bool remote     = c != 0;
     const uint32_t c_smid = remote ? peer_smid : smid;
@@ -504,21 +517,14 @@ __device__ __forceinline__ int scale_exponent(uint32_t smid, uint32_t lane, uint
 // The block's 32 products are summed in fp32, in K order, scaled by 2^(ea + eb - 254), and added to D.
 __device__ __noinline__ void execute_mma_mx(int cta_group, uint32_t d, uint64_t adesc, uint64_t bdesc,
                                             uint32_t idesc, uint32_t sfa, uint32_t sfb, uint32_t accumulate) {
-  const MxIdesc id     = decode_idesc_mxf8f6f4(idesc, cta_group);
-  const SmemOperand a  = decode_smem_desc(adesc);
-  const SmemOperand b  = decode_smem_desc(bdesc);
-  const uint32_t smid  = sreg_smid(), rank = sreg_ctarank();
-  const uint32_t d_col = d & 0xFFFFu, sfa_col = sfa & 0xFFFFu, sfb_col = sfb & 0xFFFFu;
-  if ((d >> 16) != 0 || (sfa >> 16) != 0 || (sfb >> 16) != 0) fail(RULE_OUTSIDE_ALLOCATION, d, sfa | sfb);
-  const uint32_t info = require_allocated(smid, d_col, id.n);
+  const MxIdesc id   = decode_idesc_mxf8f6f4(idesc, cta_group);
+  const MmaTarget t  = mma_target(cta_group, d, adesc, bdesc, id.n);
+  const SmemOperand &a = t.a, &b = t.b;
+  const uint32_t smid = t.smid, rank = t.rank, d_col = t.d_col, peer_smid = t.peer_smid, b_rows = t.b_rows;
+  const uint32_t sfa_col = sfa & 0xFFFFu, sfb_col = sfb & 0xFFFFu;
+  if ((sfa >> 16) != 0 || (sfb >> 16) != 0) fail(RULE_OUTSIDE_ALLOCATION, sfa, sfb);
   require_allocated(smid, sfa_col, 128 / 32);
   require_allocated(smid, sfb_col, id.n / 32);
-  const uint32_t peer_smid = (info >> 16) - 1;
-  const uint32_t b_rows    = id.n / uint32_t(cta_group);
-  for (int c = 1; c < cta_group; ++c) {  // multicast copies into the peer this MMA reads (tma_4d_multicast)
-    apply_mirrors(a.start, rank + uint32_t(c));
-    apply_mirrors(b.start, rank + uint32_t(c));
-  }
   for (int c = 0; c < cta_group; ++c) {
     const bool remote     = c != 0;
     const uint32_t c_smid = remote ? peer_smid : smid;
@@ -596,6 +602,18 @@ __device__ __noinline__ void execute_commit(uint32_t bar, uint32_t mask) {
 }
 
 // ---- the late schedule's queue ----
+// One asynchronous operation, done now: at issue (eager) or when its queue is flushed (late).
+__device__ void run(const QueueEntry& e) {
+  if (e.op == OP_MMA_F16 || e.op == OP_MMA_F16 + 1)
+    execute_mma_f16(int(e.op - OP_MMA_F16 + 1), e.d, e.a, e.b, e.idesc, e.arg);
+  else if (e.op == OP_MMA_MX || e.op == OP_MMA_MX + 1)
+    execute_mma_mx(int(e.op - OP_MMA_MX + 1), e.d, e.a, e.b, e.idesc, e.sfa, e.sfb, e.arg);
+  else if (e.op == OP_CP || e.op == OP_CP + 1)
+    execute_cp_32x128b_warpx4(int(e.op - OP_CP + 1), e.d, e.a);
+  else
+    execute_commit(e.d, e.op == OP_COMMIT_MULTICAST ? e.arg : 0u);
+}
+
 __device__ __forceinline__ QueueEntry* queue_base() {
   return reinterpret_cast<QueueEntry*>(g_config.queue) + size_t(g_cta.queue_slot) * QUEUE_CAP;
 }
@@ -603,15 +621,7 @@ __device__ __noinline__ void flush_queue() {
   QueueEntry* q = queue_base();
   const uint32_t n = ld_state(g_cta.queue_len);
   for (uint32_t i = 0; i < n; ++i) {
-    const QueueEntry e = q[i];
-    if (e.op == OP_MMA_F16 || e.op == OP_MMA_F16 + 1)
-      execute_mma_f16(int(e.op - OP_MMA_F16 + 1), e.d, e.a, e.b, e.idesc, e.arg);
-    else if (e.op == OP_MMA_MX || e.op == OP_MMA_MX + 1)
-      execute_mma_mx(int(e.op - OP_MMA_MX + 1), e.d, e.a, e.b, e.idesc, e.sfa, e.sfb, e.arg);
-    else if (e.op == OP_CP || e.op == OP_CP + 1)
-      execute_cp_32x128b_warpx4(int(e.op - OP_CP + 1), e.d, e.a);
-    else
-      execute_commit(e.d, e.op == OP_COMMIT_MULTICAST ? e.arg : 0u);
+    run(q[i]);
   }
   st_state(g_cta.queue_len, 0);
   st_state(g_cta.queue_owner, 0);
@@ -767,43 +777,35 @@ __device__ void apply_mirrors(uint32_t addr, uint32_t rank) {
 }
 
 // ---- the wrappers' emulated bodies ----
+// tcgen05.mma of either kind (the entry says which): the pair's rules, then the MMA now (eager) or queued
+// (late; the checks that need no shared memory now, the rest when it runs).
+template <int CTA_GROUP>
+__device__ __forceinline__ void mma(const QueueEntry& e) {
+  require_enabled();
+  if (CTA_GROUP == 2) {
+    if (sreg_nctarank() % 2 != 0) fail(RULE_NO_CLUSTER_PAIR, sreg_nctarank());
+    if (sreg_ctarank() % 2 != 0) fail(RULE_CTA_GROUP_RANK, sreg_ctarank());
+  }
+  if (g_config.schedule == Schedule::Eager) {
+    run(e);
+    return;
+  }
+  const uint32_t col = e.d & 0xFFFFu;
+  if ((e.d >> 16) != 0) fail(RULE_OUTSIDE_ALLOCATION, e.d);
+  require_allocated(sreg_smid(), col, 16);
+  enqueue(e, sreg_smid() * GRANULES + col / GRANULE);
+}
 template <int CTA_GROUP>
 __device__ __forceinline__ void mma_f16(uint32_t d, uint64_t adesc, uint64_t bdesc, uint32_t idesc,
                                         uint32_t accumulate) {
-  require_enabled();
-  if (CTA_GROUP == 2) {
-    if (sreg_nctarank() % 2 != 0) fail(RULE_NO_CLUSTER_PAIR, sreg_nctarank());
-    if (sreg_ctarank() % 2 != 0) fail(RULE_CTA_GROUP_RANK, sreg_ctarank());
-  }
-  if (g_config.schedule == Schedule::Eager) {
-    execute_mma_f16(CTA_GROUP, d, adesc, bdesc, idesc, accumulate);
-    return;
-  }
-  // Late: the checks that need no shared memory now; the rest when it runs.
-  const uint32_t col = d & 0xFFFFu;
-  if ((d >> 16) != 0) fail(RULE_OUTSIDE_ALLOCATION, d);
-  require_allocated(sreg_smid(), col, 16);
-  enqueue(QueueEntry{OP_MMA_F16 + uint32_t(CTA_GROUP - 1), d, adesc, bdesc, idesc, accumulate ? 1u : 0u, 0, 0},
-          sreg_smid() * GRANULES + col / GRANULE);
+  mma<CTA_GROUP>(QueueEntry{OP_MMA_F16 + uint32_t(CTA_GROUP - 1), d, adesc, bdesc, idesc, accumulate ? 1u : 0u,
+                            0, 0});
 }
-
 template <int CTA_GROUP>
 __device__ __forceinline__ void mma_mx(uint32_t d, uint64_t adesc, uint64_t bdesc, uint32_t idesc, uint32_t sfa,
                                        uint32_t sfb, uint32_t accumulate) {
-  require_enabled();
-  if (CTA_GROUP == 2) {
-    if (sreg_nctarank() % 2 != 0) fail(RULE_NO_CLUSTER_PAIR, sreg_nctarank());
-    if (sreg_ctarank() % 2 != 0) fail(RULE_CTA_GROUP_RANK, sreg_ctarank());
-  }
-  if (g_config.schedule == Schedule::Eager) {
-    execute_mma_mx(CTA_GROUP, d, adesc, bdesc, idesc, sfa, sfb, accumulate);
-    return;
-  }
-  const uint32_t col = d & 0xFFFFu;
-  if ((d >> 16) != 0) fail(RULE_OUTSIDE_ALLOCATION, d);
-  require_allocated(sreg_smid(), col, 16);
-  enqueue(QueueEntry{OP_MMA_MX + uint32_t(CTA_GROUP - 1), d, adesc, bdesc, idesc, accumulate ? 1u : 0u, sfa, sfb},
-          sreg_smid() * GRANULES + col / GRANULE);
+  mma<CTA_GROUP>(QueueEntry{OP_MMA_MX + uint32_t(CTA_GROUP - 1), d, adesc, bdesc, idesc, accumulate ? 1u : 0u,
+                            sfa, sfb});
 }
 
 // tcgen05.cp, asynchronous like the MMA and ordered before the same thread's later MMAs (PTX ISA "tcgen05

@@ -289,26 +289,32 @@ double bf16_value(const uint8_t* p) {
 }
 
 // One launch of mma_kernel<CTA_GROUP>; returns the launch's error (after synchronising).
-template <int CTA_GROUP>
-cudaError_t launch(const MmaParams& p, const uint8_t* d_image, float* d_out) {
-  auto* kernel            = mma_kernel<CTA_GROUP>;
-  const uint32_t smem     = p.image_bytes + 1024;
-  cudaError_t e           = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+// One cluster of `ctas` CTAs (THREADS each, `image_bytes` + 1024 of dynamic shared memory) running `kernel`;
+// returns the launch's error (after synchronising).
+template <typename... Params, typename... Args>
+cudaError_t launch_cluster(void (*kernel)(Params...), int ctas, uint32_t image_bytes, Args... args) {
+  const uint32_t smem = image_bytes + 1024;
+  cudaError_t e       = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
   if (e != cudaSuccess) return e;
   cudaLaunchAttribute cluster{};
   cluster.id               = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = CTA_GROUP;
+  cluster.val.clusterDim.x = unsigned(ctas);
   cluster.val.clusterDim.y = 1;
   cluster.val.clusterDim.z = 1;
   cudaLaunchConfig_t cfg   = {};
-  cfg.gridDim              = dim3(CTA_GROUP);
+  cfg.gridDim              = dim3(unsigned(ctas));
   cfg.blockDim             = dim3(THREADS);
   cfg.dynamicSmemBytes     = smem;
   cfg.attrs                = &cluster;
   cfg.numAttrs             = 1;
-  e = cudaLaunchKernelEx(&cfg, kernel, p, d_image, d_out);
+  e = cudaLaunchKernelEx(&cfg, kernel, args...);
   if (e != cudaSuccess) return e;
   return cudaDeviceSynchronize();
+}
+
+template <int CTA_GROUP>
+cudaError_t launch(const MmaParams& p, const uint8_t* d_image, float* d_out) {
+  return launch_cluster(mma_kernel<CTA_GROUP>, CTA_GROUP, p.image_bytes, p, d_image, d_out);
 }
 
 struct Case {
@@ -440,23 +446,7 @@ bool run_case(const Case& c, uint64_t seed, const char* schedule) {
 
 
 cudaError_t launch_mx(const uint8_t* d_image, float* d_out, uint32_t* d_sf, Breach breach) {
-  const uint32_t smem = MX_IMAGE_BYTES + 1024;
-  cudaError_t e       = cudaFuncSetAttribute(mx_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
-  if (e != cudaSuccess) return e;
-  cudaLaunchAttribute cluster{};
-  cluster.id               = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = 2;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg   = {};
-  cfg.gridDim              = dim3(2);
-  cfg.blockDim             = dim3(THREADS);
-  cfg.dynamicSmemBytes     = smem;
-  cfg.attrs                = &cluster;
-  cfg.numAttrs             = 1;
-  e = cudaLaunchKernelEx(&cfg, mx_kernel, d_image, d_out, d_sf, breach);
-  if (e != cudaSuccess) return e;
-  return cudaDeviceSynchronize();
+  return launch_cluster(mx_kernel, 2, MX_IMAGE_BYTES, d_image, d_out, d_sf, breach);
 }
 
 // The block-scaled path once; prints its lines; true if every scale byte and every element of D agree with
