@@ -152,6 +152,7 @@ __device__ __forceinline__ uint32_t mapa_shared_cluster(const void* p, uint32_t 
 // earlier writes, barrier initialisations included, become visible cluster-wide), then waits until all have
 // (acquire). .aligned: all threads of a warp execute it together. (cuda::ptx::barrier_cluster_arrive/_wait)
 __device__ __forceinline__ void barrier_cluster_arrive() {
+  GEMM_EMU_HOOK(tc5emu::on_cluster_arrive());  // emulated Cluster Launch Control: a canceled cluster exits
   GEMM_EMU_HOOK(tc5emu::before_block());
   asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
 }

@@ -69,6 +69,10 @@ std::string enable(Schedule schedule) {
     if ((e = cudaMalloc(&c.maps, size_t(MAP_CAP) * MAP_WORDS * sizeof(uint32_t))) != cudaSuccess)
       return cuda_error("tensor map table", e);
     if ((e = cudaMalloc(&c.map_count, sizeof(uint32_t))) != cudaSuccess) return cuda_error("tensor map table", e);
+    if ((e = cudaMalloc(&c.clc_cluster, CLC_SLOTS * sizeof(unsigned long long))) != cudaSuccess)
+      return cuda_error("CLC table", e);
+    if ((e = cudaMalloc(&c.clc_cursor, sizeof(unsigned long long))) != cudaSuccess)
+      return cuda_error("CLC cursor", e);
     void* host = nullptr;
     if ((e = cudaHostAlloc(&host, 8 * sizeof(uint32_t), cudaHostAllocMapped)) != cudaSuccess)
       return cuda_error("trap report", e);
@@ -96,6 +100,9 @@ std::string enable(Schedule schedule) {
   if ((e = cudaMemset(c.pair_mail, 0, size_t(2) * PAIR_SLOTS * sizeof(uint32_t))) != cudaSuccess)
     return cuda_error("reset", e);
   if ((e = cudaMemset(c.map_count, 0, sizeof(uint32_t))) != cudaSuccess) return cuda_error("reset", e);
+  if ((e = cudaMemset(c.clc_cluster, 0, CLC_SLOTS * sizeof(unsigned long long))) != cudaSuccess)
+    return cuda_error("reset", e);
+  if ((e = cudaMemset(c.clc_cursor, 0, sizeof(unsigned long long))) != cudaSuccess) return cuda_error("reset", e);
   st.maps_noted = 0;
   c.schedule = schedule;
   c.enabled  = 0x7C5E0001u;

@@ -61,6 +61,7 @@ struct CtaState {
   // A multicast cta_group::2 TMA's copies into the other CTAs, pending: made by the MMA thread from this CTA's
   // copy when an emulated tcgen05 instruction first reads them (tma_4d_multicast, apply_mirrors).
   uint32_t mirror_dst[MIRRORS], mirror_bytes[MIRRORS], mirror_mask[MIRRORS];
+  uint32_t clc_failed_seen;  // a thread of this CTA decoded a failed Cluster Launch Control response
 };
 static_assert(sizeof(CtaState) <= 256, "the emulator's per-CTA state must leave the stages' barriers room");
 __shared__ CtaState g_cta;
@@ -171,6 +172,7 @@ __device__ __forceinline__ void on_mbarrier_init() {
   st_state(g_cta.fwd_bytes, 0);
   st_state(g_cta.fwd_owner, 0);
   for (uint32_t i = 0; i < MIRRORS; ++i) st_state(g_cta.mirror_bytes[i], 0);
+  st_state(g_cta.clc_failed_seen, 0);
   asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_u32(&g_cta.fwd_bar)) : "memory");
   st_state(g_cta.magic, STATE_MAGIC);
 }
@@ -861,6 +863,120 @@ __device__ __forceinline__ void fence_before_thread_sync() {
   __threadfence();
 }
 __device__ __forceinline__ void fence_after_thread_sync() { __threadfence(); }
+
+// ---- Cluster Launch Control (PTX ISA "clusterlaunchcontrol"; common/clc.cuh) ----
+// Hopper has no CLC, and nothing can stop a launched cluster from starting. The emulator keeps, per launch
+// (tagged by %gridid, so no reset between launches is needed), one record per cluster: RUNNING once any thread
+// of the cluster reaches a barrier.cluster.arrive, CANCELED once a try_cancel took it first. A canceled
+// cluster's threads exit at their first barrier.cluster.arrive (ptx::barrier_cluster_arrive): it runs its
+// setup (barrier init) and nothing after it, so a kernel must do nothing visible before its first cluster
+// barrier, as every kernel of this series does. try_cancel walks a per-launch cursor over the clusters in
+// launch order and claims the first one that is not RUNNING. The response (16 bytes: CLC_OK or CLC_FAILED,
+// then the first CTA's x, y, z) is written with st.async, which completes its bytes on the barrier of the CTA
+// it writes (PTX ISA "st.async", sm_90): an asynchronous write with complete_tx, as the real response is.
+constexpr uint32_t CLC_RUNNING = 1, CLC_CANCELED = 2;
+constexpr uint32_t CLC_OK = 0xC1C0000Bu, CLC_FAILED = 0xC1C0FA11u;
+
+__device__ __forceinline__ uint32_t launch_tag() {
+  uint64_t g;
+  asm volatile("mov.u64 %0, %%gridid;" : "=l"(g));
+  const uint32_t t = uint32_t(g) ^ uint32_t(g >> 32);
+  return t == 0 ? 1u : t;
+}
+__device__ __forceinline__ uint32_t sreg(int which) {
+  uint32_t r = 0;
+  switch (which) {
+    case 0: asm volatile("mov.u32 %0, %%nclusterid.x;" : "=r"(r)); break;
+    case 1: asm volatile("mov.u32 %0, %%nclusterid.y;" : "=r"(r)); break;
+    case 2: asm volatile("mov.u32 %0, %%nclusterid.z;" : "=r"(r)); break;
+    case 3: asm volatile("mov.u32 %0, %%cluster_nctaid.x;" : "=r"(r)); break;
+    case 4: asm volatile("mov.u32 %0, %%cluster_nctaid.y;" : "=r"(r)); break;
+    default: asm volatile("mov.u32 %0, %%cluster_nctaid.z;" : "=r"(r)); break;
+  }
+  return r;
+}
+
+// The state `cluster` has in this launch after asking for `want`: `want` if this call set it, else what an
+// earlier call of the same launch set (a record of an earlier launch counts as untouched).
+__device__ uint32_t clc_claim(uint32_t cluster, uint32_t want) {
+  if (cluster >= CLC_SLOTS) fail(RULE_CLC_GRID, cluster, CLC_SLOTS);
+  unsigned long long* rec        = g_config.clc_cluster + cluster;
+  const unsigned long long mine  = (unsigned long long)launch_tag() << 32;
+  unsigned long long old         = atomicAdd(rec, 0ull);
+  for (;;) {
+    if ((old >> 32) == (mine >> 32)) return uint32_t(old);
+    const unsigned long long seen = atomicCAS(rec, old, mine | want);
+    if (seen == old) return want;
+    old = seen;
+  }
+}
+
+// ptx::barrier_cluster_arrive: a cluster that a try_cancel canceled exits here, before its first arrival.
+__device__ __forceinline__ void on_cluster_arrive() {
+  if (g_config.enabled != ENABLED_MAGIC) return;
+  if (clc_claim(cluster_linear(), CLC_RUNNING) == CLC_CANCELED) asm volatile("exit;");
+}
+
+// clusterlaunchcontrol.try_cancel[.multicast::cluster::all]: `response` and `bar` are shared::cta addresses.
+__device__ __noinline__ void clc_try_cancel(uint32_t response, uint32_t bar, bool multicast) {
+  require_enabled();
+  if (ld_state(g_cta.magic) == STATE_MAGIC && ld_state(g_cta.clc_failed_seen) != 0) fail(RULE_CLC_AFTER_FAIL);
+  const uint32_t tag = launch_tag(), clusters = sreg(0) * sreg(1) * sreg(2);
+  uint32_t taken     = 0xFFFFFFFFu;
+  for (;;) {
+    unsigned long long old = atomicAdd(g_config.clc_cursor, 0ull);
+    uint32_t next;
+    for (;;) {  // take the cursor's next index of this launch
+      next = uint32_t(old >> 32) == tag ? uint32_t(old) : 0u;
+      if (next >= clusters) break;
+      const unsigned long long seen =
+          atomicCAS(g_config.clc_cursor, old, ((unsigned long long)tag << 32) | (next + 1));
+      if (seen == old) break;
+      old = seen;
+    }
+    if (next >= clusters) break;  // every cluster runs or was canceled: the request fails
+    if (clc_claim(next, CLC_CANCELED) == CLC_CANCELED) {
+      taken = next;
+      break;
+    }
+  }
+  uint32_t w[4] = {CLC_FAILED, 0, 0, 0};
+  if (taken != 0xFFFFFFFFu) {
+    const uint32_t nx = sreg(0), ny = sreg(1);
+    w[0] = CLC_OK;
+    w[1] = (taken % nx) * sreg(3);
+    w[2] = (taken / nx % ny) * sreg(4);
+    w[3] = (taken / (nx * ny)) * sreg(5);
+  }
+  const uint32_t own = sreg_ctarank(), ranks = multicast ? sreg_nctarank() : 1u;
+  for (uint32_t i = 0; i < ranks; ++i) {
+    const uint32_t rank = multicast ? i : own;
+    uint32_t dst, dst_bar;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(dst) : "r"(response), "r"(rank));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(dst_bar) : "r"(bar), "r"(rank));
+    asm volatile(
+        "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(dst),
+        "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]), "r"(dst_bar)
+        : "memory");
+  }
+}
+
+__device__ __forceinline__ uint32_t clc_word0(uint64_t lo) {
+  const uint32_t w0 = uint32_t(lo);
+  if (w0 != CLC_OK && w0 != CLC_FAILED) fail(RULE_CLC_RESPONSE, w0);
+  return w0;
+}
+// clusterlaunchcontrol.query_cancel.is_canceled; a failure is remembered for the CTA (RULE_CLC_AFTER_FAIL).
+__device__ __forceinline__ bool clc_is_canceled(uint64_t lo, uint64_t) {
+  if (clc_word0(lo) == CLC_OK) return true;
+  if (ld_state(g_cta.magic) == STATE_MAGIC) st_state(g_cta.clc_failed_seen, 1);
+  return false;
+}
+// clusterlaunchcontrol.query_cancel.get_first_ctaid::x
+__device__ __forceinline__ uint32_t clc_first_ctaid_x(uint64_t lo, uint64_t) {
+  if (clc_word0(lo) != CLC_OK) fail(RULE_CLC_CTAID_OF_FAILED);
+  return uint32_t(lo >> 32);
+}
 
 }  // namespace
 }  // namespace gemm::tc5emu

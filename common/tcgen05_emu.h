@@ -52,6 +52,10 @@ enum Rule : uint32_t {
   RULE_CP_ADDRESS,          // tcgen05.cp .warpx4 to an address whose lane field is not 0
   RULE_TMA_UNKNOWN_MAP,     // a multicast cta_group::2 TMA through a tensor map the host never noted
   RULE_SMEM_RANGE,          // an MMA or tcgen05.cp operand read outside the CTA's dynamic shared memory
+  RULE_CLC_AFTER_FAIL,      // clusterlaunchcontrol.try_cancel from a CTA that has observed a failed one
+  RULE_CLC_CTAID_OF_FAILED, // query_cancel.get_first_ctaid of a response that canceled nothing
+  RULE_CLC_RESPONSE,        // query_cancel of 16 bytes that no emulated try_cancel wrote
+  RULE_CLC_GRID,            // a grid of more clusters than the emulator's CLC table holds (CLC_SLOTS)
   RULE_COUNT
 };
 #if defined(__CUDACC__)
@@ -80,6 +84,13 @@ inline const char* rule_text(uint32_t rule) {
     case RULE_NOT_ENABLED: return "emulated kernel launched before tc5emu::enable()";
     case RULE_CP_ADDRESS: return "tcgen05.cp .warpx4 writes all 128 lanes: the address's lane field must be 0";
     case RULE_SMEM_RANGE: return "shared-memory descriptor: the operand runs outside the CTA's dynamic shared memory";
+    case RULE_CLC_AFTER_FAIL: return "clusterlaunchcontrol.try_cancel after this CTA observed a failed one "
+                                     "(undefined)";
+    case RULE_CLC_CTAID_OF_FAILED: return "clusterlaunchcontrol.query_cancel.get_first_ctaid of a response that "
+                                          "canceled nothing (undefined)";
+    case RULE_CLC_RESPONSE: return "clusterlaunchcontrol.query_cancel of 16 bytes no try_cancel wrote "
+                                   "(read before its barrier completed?)";
+    case RULE_CLC_GRID: return "Cluster Launch Control: more clusters in the grid than the emulator's table holds";
     case RULE_TMA_UNKNOWN_MAP: return "multicast cta_group::2 TMA through a tensor map not built by "
                                       "make_tensor_map after tc5emu::enable()";
     default: return "unknown rule";
@@ -91,6 +102,9 @@ constexpr uint32_t QUEUE_CAP = 64, QUEUE_ENTRY_BYTES = 48;
 // Tensor maps the host built (common/tma.cpp make_tensor_map) since enable(), with their box's bytes: the
 // emulated multicast TMA needs the bytes of one copy, which a CUtensorMap does not say in a documented way.
 constexpr uint32_t MAP_CAP = 1024, MAP_WORDS = 36;  // the map's 128 bytes, its box bytes, 16-byte aligned
+// Cluster Launch Control: one record per cluster of the grid (which launch last touched it, and whether it
+// runs or was canceled), and one cursor (the next cluster a try_cancel asks for).
+constexpr uint32_t CLC_SLOTS = 1u << 20;
 
 // What every emulated translation unit's device code reads (its own copy of a __device__ variable, set by
 // enable() through the registry below).
@@ -104,6 +118,8 @@ struct Config {
   uint8_t* queue        = nullptr;  // Late: [num_sms * 16] per-CTA queues (slot: SM, allocation granule)
   uint32_t* maps        = nullptr;  // [MAP_CAP][MAP_WORDS]: tensor maps noted since enable(), see MAP_CAP
   uint32_t* map_count   = nullptr;  // [1]
+  unsigned long long* clc_cluster = nullptr;  // [CLC_SLOTS]: launch tag << 32 | CLC_RUNNING or CLC_CANCELED
+  unsigned long long* clc_cursor  = nullptr;  // [1]: launch tag << 32 | the next cluster index to ask for
   uint32_t num_sms      = 0;
   Schedule schedule     = Schedule::Eager;
   uint32_t enabled      = 0;        // 0x7C5E0001 once enable() ran
