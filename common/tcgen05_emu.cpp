@@ -73,6 +73,8 @@ std::string enable(Schedule schedule) {
       return cuda_error("CLC table", e);
     if ((e = cudaMalloc(&c.clc_cursor, sizeof(unsigned long long))) != cudaSuccess)
       return cuda_error("CLC cursor", e);
+    if ((e = cudaMalloc(&c.clc_stage, CLC_STAGE_SLOTS * 4 * sizeof(uint32_t))) != cudaSuccess)
+      return cuda_error("CLC responses", e);
     void* host = nullptr;
     if ((e = cudaHostAlloc(&host, 8 * sizeof(uint32_t), cudaHostAllocMapped)) != cudaSuccess)
       return cuda_error("trap report", e);

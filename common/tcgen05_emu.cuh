@@ -872,8 +872,10 @@ __device__ __forceinline__ void fence_after_thread_sync() { __threadfence(); }
 // setup (barrier init) and nothing after it, so a kernel must do nothing visible before its first cluster
 // barrier, as every kernel of this series does. try_cancel walks a per-launch cursor over the clusters in
 // launch order and claims the first one that is not RUNNING. The response (16 bytes: CLC_OK or CLC_FAILED,
-// then the first CTA's x, y, z) is written with st.async, which completes its bytes on the barrier of the CTA
-// it writes (PTX ISA "st.async", sm_90): an asynchronous write with complete_tx, as the real response is.
+// then the first CTA's x, y, z) is written by a bulk copy from global memory (PTX ISA "cp.async.bulk", its
+// .multicast::cluster form for the multicast request), which completes its bytes on the barrier at the same
+// offset in each CTA it writes: an asynchronous write with complete_tx, as the real response is. (st.async,
+// tried first, is refused by compute-sanitizer in a 1-CTA cluster.)
 constexpr uint32_t CLC_RUNNING = 1, CLC_CANCELED = 2;
 constexpr uint32_t CLC_OK = 0xC1C0000Bu, CLC_FAILED = 0xC1C0FA11u;
 
@@ -948,17 +950,25 @@ __device__ __noinline__ void clc_try_cancel(uint32_t response, uint32_t bar, boo
     w[2] = (taken / nx % ny) * sreg(4);
     w[3] = (taken / (nx * ny)) * sreg(5);
   }
-  const uint32_t own = sreg_ctarank(), ranks = multicast ? sreg_nctarank() : 1u;
-  for (uint32_t i = 0; i < ranks; ++i) {
-    const uint32_t rank = multicast ? i : own;
-    uint32_t dst, dst_bar;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(dst) : "r"(response), "r"(rank));
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(dst_bar) : "r"(bar), "r"(rank));
+  // Staged in global memory, then copied by the bulk-copy engine (the async proxy, as the real response):
+  // a 1-CTA cluster has no st.async. The slot is this block's and the response buffer's; it is not written
+  // again before the kernel has waited for this response, which it must do to read it.
+  uint32_t* slot = g_config.clc_stage + (block_linear() * 4u + ((response >> 4) & 3u)) % CLC_STAGE_SLOTS * 4u;
+  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(slot), "r"(w[0]), "r"(w[1]), "r"(w[2]),
+               "r"(w[3])
+               : "memory");
+  asm volatile("fence.proxy.async.global;" ::: "memory");
+  if (multicast)
     asm volatile(
-        "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(dst),
-        "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]), "r"(dst_bar)
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1], 16, "
+        "[%2], %3;" ::"r"(response),
+        "l"(slot), "r"(bar), "h"(uint16_t((1u << sreg_nctarank()) - 1u))
         : "memory");
-  }
+  else
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 16, [%2];" ::"r"(
+                     response),
+                 "l"(slot), "r"(bar)
+                 : "memory");
 }
 
 __device__ __forceinline__ uint32_t clc_word0(uint64_t lo) {

@@ -104,7 +104,7 @@ constexpr uint32_t QUEUE_CAP = 64, QUEUE_ENTRY_BYTES = 48;
 constexpr uint32_t MAP_CAP = 1024, MAP_WORDS = 36;  // the map's 128 bytes, its box bytes, 16-byte aligned
 // Cluster Launch Control: one record per cluster of the grid (which launch last touched it, and whether it
 // runs or was canceled), and one cursor (the next cluster a try_cancel asks for).
-constexpr uint32_t CLC_SLOTS = 1u << 20;
+constexpr uint32_t CLC_SLOTS = 1u << 20, CLC_STAGE_SLOTS = 1u << 18;
 
 // What every emulated translation unit's device code reads (its own copy of a __device__ variable, set by
 // enable() through the registry below).
@@ -120,6 +120,7 @@ struct Config {
   uint32_t* map_count   = nullptr;  // [1]
   unsigned long long* clc_cluster = nullptr;  // [CLC_SLOTS]: launch tag << 32 | CLC_RUNNING or CLC_CANCELED
   unsigned long long* clc_cursor  = nullptr;  // [1]: launch tag << 32 | the next cluster index to ask for
+  uint32_t* clc_stage             = nullptr;  // [CLC_STAGE_SLOTS][4]: responses on their way to shared memory
   uint32_t num_sms      = 0;
   Schedule schedule     = Schedule::Eager;
   uint32_t enabled      = 0;        // 0x7C5E0001 once enable() ran

@@ -119,7 +119,8 @@ endif()
 #    __CUDA_ARCH_FAMILY_SPECIFIC__, not the FEAT macros; a guard on those alone made this an empty kernel.
 #  - sm_100 (no a/f suffix) and sm_90 (no a): no tcgen05 / wgmma there, so the kernels must trap, never return
 #    with the output unwritten.
-# add_cubin_sass_test(<test name> <source> <gencode arch> <gencode code> <required SASS mnemonics...>)
+# add_cubin_sass_test(<test name> <source> <gencode arch> <gencode code> <required SASS mnemonics...>);
+# GEMM_CUBIN_KERNEL_RE_<name with / as _>: the kernels checked, where they are not a stage's.
 file(GLOB GEMM_COMMON_HEADERS ${PROJECT_SOURCE_DIR}/common/*.h ${PROJECT_SOURCE_DIR}/common/*.cuh)
 function(add_cubin_sass_test name src arch code)
   string(REPLACE "/" "_" stem ${name})
@@ -140,13 +141,22 @@ function(add_cubin_sass_test name src arch code)
   endif()
   add_test(NAME ${name}
            COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} -DBINARY=${cubin} -DARCH=${code}
-                   "-DREQUIRED=${ARGN}" -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.cmake)
+                   "-DREQUIRED=${ARGN}" "-DKERNEL_RE=${GEMM_CUBIN_KERNEL_RE_${stem}}"
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.cmake)
 endfunction()
 
 add_cubin_sass_test(sass/v1/sm_100f v1_basic/matmul_v1.cu compute_100f sm_100f
                     UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS)
 add_cubin_sass_test(sass/v1/sm_100-traps v1_basic/matmul_v1.cu compute_100 sm_100 BPT.TRAP)
 add_cubin_sass_test(sass/v1/sm_90-traps v1_basic/matmul_v1_sm90.cu compute_90 sm_90 BPT.TRAP)
+# Cluster Launch Control (common/clc.cuh, through its test kernel): try_cancel is UGETNEXTWORKID.SELFCAST,
+# the multicast form UGETNEXTWORKID.BROADCAST. The kernels checked are the test's (GEMM_CUBIN_KERNEL_RE_<name>).
+set(GEMM_CUBIN_KERNEL_RE_sass_clc_sm_100a "clc_kernel")
+set(GEMM_CUBIN_KERNEL_RE_sass_clc_sm_100f "clc_kernel")
+add_cubin_sass_test(sass/clc/sm_100a tests/test_clc_emu_gpu.cu compute_100a sm_100a
+                    UGETNEXTWORKID.SELFCAST UGETNEXTWORKID.BROADCAST)
+add_cubin_sass_test(sass/clc/sm_100f tests/test_clc_emu_gpu.cu compute_100f sm_100f
+                    UGETNEXTWORKID.SELFCAST UGETNEXTWORKID.BROADCAST)
 
 # add_sass_trace_test(<name> <binary target> <kernel name> <archs...>): the profiler is compiled into the
 # TRACE=true instantiation of <kernel name> only (tests/sass_trace_check.cmake).
