@@ -316,7 +316,7 @@ Launch prepare_v5(const GemmArgs& g, DeviceTrace* trace) {
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
   auto* kernel            = trace ? matmul_v5_kernel<true> : matmul_v5_kernel<false>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-  // x: the CLUSTER_SIZE CTAs of each N tile's clusters; y: pairs of M tiles
+  // x: CLUSTER_SIZE CTAs (one cluster) per N tile; y: one per pair of M tiles
   const dim3 grid(unsigned(g.n / BLOCK_N * CLUSTER_SIZE), unsigned(g.m / BLOCK_M / CLUSTER_SIZE));
   auto* c = static_cast<__nv_bfloat16*>(g.c);
   const int m = int(g.m), n = int(g.n), k = int(g.k);
