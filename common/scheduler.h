@@ -6,13 +6,14 @@
 // same moment (one "wave") read the A row-blocks and B column-blocks of their tiles, and a block read by one
 // of them is an L2 hit for the others only while it is still in L2. Three orders:
 //
-//  - Static (seed 000, "Persistent kernel with static scheduling"): tile t of the row-major grid, N fastest,
-//    goes to cluster t % num_clusters. Simple and perfectly balanced, but a wave of 132 tiles on a 64x64 grid
-//    spans 3 rows of tiles and all 64 columns: it touches 3 A row-blocks and all of B, so B is streamed
-//    from DRAM again by every wave once B outgrows L2 (at 8192^3 B alone is 128 MB, L2 50 MB).
-//  - Grouped: GROUP_M rows of tiles are walked down M first, then one step along N (common/tile_order.h,
-//    as v5's launch order). A wave then covers a near-square block of C: about sqrt(wave) A row-blocks and
-//    as many B column-blocks, each read from DRAM once and shared through L2 by the whole wave.
+//  - Static (seed 000, "Persistent kernel with static scheduling"): tile t of the row-major grid, N fastest
+//    (the order in which v1-v5 launch their tiles), goes to cluster t % num_clusters. Simple and perfectly
+//    balanced, but a wave of 132 tiles on a 64x64 grid spans 3 rows of tiles and all 64 columns: it touches 3
+//    A row-blocks and all of B, so B is streamed from DRAM again by every wave once B outgrows L2 (at 8192^3
+//    B alone is 128 MB, L2 50 MB).
+//  - Grouped: GROUP_M rows of tiles are walked down M first, then one step along N (common/tile_order.h). A
+//    wave then covers a near-square block of C: about sqrt(wave) A row-blocks and as many B column-blocks,
+//    each read from DRAM once and shared through L2 by the whole wave.
 //  - Hilbert (seed 001, "Optimization 6", and fast.cu's kernel 12): the tiles in Hilbert-curve order. Each
 //    step goes to a neighbouring tile, and any run of consecutive tiles stays compact in both directions:
 //    a wave is a near-square blob, and the next wave starts next to where this one ended, so it also

@@ -1,9 +1,9 @@
-// tile_order.h: which output tile the i-th cluster of a launch computes (host and device, so the CPU tests
-// check it).
+// tile_order.h: the grouped tile order, which v6's grouped schedule (common/scheduler.h, v6b) deals out to
+// its clusters (host and device, so the CPU tests check it).
 //
 // The GPU starts clusters (and CTAs) roughly in order of their linear index, blockIdx.x fastest, and runs one
 // wave of them at a time. The tiles of one wave share operands through L2 only if they sit close together:
-// walking N fastest, as v1-v4 do, a wave at 8192^3 covers four 128-row M tiles and all 32 N tiles, so every
+// walking N fastest, as v1-v5 do, a wave at 8192^3 covers four 128-row M tiles and all 32 N tiles, so every
 // wave reads all of B (128 MB, more than the 50 MB L2) from DRAM (README, "Stage 4"). Grouped order walks
 // `group_m` rows of tiles down M first, then steps along N: a wave covers a near-square block of C, whose A
 // rows and B columns are read from DRAM once and then hit in L2.

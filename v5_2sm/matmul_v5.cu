@@ -4,9 +4,12 @@
 // C[M,N] = A[M,K] * B[N,K]^T, bf16 in and out, fp32 accumulation, both operands K-major.
 //
 // What changed since v4 (seed 000, "2-SM MMA"; seed 002, "The 2-SM Variant"; seed 004, levels 0-3):
-//  1. A cluster of 2 CTAs along M (cudaLaunchKernelEx with a cluster-dimension attribute). Every tcgen05
-//     instruction of the kernel uses .cta_group::2: alloc, relinquish and dealloc by warp 1 of EACH CTA
-//     together, the MMA and its commits by one thread of CTA 0 (PTX ISA "tcgen05 Issue Granularity").
+//  1. A cluster of 2 CTAs (cudaLaunchKernelEx with a cluster-dimension attribute, 2 x 1): the CTAs
+//     blockIdx.x = 2c, 2c + 1 take vertically adjacent 128-row M tiles of N tile c; the clusters walk these
+//     256x256 blocks of C in v4's order (N fastest).
+//     Every tcgen05 instruction of the kernel uses .cta_group::2: alloc, relinquish and dealloc by warp 1 of
+//     EACH CTA together, the MMA and its commits by one thread of CTA 0 (PTX ISA "tcgen05 Issue
+//     Granularity").
 //  2. MMA_M = 256, MMA_N = BLOCK_N = 256: each CTA holds its own 128 rows of A (BLOCK_M) and HALF of the 256
 //     B rows (N columns), and gets its 128 rows of D (256 fp32 TMEM columns) in its own TMEM. CTA 0's thread
 //     issues the MMAs with its LOCAL shared-memory descriptors; the tensor cores read the peer's tiles at the
@@ -28,8 +31,8 @@
 //     initialised, or reads a TMEM address not yet written); one before TMEM dealloc (no CTA frees TMEM
 //     while the pair's MMAs or the peer's epilogue may still use it; seed 000 left it out and called it a
 //     race).
-//  6. Tile order: clusters walk GROUP_M M tiles (8 pairs) down M before stepping along N, as on Hopper
-//     (common/tile_order.h): the CTAs that run together share their A and B tiles in L2.
+// The tile order stays v4's, so that this step is the pair alone; orders that keep the clusters of a wave
+// close in C, for L2, come with the persistent kernel of v6.
 //
 // Why it helps: per K tile each SM loads 16 KB of A and 16 KB of B (its half) for a 128x256 block of C,
 // where v4 loaded the same 32 KB for 128x128: the operand bytes per FLOP halve. The pair's B tile is read
@@ -46,7 +49,8 @@
 // Status: compiled for sm_100a and sm_103a and model-checked (tests/test_layout_model.cpp, SASS tests); not
 // run on Blackwell hardware by this project. Published B200 anchor (seed 000): v5 1302 TFLOPS at 4096^3
 // (cuBLAS 1507; its v4: 1209), with BLOCK_N 256 (the pair's MMA N), BLOCK_K 64 and 7 stages, tiles grouped
-// by GROUP_M = 2 (the code the seed links; its text states only BLOCK_M 128 and GROUP_M).
+// by GROUP_M = 2 (the code the seed links; its text states only BLOCK_M 128 and GROUP_M; this file keeps
+// v4's order).
 // Through the tcgen05 emulator (common/tcgen05_emu.h) it passes against cuBLAS on an H100, under both
 // MMA schedules: `matmul_v5 --emulate` (correctness only; emulation times nothing).
 #include <cuda_bf16.h>
@@ -57,7 +61,6 @@
 #include "common/profiler.cuh"
 #include "common/ptx.cuh"
 #include "common/tcgen05.cuh"
-#include "common/tile_order.h"
 #include "common/tma.h"
 
 namespace gemm {
@@ -66,11 +69,10 @@ namespace {
 // ---- configuration ----
 constexpr int BLOCK_M     = 128;      // this CTA's rows of A and of C: all 128 TMEM lanes
 constexpr int BLOCK_N     = 256;      // = MMA N, the pair's N (cta_group::2 allows N = 16..256, step 16)
-constexpr int CLUSTER_SIZE = 2;       // the CTA pair of one MMA, along M
+constexpr int CLUSTER_SIZE = 2;       // the CTA pair of one MMA: two M tiles, one N tile
 constexpr int MMA_M       = CLUSTER_SIZE * BLOCK_M;  // 256: the pair's rows
 constexpr int CTA_GROUP   = CLUSTER_SIZE;            // every tcgen05 instruction's .cta_group
 constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;  // commits multicast to both CTAs: 0b11
-constexpr int GROUP_M     = 16;       // tile order: M tiles (8 cluster pairs) per group
 constexpr int BLOCK_K     = 64;       // K of one tile load: 128 bytes of bf16
 constexpr int MMA_K       = 16;       // fixed for kind::f16: 32 bytes of K per MMA
 constexpr int SLICE_K     = 64;       // one 128-byte slice of K: the width of a 128B swizzle atom
@@ -103,7 +105,6 @@ static_assert(BLOCK_N % (16 * CLUSTER_SIZE) == 0, "each CTA holds a whole half o
 static_assert(b_tile_offset(1) - b_tile_offset(0) == STAGE_BYTES && a_tile_offset(0) == 0 &&
                   b_tile_offset(NUM_STAGES - 1) + B_TILE_BYTES == NUM_STAGES * STAGE_BYTES,
               "the ring layout: [A_s B_s] per stage, contiguous, from the 1024-B aligned base");
-static_assert(GROUP_M % CLUSTER_SIZE == 0, "the tile order groups whole cluster pairs");
 static_assert(BLOCK_K % MMA_K == 0, "a tile holds whole MMA K steps");
 static_assert(BLOCK_K % SLICE_K == 0, "a tile holds whole 128-byte swizzle spans of K");
 static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
@@ -143,13 +144,12 @@ __global__ void __launch_bounds__(NUM_THREADS)
 
   const int warp_id = threadIdx.x / 32;
   const int lane    = threadIdx.x % 32;
-  // The cluster is blockIdx.y = 2p, 2p + 1 (cluster dims 1 x 2): its launch index picks a 256x256 block of C
-  // in grouped order, and the CTA of rank r takes M tile 2 * (its pair) + r and B rows n0 + r * 128.
-  const int cta_rank  = int(ptx::cluster_ctarank());
-  const TileCoord blk = grouped_tile(blockIdx.x + gridDim.x * (blockIdx.y / CLUSTER_SIZE),
-                                     gridDim.y / CLUSTER_SIZE, gridDim.x, GROUP_M / CLUSTER_SIZE);
-  const int m0        = (blk.m * CLUSTER_SIZE + cta_rank) * BLOCK_M;
-  const int n0        = blk.n * BLOCK_N;
+  // The cluster is blockIdx.x = 2c, 2c + 1 (cluster dims 2 x 1): cluster (c, p = blockIdx.y) computes the
+  // 256x256 block of C at N tile c and M tiles 2p, 2p + 1, in v4's order (N fastest). The CTA of rank r
+  // (blockIdx.x % 2) takes M tile 2p + r and B rows n0 + r * 128.
+  const int cta_rank = int(ptx::cluster_ctarank());
+  const int m0       = (blockIdx.y * CLUSTER_SIZE + cta_rank) * BLOCK_M;
+  const int n0       = blockIdx.x / CLUSTER_SIZE * BLOCK_N;
   (void)m;
   Profiler<TRACE> prof(trace, /*role=*/warp_id, /*records=*/true);
   prof.begin(Ev::Setup);
@@ -316,7 +316,8 @@ Launch prepare_v5(const GemmArgs& g, DeviceTrace* trace) {
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
   auto* kernel            = trace ? matmul_v5_kernel<true> : matmul_v5_kernel<false>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-  const dim3 grid(unsigned(g.n / BLOCK_N), unsigned(g.m / BLOCK_M));
+  // x: CLUSTER_SIZE CTAs (one cluster) per N tile; y: one per pair of M tiles
+  const dim3 grid(unsigned(g.n / BLOCK_N * CLUSTER_SIZE), unsigned(g.m / BLOCK_M / CLUSTER_SIZE));
   auto* c = static_cast<__nv_bfloat16*>(g.c);
   const int m = int(g.m), n = int(g.n), k = int(g.k);
   TraceBuffer buf;  // --trace: per CTA and warp, setup, 2 events per K tile, the wait, epilogue, teardown
@@ -324,11 +325,11 @@ Launch prepare_v5(const GemmArgs& g, DeviceTrace* trace) {
     buf = trace->allocate(grid.x * grid.y, {"warp 0 TMA", "warp 1 MMA", "warp 2", "warp 3"},
                           2 * (k / BLOCK_K) + 8);
   return [=](cudaStream_t stream) {
-    // A cluster of CLUSTER_SIZE CTAs along M: blockIdx.y 2p and 2p + 1 run together, on two SMs of one GPC.
+    // A cluster of CLUSTER_SIZE CTAs along x: blockIdx.x 2c and 2c + 1 run together, on two SMs of one GPC.
     cudaLaunchAttribute cluster;
     cluster.id               = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = 1;
-    cluster.val.clusterDim.y = CLUSTER_SIZE;
+    cluster.val.clusterDim.x = CLUSTER_SIZE;
+    cluster.val.clusterDim.y = 1;
     cluster.val.clusterDim.z = 1;
     cudaLaunchConfig_t cfg   = {};
     cfg.gridDim              = grid;
@@ -356,7 +357,7 @@ std::vector<Variant> sm100_variants() {
   SmemTiles tiles{A_TILE, B_TILE, BLOCK_M, /*tma_3d=*/true, NUM_STAGES, SLICE_K, TMA_BOXES, tma_box};
   tiles.cta_group = CTA_GROUP;  // the MMA spans the pair: M = 2 x 128, N = 2 x B_TILE.rows
   return {
-      {"v5", "tcgen05 cta_group::2, MMA 256x256 over a 2-CTA cluster, grouped tile order", kernel,
+      {"v5", "tcgen05 cta_group::2, MMA 256x256 over a 2-CTA cluster", kernel,
        whole_tiles, tiles, prepare_v5, prepare_v5_traced},
   };
 }

@@ -6,8 +6,9 @@
 // What changed since v4 (seed 000, "2-SM MMA"; CUDA Programming Guide, "Distributed Shared Memory"): Hopper has no MMA
 // that spans two SMs, but it has clusters, whose CTAs can write into each other's shared memory. Two CTAs
 // that need the same B tile now read it from L2 once:
-//  1. A cluster of 2 CTAs along M (cudaLaunchKernelEx with a cluster-dimension attribute). The two CTAs take
-//     adjacent 128-row M tiles and the same 256-column N tile: together a 256x256 block of C.
+//  1. A cluster of 2 CTAs (cudaLaunchKernelEx with a cluster-dimension attribute, 2 x 1). The two CTAs,
+//     blockIdx.x = 2c and 2c + 1, take vertically adjacent 128-row M tiles and the same 256-column N tile c:
+//     together a 256x256 block of C. The clusters walk these blocks in v4's order (N fastest).
 //  2. Each CTA loads its own A tile, and ONE HALF of the shared B tile (128 rows) with a multicast TMA
 //     (ctaMask 0b11), which writes it to the same offset in both CTAs' shared memory and completes its bytes
 //     on the full barrier at the same offset in both. Each CTA's tma_full_bar still expects the whole stage,
@@ -22,9 +23,9 @@
 //     so that no CTA leaves while its peer may still arrive on its barriers. Its two halves are split: each
 //     thread arrives after its last remote operation (the producer after its loop, the consumers before the
 //     epilogue) and waits just before exit, so the pair's epilogues do not wait for each other.
-//  5. Tile order: clusters walk GROUP_M M tiles (8 pairs) down M before stepping along N
-//     (common/tile_order.h), so a wave covers a near-square block of C and the CTAs running together share their B (and A) tiles in
-//     L2 (v4 walked N fastest and streamed all of B from DRAM every wave at 8192^3: README, "Stage 4").
+// The tile order stays v4's, so that this step is the shared B tile alone (in that order each wave at 8192^3
+// streams all of B from DRAM: README, "Stage 4"). Orders that keep the clusters of a wave close in C, for
+// L2, come with the persistent kernel of v6.
 //
 // Why it helps: the B tile, 32 KB per K tile, crosses from L2 to the SMs once per pair instead of twice: per
 // FLOP the CTAs read 2/3 of v4's operand bytes from L2 (A 16 KB + half of B 16 KB per CTA and K tile,
@@ -42,7 +43,6 @@
 #include "common/harness.h"
 #include "common/profiler.cuh"
 #include "common/ptx.cuh"
-#include "common/tile_order.h"
 #include "common/tma.h"
 #include "common/wgmma.cuh"
 
@@ -61,10 +61,9 @@ constexpr int NUM_THREADS    = 128 * (1 + NUM_CONSUMERS);  // + the producer war
 constexpr int ACC_REGS       = WGMMA_M * BLOCK_N / 128;  // fp32 accumulators per consumer thread
 constexpr int PRODUCER_REGS  = 40;                  // registers per producer thread after setmaxnreg.dec
 constexpr int CONSUMER_REGS  = 232;                 // registers per consumer thread after setmaxnreg.inc
-constexpr int CLUSTER_SIZE   = 2;                   // CTAs per cluster, along M: they share the B tile
+constexpr int CLUSTER_SIZE   = 2;                   // CTAs per cluster, two M tiles: they share the B tile
 constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;  // multicast to every CTA of the cluster: 0b11
 constexpr int BOX_ROWS       = BLOCK_N / CLUSTER_SIZE;  // rows of a TMA box: A's tile, one CTA's half of B
-constexpr int GROUP_M        = 16;                  // tile order: M tiles (8 cluster pairs) per group
 
 constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 2, Swizzle::B128};
 constexpr KMajorTile B_TILE{BLOCK_N, BLOCK_K, 2, Swizzle::B128};
@@ -108,7 +107,6 @@ static_assert((BOX_ROWS * 128) % 1024 == 0, "each half of B starts on a whole 10
 static_assert(b_tile_offset(1) - b_tile_offset(0) == STAGE_BYTES && a_tile_offset(0) == 0 &&
                   b_tile_offset(NUM_STAGES - 1) + B_TILE_BYTES == NUM_STAGES * STAGE_BYTES,
               "the ring layout: [A_s B_s] per stage, contiguous, from the 1024-B aligned base");
-static_assert(GROUP_M % CLUSTER_SIZE == 0, "the tile order groups whole cluster pairs");
 static_assert(SMEM_BYTES <= SMEM_BUDGET,
               "the ring must fit in the 227 KB of shared memory per block: use fewer stages");
 
@@ -139,13 +137,12 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   const int warp_id   = threadIdx.x / 32;
   const int lane      = threadIdx.x % 32;
   const int warpgroup = threadIdx.x / 128;  // 0: producer; 1, 2: consumers
-  // The cluster is blockIdx.y = 2p, 2p + 1 (cluster dims 1 x 2): its launch index picks a 256x256 block of C
-  // in grouped order, and the CTA of rank r takes M tile 2 * (its pair) + r.
+  // The cluster is blockIdx.x = 2c, 2c + 1 (cluster dims 2 x 1): cluster (c, p = blockIdx.y) computes the
+  // 256x256 block of C at N tile c and M tiles 2p, 2p + 1, in v4's order (N fastest). The CTA of rank r
+  // (blockIdx.x % 2) takes M tile 2p + r.
   const int cta_rank  = int(ptx::cluster_ctarank());
-  const TileCoord blk = grouped_tile(blockIdx.x + gridDim.x * (blockIdx.y / CLUSTER_SIZE),
-                                     gridDim.y / CLUSTER_SIZE, gridDim.x, GROUP_M / CLUSTER_SIZE);
-  const int m0        = (blk.m * CLUSTER_SIZE + cta_rank) * BLOCK_M;
-  const int n0        = blk.n * BLOCK_N;
+  const int m0        = (blockIdx.y * CLUSTER_SIZE + cta_rank) * BLOCK_M;
+  const int n0        = blockIdx.x / CLUSTER_SIZE * BLOCK_N;
   (void)m;
   Profiler<TRACE> prof(trace, /*role=*/warpgroup, /*records=*/warp_id % 4 == 0);
   prof.begin(Ev::Setup);
@@ -290,18 +287,19 @@ Launch prepare_v5(const GemmArgs& g, DeviceTrace* trace) {
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
   auto* kernel            = trace ? matmul_v5_kernel<true> : matmul_v5_kernel<false>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-  const dim3 grid(unsigned(g.n / BLOCK_N), unsigned(g.m / BLOCK_M));
+  // x: CLUSTER_SIZE CTAs (one cluster) per N tile; y: one per pair of M tiles
+  const dim3 grid(unsigned(g.n / BLOCK_N * CLUSTER_SIZE), unsigned(g.m / BLOCK_M / CLUSTER_SIZE));
   auto* c = static_cast<__nv_bfloat16*>(g.c);
   const int m = int(g.m), n = int(g.n), k = int(g.k);
   TraceBuffer buf;  // --trace: per CTA and role, setup, 4 events per K tile, the last wait, the epilogue
   if (trace)
     buf = trace->allocate(grid.x * grid.y, {"producer", "consumer 0", "consumer 1"}, 4 * (k / BLOCK_K) + 8);
   return [=](cudaStream_t stream) {
-    // A cluster of CLUSTER_SIZE CTAs along M: blockIdx.y 2p and 2p + 1 run together, on two SMs of one GPC.
+    // A cluster of CLUSTER_SIZE CTAs along x: blockIdx.x 2c and 2c + 1 run together, on two SMs of one GPC.
     cudaLaunchAttribute cluster;
     cluster.id               = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = 1;
-    cluster.val.clusterDim.y = CLUSTER_SIZE;
+    cluster.val.clusterDim.x = CLUSTER_SIZE;
+    cluster.val.clusterDim.y = 1;
     cluster.val.clusterDim.z = 1;
     cudaLaunchConfig_t cfg   = {};
     cfg.gridDim              = grid;
@@ -329,7 +327,7 @@ std::vector<Variant> sm90_variants() {
   SmemTiles tiles{A_TILE, B_TILE, WGMMA_M, /*tma_3d=*/true, NUM_STAGES, SLICE_K, TMA_BOXES, tma_box};
   tiles.b_split = CLUSTER_SIZE;  // B's tile: one 128-row box multicast by each CTA of the pair
   return {
-      {"v5", "wgmma, 2-CTA cluster along M, B tile multicast (each CTA half), grouped tile order", kernel,
+      {"v5", "wgmma, 2-CTA cluster along M, B tile multicast (each CTA half)", kernel,
        whole_tiles, tiles, prepare_v5, prepare_v5_traced},
   };
 }

@@ -4,23 +4,25 @@
 //
 // C[M,N] = A[M,K] * B[N,K]^T, bf16 in and out, fp32 accumulation, both operands K-major.
 //
-// What changed since v5 (seed 000, "Persistent kernel (with static scheduling)"):
-//  1. A persistent grid: as many 2-CTA clusters as can be resident at once (cudaOccupancyMaxActiveClusters:
-//     one CTA per SM, the ring fills its shared memory), at most one per unit of work. Each cluster walks
-//     its tiles in the order of common/scheduler.h: v6a static (the seed's round-robin), v6b grouped (GROUP_M
-//     rows of tiles walked together), v6c Hilbert. Every role of both CTAs keeps its own copy of the
+// What changed since v5 (seed 000, "Persistent kernel (with static scheduling)"), in four parts:
+//  1. Persistence: a persistent grid, as many 2-CTA clusters as can be resident at once
+//     (cudaOccupancyMaxActiveClusters: one CTA per SM, the ring fills its shared memory), at most one per
+//     unit of work, each looping over 256x256 tiles (the cluster is v5's: dims 2 x 1, blockIdx.x = 2c +
+//     rank). The ring's stage index and phase carry across tiles (never k_tile % NUM_STAGES from zero per
+//     tile: the next tile's loads go into the stages the last tile has just freed).
+//  2. The second ring, mainloop -> epilogue, over TMEM: two accumulators of BLOCK_N columns (all 512
+//     columns), each with a tmem_full / tmem_empty barrier pair. The MMA thread waits until the epilogues of
+//     BOTH CTAs have read accumulator `acc` (tmem_empty_bar, CTA 0's: 4 warps x 2 CTAs = 8 arrivals, CTA 1's
+//     through mapa), fills it, and commits tmem_full_bar[acc] to both CTAs. The accumulator index and its
+//     phase carry across tiles too. The epilogue gets warps of its own: six warps, warp 0 TMA, warp 1 MMA
+//     (CTA 0 of the pair) and TMEM allocation, warps 2-5 the epilogue. A warp may only touch the TMEM lanes
+//     of its quarter, 32 * (warp % 4) .. +31, so epilogue warp w handles rows 32 * (w % 4) + lane: warps 4,
+//     5, 2, 3 take rows 0, 32, 64, 96.
+//  3. The schedules: each cluster walks its tiles in the order of common/scheduler.h, one variant each: v6a
+//     static (the seed's round-robin over v5's order, N fastest), v6b grouped (GROUP_M rows of tiles walked
+//     together, common/tile_order.h), v6c Hilbert. Every role of both CTAs keeps its own copy of the
 //     schedule; all copies see the same tiles, so the pair stays in step.
-//  2. Six warps: warp 0 TMA, warp 1 MMA (CTA 0 of the pair) and TMEM allocation, warps 2-5 the epilogue.
-//     A warp may only touch the TMEM lanes of its quarter, 32 * (warp % 4) .. +31, so epilogue warp w
-//     handles rows 32 * (w % 4) + lane: warps 4, 5, 2, 3 take rows 0, 32, 64, 96.
-//  3. A second producer-consumer ring, mainloop -> epilogue, over TMEM: two accumulators of BLOCK_N columns
-//     (all 512 columns), each with a tmem_full / tmem_empty barrier pair. The MMA thread waits until the
-//     epilogues of BOTH CTAs have read accumulator `acc` (tmem_empty_bar, CTA 0's: 4 warps x 2 CTAs = 8
-//     arrivals, CTA 1's through mapa), fills it, and commits tmem_full_bar[acc] to both CTAs.
-//  4. The ring's stage index and phase carry across tiles (never k_tile % NUM_STAGES from zero per tile:
-//     the next tile's loads go into the stages the last tile has just freed), and so do the accumulator
-//     index and its phase.
-//  5. Any M >= 1, N >= 1, K a multiple of 8 (the TMA global stride rule; common/edge.h):
+//  4. The edges: any M >= 1, N >= 1, K a multiple of 8 (the TMA global stride rule; common/edge.h):
 //     - loads: 2D tensor maps (K extent = K itself) so that the boxes past M, N and K are zero-filled by TMA,
 //       the short last K tile included (the 3D maps of v5 cut K into 64-element slices and would drop a
 //       tail). With one 64-wide box per operand and K tile, the 2D box lands exactly as v5's 3D one did.
@@ -37,7 +39,8 @@
 //
 // Why it helps: setup (barrier init, TMEM alloc, cluster barriers) is paid once per SM instead of once per
 // tile, and the tensor cores no longer idle while the epilogue drains TMEM: with two accumulators the MMA
-// of tile i+1 runs during the epilogue of tile i.
+// of tile i+1 runs during the epilogue of tile i. The grouped and Hilbert schedules keep the tiles that run
+// together close in C, so that their A and B blocks are L2 hits.
 // What it costs: all 512 TMEM columns (one CTA per SM, which the ring forces anyway); two more warps; a
 // second ring to get right; the last wave may leave SMs idle (fewer tiles left than clusters).
 //
@@ -70,7 +73,7 @@ namespace {
 // ---- configuration ----
 constexpr int BLOCK_M     = 128;      // this CTA's rows of A and of C: all 128 TMEM lanes
 constexpr int BLOCK_N     = 256;      // = MMA N, the pair's N (cta_group::2 allows N = 16..256, step 16)
-constexpr int CLUSTER_SIZE = 2;       // the CTA pair of one MMA, along M
+constexpr int CLUSTER_SIZE = 2;       // the CTA pair of one MMA: two M tiles, one N tile
 constexpr int MMA_M       = CLUSTER_SIZE * BLOCK_M;  // 256: the pair's rows
 constexpr int CTA_GROUP   = CLUSTER_SIZE;            // every tcgen05 instruction's .cta_group
 constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;  // commits multicast to both CTAs: 0b11

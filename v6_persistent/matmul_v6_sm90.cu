@@ -4,25 +4,25 @@
 //
 // C[M,N] = A[M,K] * B[N,K]^T, bf16 in and out, fp32 accumulation, both operands K-major.
 //
-// What changed since v5 (seed 000, "Persistent kernel"; seed 001, "Optimization 6"):
-//  1. Persistent grid. As many 2-CTA clusters as can be resident at once (cudaOccupancyMaxActiveClusters:
-//     66 on the H100's 132 SMs), never more than there are pairs of tiles; each cluster loops over the
-//     output tiles that common/scheduler.h gives it (a 256x256 pair of tiles per turn, the two CTAs on
-//     vertically adjacent 128-row tiles, as in v5). The ring's stage index and phase carry across tiles, in
-//     every role: the producer fills the stages of the next tile while the consumers finish this one.
-//  2. The schedule is a template parameter: v6a static (round-robin, N fastest), v6b grouped (v5's order,
-//     GROUP_M = 16 rows of tiles), v6c Hilbert. Each role keeps its own copy of the iterator; all see the
-//     same tiles.
-//  3. Overlapped epilogue through shared memory and a TMA store. v5's consumers wrote C from registers with
-//     st.global, about 5 us per tile at 4096^3 with the tensor pipe idle (ncu: 11% of the run); here each
-//     consumer warpgroup converts its 64x256 accumulators to bf16, writes them with stmatrix into a C buffer
-//     laid out in the 128-byte swizzle (so that the 8 rows of each 8x8 matrix fall in 8 different 16-byte
-//     bank groups: no bank conflict), fences the generic-proxy writes for the async proxy
+// What changed since v5 (seed 000, "Persistent kernel"; seed 001, "Optimization 6"), in four parts:
+//  1. Persistence: a persistent grid. As many 2-CTA clusters as can be resident at once
+//     (cudaOccupancyMaxActiveClusters: 66 on the H100's 132 SMs), never more than there are pairs of tiles;
+//     each cluster loops over the output tiles that common/scheduler.h gives it (a 256x256 pair of tiles per
+//     turn, the two CTAs on vertically adjacent 128-row tiles, and the cluster dims 2 x 1, blockIdx.x = 2c +
+//     rank, as in v5). The ring's stage index and phase carry across tiles, in every role: the producer
+//     fills the stages of the next tile while the consumers finish this one. So the consumers now release
+//     each tile's last stage too, at the end of the tile (v5 never released its last one: its CTA exited).
+//  2. The second ring: an overlapped epilogue through shared memory and a TMA store. v5's consumers wrote C
+//     from registers with st.global, about 5 us per tile at 4096^3 with the tensor pipe idle (ncu: 11% of the
+//     run); here each consumer warpgroup converts its 64x256 accumulators to bf16, writes them with stmatrix
+//     into a C buffer laid out in the 128-byte swizzle (so that the 8 rows of each 8x8 matrix fall in 8
+//     different 16-byte bank groups: no bank conflict), fences the generic-proxy writes for the async proxy
 //     (fence.proxy.async), syncs its 128 threads on a named barrier, and one thread issues the TMA stores
 //     (64-column boxes) and commits them as a bulk async-group. The warpgroup then starts the next tile's
 //     wgmmas at once: the store drains from shared memory to global memory under the next main loop. Before
 //     the C buffer is written again, the thread that issued the stores waits for them to have READ it
-//     (cp.async.bulk.wait_group.read), then the warpgroup syncs.
+//     (cp.async.bulk.wait_group.read), then the warpgroup syncs; at exit it waits for them before the final
+//     cluster barrier.
 //     The C buffer costs shared memory that the ring wants: 4 x 48 KB stages + a whole 128x256 bf16 tile
 //     (64 KB) do not fit in 227 KB. So each warpgroup stores its 64 x 256 block in two halves of 128
 //     columns (C_PARTS = 2, a 32 KB buffer), waiting for the first half to be read before writing the
@@ -35,23 +35,26 @@
 //     each warpgroup would own a whole 128x256 tile, 256 accumulator registers per thread, which do not fit
 //     beside the addresses in the 255 a thread may have; with 64x256 per warpgroup both warpgroups finish a
 //     tile together, and only the store through shared memory gets their registers free in time.
-//  4. Any M >= 1, N >= 1, K % 8 == 0 (common/edge.h). The loads use 2D tensor maps (K extent = K, so the box
-//     of a short last K tile is zero-filled past K; v5's 3D map cut K into whole 64-element slices), and
-//     TMA zero-fills the rows of a box past M or N. A box wholly outside the tensor (the A box of the padding
-//     tile of a pair when the number of M tiles is odd, the second half of B when N ends in the first) is
-//     not issued, and not counted in the stage's expect_tx; the smem rows it would fill keep old values,
-//     which only reach accumulator rows or columns that are never stored. The padding CTA still multicasts
-//     its half of B, which its peer needs, waits for and releases every stage, and runs its MMAs (on whatever
-//     its A stages hold: a branch around them serialises every wgmma), but stores nothing. The TMA
-//     store clips the box to the tensor. Where N % 8 != 0, C's row (N * 2 bytes) is no valid TMA stride:
+//  3. The schedules: the order of the tiles is a template parameter, one variant each: v6a static
+//     (round-robin over v5's order, N fastest), v6b grouped (GROUP_M = 16 rows of tiles walked together,
+//     common/tile_order.h), v6c Hilbert. Each role keeps its own copy of the iterator; all see the same
+//     tiles.
+//  4. The edges: any M >= 1, N >= 1, K % 8 == 0 (common/edge.h). The loads use 2D tensor maps (K extent = K,
+//     so the box of a short last K tile is zero-filled past K; v5's 3D map cut K into whole 64-element
+//     slices), and TMA zero-fills the rows of a box past M or N. A box wholly outside the tensor (the A box
+//     of the padding tile of a pair when the number of M tiles is odd, the second half of B when N ends in
+//     the first) is not issued, and not counted in the stage's expect_tx; the smem rows it would fill keep
+//     old values, which only reach accumulator rows or columns that are never stored. The padding CTA still
+//     multicasts its half of B, which its peer needs, waits for and releases every stage, and runs its MMAs
+//     (on whatever its A stages hold: a branch around them serialises every wgmma), but stores nothing. The
+//     TMA store clips the box to the tensor. Where N % 8 != 0, C's row (N * 2 bytes) is no valid TMA stride:
 //     those shapes take a predicated st.global epilogue instead (one bf16 at a time: the row start is not
 //     even 4-byte aligned), chosen at run time, so that every shape the rule accepts works.
-//  5. Exit: the consumers' last stage is released at the end of each tile (v5 never released its last one);
-//     the thread that issued the TMA stores waits for them before the final cluster barrier.
 //
 // Why it helps: the tensor cores no longer idle while C is written (v5 lost ~11% at 4096^3 there); the
 // setup of a CTA (barriers, cluster barrier) is paid once per SM, not once per tile; and
-// the schedule keeps the tiles that run together close in C, so that their A and B blocks are L2 hits.
+// the grouped and Hilbert schedules keep the tiles that run together close in C, so that their A and B
+// blocks are L2 hits.
 // What it costs: one ring stage, or a half-tile store split (C_PARTS); a wave quantisation of its own when
 // the number of tiles is not a multiple of the clusters (the last turn runs on fewer SMs); the schedule's
 // integer arithmetic per tile; a named barrier and a fence per store.
@@ -94,7 +97,7 @@ constexpr int NUM_THREADS    = 128 * (1 + NUM_CONSUMERS);  // + the producer war
 constexpr int ACC_REGS       = WGMMA_M * BLOCK_N / 128;  // fp32 accumulators per consumer thread
 constexpr int PRODUCER_REGS  = 40;                  // registers per producer thread after setmaxnreg.dec
 constexpr int CONSUMER_REGS  = 232;                 // registers per consumer thread after setmaxnreg.inc
-constexpr int CLUSTER_SIZE   = 2;                   // CTAs per cluster, along M: they share the B tile
+constexpr int CLUSTER_SIZE   = 2;                   // CTAs per cluster, two M tiles: they share the B tile
 constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;  // multicast to every CTA of the cluster: 0b11
 constexpr int BOX_ROWS       = BLOCK_N / CLUSTER_SIZE;  // rows of a TMA box: A's tile, one CTA's half of B
 constexpr int GROUP_M        = 16;                  // grouped order: M tiles (8 cluster pairs) per group
@@ -205,9 +208,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   const int warpgroup = threadIdx.x / 128;  // 0: producer; 1, 2: consumers
   // A 1-D grid of clusters along x (cluster dims 2 x 1): cluster blockIdx.x / 2 walks the schedule's units,
   // and the CTA of rank r takes M tile 2 * (the unit's pair row) + r.
-  const int cta_rank    = int(ptx::cluster_ctarank());
-  const int tiles_m     = num_tiles(m, BLOCK_M), tiles_n = num_tiles(n, BLOCK_N);
-  const int num_k_tiles = gemm::num_k_tiles(k, BLOCK_K);  // the last one may be short: zero-filled past K
+  const int cta_rank  = int(ptx::cluster_ctarank());
+  const int tiles_m   = num_tiles(m, BLOCK_M), tiles_n = num_tiles(n, BLOCK_N);
   const TileSchedule<KIND> schedule(tiles_m, tiles_n, int(gridDim.x) / CLUSTER_SIZE,
                                     int(blockIdx.x) / CLUSTER_SIZE, CLUSTER_SIZE, cta_rank, GROUP_M);
   Profiler<TRACE> prof(trace, /*role=*/warpgroup, /*records=*/warp_id % 4 == 0);
@@ -226,6 +228,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   ptx::barrier_cluster_wait();
   prof.end(Ev::Setup);
 
+  const int num_k_tiles = gemm::num_k_tiles(k, BLOCK_K);  // the last one may be short: zero-filled past K
   if (warpgroup == 0) {
     // ---- producer: one thread keeps the ring full, tile after tile ----
     wg::setmaxnreg_dec<PRODUCER_REGS>();

@@ -144,7 +144,7 @@ SOURCE_CHECKS = [
     ("v5_2sm/matmul_v5.cu", r"commit_multicast<CTA_GROUP>\(&mainloop_done_bar, CLUSTER_MASK\)"),
     ("v5_2sm/matmul_v5.cu", r"warp_id == 1 && cta_rank == 0"),
     ("v5_2sm/matmul_v5.cu", r"n0 \+ cta_rank \* B_TILE\.rows"),
-    ("v5_2sm/matmul_v5.cu", r"\(blk\.m \* CLUSTER_SIZE \+ cta_rank\) \* BLOCK_M"),
+    ("v5_2sm/matmul_v5.cu", r"\(blockIdx\.y \* CLUSTER_SIZE \+ cta_rank\) \* BLOCK_M"),
     ("v5_2sm/matmul_v5.cu", rf"TMEM_COLS\s*=\s*BLOCK_N;"),
     ("v6_persistent/matmul_v6.cu", rf"BLOCK_N\s*=\s*{V6_BLOCK_N};"),
     ("v6_persistent/matmul_v6.cu", rf"NUM_ACCUMULATORS\s*=\s*{V6_NUM_ACCUMULATORS};"),
