@@ -100,8 +100,8 @@ int main(int argc, char** argv) {
     return EXIT_PASS;
   }
   // Shapes are refused before anything touches the GPU: first what every MXFP8 kernel needs (dimensions >= 1,
-  // K a multiple of 32: the Blackwell kernel's whole rule), then, once the GPU is known, the Hopper kernel's
-  // whole tiles (nothing is launched before either).
+  // K a multiple of 32: the whole rule of both MX kernels), then, once the GPU is known, the Hopper kernel's
+  // own check (nothing is launched before either).
   bad = mxfp8_sm100_check_shape(opt.m, opt.n, opt.k);
   if (!bad.empty()) {
     std::fprintf(stderr, "%s: %s\n", prog, bad.c_str());
