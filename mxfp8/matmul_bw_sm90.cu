@@ -53,22 +53,33 @@
 #include "mxfp8/bw_scale_layout.h"
 #include "mxfp8/matmul_bw.h"
 
+// GEMM_BW_ORDERED: the two consumer warpgroups take turns to issue their K tiles' wgmmas (named barriers), so
+// that one's promotion runs under the other's MMAs; 0 builds the kernel without the turns (measured: README).
+#ifndef GEMM_BW_ORDERED
+#define GEMM_BW_ORDERED 0
+#endif
+// GEMM_BW_CONSUMERS: consumer warpgroups, each 64 rows of the tile (BLOCK_M = 64 x this): 2 (the default) or
+// 3 (a 192 x 128 tile, 3 consumer warps per scheduler, 4 ring stages; measured: README).
+#ifndef GEMM_BW_CONSUMERS
+#define GEMM_BW_CONSUMERS 2
+#endif
+
 namespace gemm {
 namespace {
 
 // ---- configuration ----
-constexpr int BLOCK_M         = 128;                // two rows of consumer warpgroups x WGMMA_M
+constexpr int NUM_CONSUMERS   = GEMM_BW_CONSUMERS;  // consumer warpgroups, one per 64 rows of the tile
+constexpr int BLOCK_M         = 64 * NUM_CONSUMERS;  // rows of consumer warpgroups x WGMMA_M
 constexpr int BLOCK_N         = 128;                // one 128x128 scale block of B: one sb per K tile
 constexpr int BLOCK_K         = 128;                // K of one tile load: 128 bytes of fp8, one scale block
 constexpr int WGMMA_M         = 64;                 // fixed for wgmma
 constexpr int WGMMA_N         = 128;                // columns of C per consumer warpgroup
 constexpr int WGMMA_K         = 32;                 // fixed for fp8: 32 bytes of K per MMA
 constexpr int K_STEPS         = BLOCK_K / WGMMA_K;  // wgmmas per K tile, accumulated into one partial
-constexpr int NUM_CONSUMERS   = BLOCK_M / WGMMA_M;  // consumer warpgroups
 constexpr int NUM_THREADS     = 128 * (1 + NUM_CONSUMERS);  // + the producer warpgroup
 constexpr int ACC_REGS        = WGMMA_M * WGMMA_N / 128;    // fp32 per consumer thread: acc, and P
-constexpr int PRODUCER_REGS   = 40;                 // after setmaxnreg.dec
-constexpr int CONSUMER_REGS   = 232;                // after setmaxnreg.inc
+constexpr int PRODUCER_REGS   = NUM_CONSUMERS == 2 ? 40 : 24;    // after setmaxnreg.dec
+constexpr int CONSUMER_REGS   = NUM_CONSUMERS == 2 ? 232 : 160;  // after setmaxnreg.inc
 constexpr int CLUSTER_SIZE    = 2;                  // CTAs per cluster, along M: they share the B tile
 constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;
 constexpr int A_BOX_ROWS      = BLOCK_M;            // A's tile: one box
@@ -77,6 +88,8 @@ constexpr uint32_t B_BOX_BYTES = B_BOX_ROWS * BLOCK_K;   // one CTA's half of B
 constexpr int GROUP_M         = 16;                 // tile order: M tiles (8 cluster pairs) per group
 constexpr int C_BOX_COLS      = 64;                 // columns of a TMA store box: 128 B of bf16, one swizzle span
 constexpr int C_BOXES         = WGMMA_N / C_BOX_COLS;  // TMA store boxes per warpgroup and tile
+constexpr bool ORDERED        = GEMM_BW_ORDERED != 0;
+constexpr int ISSUED_BAR      = 1 + NUM_CONSUMERS;  // named barrier ISSUED_BAR + w: "consumer w has issued"
 
 constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 1, Swizzle::B128};
 constexpr KMajorTile B_TILE{BLOCK_N, BLOCK_K, 1, Swizzle::B128};
@@ -106,7 +119,9 @@ constexpr uint32_t SMEM_BYTES = NUM_STAGES * (DATA_STAGE_BYTES + SCALE_STAGE_BYT
 
 static_assert(BLOCK_N == BW_BLOCK, "one B scale per K tile: the CTA's N tile is exactly one 128-row block of B");
 static_assert(BLOCK_K == BW_BLOCK, "one K tile is one scale block along K: one promotion per K tile");
-static_assert(BLOCK_M == NUM_CONSUMERS * WGMMA_M && NUM_CONSUMERS == 2, "two rows of consumer warpgroups");
+static_assert(BLOCK_M == NUM_CONSUMERS * WGMMA_M && (NUM_CONSUMERS == 2 || NUM_CONSUMERS == 3),
+              "2 or 3 rows of consumer warpgroups of 64 rows");
+static_assert(!ORDERED || NUM_CONSUMERS == 2, "the turns are written for two consumer warpgroups");
 static_assert(K_STEPS == 4, "4 fp8 wgmma k32 per 128 of K, accumulated into one partial");
 static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0 && (B_BOX_ROWS * 128) % 1024 == 0,
               "tiles and B's halves start on whole 1024-B swizzle atoms");
@@ -116,11 +131,11 @@ static_assert(SCALES_OFFSET % 128 == 0 && SCALE_STAGE_BYTES % 128 == 0 && SFA_BY
 static_assert(PRODUCER_REGS % 8 == 0 && CONSUMER_REGS % 8 == 0 && PRODUCER_REGS >= 24 && CONSUMER_REGS <= 256,
               "setmaxnreg takes a multiple of 8 in 24..256");
 static_assert(128 * (PRODUCER_REGS + NUM_CONSUMERS * CONSUMER_REGS) <= NUM_THREADS * (65536 / NUM_THREADS / 8 * 8),
-              "registers after setmaxnreg must fit the CTA's launch allocation (384 x 168 = 64512)");
+              "registers after setmaxnreg must fit the CTA's launch allocation (384 x 168, 512 x 128)");
 static_assert(CONSUMER_REGS >= 2 * ACC_REGS + 32, "a consumer holds its accumulator and its partial, plus addresses");
 static_assert(NUM_STAGES >= 2, "a pipeline needs one stage to multiply and at least one to load into");
 static_assert(GROUP_M % CLUSTER_SIZE == 0, "the tile order groups whole cluster pairs");
-static_assert(NUM_CONSUMERS + 1 <= 16, "named barriers 1..NUM_CONSUMERS, one per consumer warpgroup");
+static_assert(ISSUED_BAR + NUM_CONSUMERS <= 16, "named barriers: 1..NUM_CONSUMERS for the C buffers, then the turns");
 static_assert(SMEM_BYTES + 1024 <= SMEM_BUDGET, "the ring, C buffer and scales must fit in 227 KB per block");
 
 // Byte offset, in a warpgroup's C buffer, of row `row` (0..63) and 8-column chunk `chunk` (0..15): box
@@ -167,6 +182,12 @@ __device__ __forceinline__ void mma_m64n128k32_e4m3(float (&d)[64], uint64_t a_d
         "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
       : "l"(a_desc), "l"(b_desc), "r"(accumulate)
       : "memory");
+}
+
+// Arrive on named barrier `id` (of `threads` threads) without waiting for it (PTX ISA "bar.arrive"): the
+// producer side of a named barrier whose consumer side is bar.sync.
+__device__ __forceinline__ void named_barrier_arrive(uint32_t id, uint32_t threads) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
 __device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
@@ -287,6 +308,14 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
             ptx::mbarrier_arrive_cluster(ptx::mapa_shared_cluster(&mma_done_bar[s], uint32_t(peer)));
     };
 
+    // Turns (ORDERED): consumer 0 issues K tile i, then consumer 1 issues K tile i, then consumer 0 K tile
+    // i + 1, ... Without them both warpgroups wait on the same full barrier, issue together, their wgmmas
+    // interleave on the tensor pipe and finish together, and both promote while the tensor pipe idles. With
+    // them each promotes while the other's four wgmmas run. Consumer w waits on ISSUED_BAR + (1 - w) before
+    // its issue and arrives on ISSUED_BAR + w after it; the first wait of consumer 0 and the last arrival of
+    // consumer 1 are left out, so that every arrival has its wait (256 threads: 128 arrive, 128 sync).
+    const int issues = schedule.num_turns() * num_k_tiles;  // K tiles this warpgroup issues, all tiles
+    int issued       = 0;
     int stage = 0;  // carried across tiles, as the producer's
     uint32_t full_phase = 0;
     auto tiles = schedule;
@@ -300,7 +329,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         prof.end(Ev::WaitFull);
         // The 128-wide block's partial: 4 wgmma k32 into P, one commit group. A padding tile multiplies
         // whatever its A stages hold and stores nothing (a branch around wgmmas serialises them all, v6).
-        const uint64_t issued = prof.begin(Ev::IssueMma);
+        if (ORDERED && (consumer == 1 || issued > 0)) ptx::named_barrier_sync(ISSUED_BAR + (1 - consumer), 256);
+        const uint64_t issue_time = prof.begin(Ev::IssueMma);
         const uint32_t a_addr = ptx::smem_addr(a_smem(stage)), b_addr = ptx::smem_addr(b_smem(stage));
         wg::fence();  // P was read by the last promotion: order those reads before the MMAs overwrite it
 #pragma unroll
@@ -309,13 +339,18 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
                               kmajor_desc_sm90(B_TILE, b_addr, k_step), k_step > 0 ? 1u : 0u);
         wg::commit_group();
         prof.end(Ev::IssueMma);
+        if (ORDERED && (consumer == 0 || issued + 1 < issues)) named_barrier_arrive(ISSUED_BAR + consumer, 256);
+        ++issued;
         // The scales, read while the MMAs run: this thread's two rows of A, and the tile's one B scale.
         const float sb  = sfb_smem(stage)[k_tile % SFB_GROUP];
         const float sa0 = sfa_smem(stage)[row0], sa1 = sfa_smem(stage)[row0 + 8];
         prof.begin(Ev::WaitMma);
         wg::wait_group<0>();
         prof.end(Ev::WaitMma);
-        prof.span(Ev::Mma, issued);
+        prof.span(Ev::Mma, issue_time);
+        // The stage is free: its MMAs are done and its scales are in registers (the release orders the loads
+        // before it). Released before the promotion, so that the producer refills it meanwhile.
+        release(stage);
         // promote: acc += P * sa[row] * sb, one FFMA per element (sa * sb rounded once, as the MX kernel's
         // sa * sb; here neither is a power of two, so the product is one more fp32 rounding)
         prof.begin(Ev::Promote);
@@ -329,7 +364,6 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           acc[4 * j + 3] = fmaf(part[4 * j + 3], s1, acc[4 * j + 3]);
         }
         prof.end(Ev::Promote);
-        release(stage);
         if (++stage == NUM_STAGES) {
           stage = 0;
           full_phase ^= 1;
@@ -473,7 +507,9 @@ Launch prepare_bw(const BwGemmArgs& g, DeviceTrace* trace) {
     const int turns =
         TileSchedule<ScheduleKind::Grouped>(tiles_m, tiles_n, grid.clusters, 0, CLUSTER_SIZE, 0, GROUP_M)
             .num_turns();
-    buf = trace->allocate(grid.cfg.gridDim.x, {"producer", "consumer 0", "consumer 1"},
+    std::vector<std::string> roles = {"producer"};
+    for (int w = 0; w < NUM_CONSUMERS; ++w) roles.push_back("consumer " + std::to_string(w));
+    buf = trace->allocate(grid.cfg.gridDim.x, roles,
                           uint32_t(turns) * (5 * uint32_t(num_k_tiles(g.k, BLOCK_K)) + 2) + 8);
   }
   const float* sfb = g.sfb;
