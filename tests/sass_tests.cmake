@@ -100,7 +100,7 @@ endforeach()
 # The MXFP8 GEMM's Hopper kernel (mxfp8/matmul_mxfp8_sm90.cu; the sm_100a one is below), read with cuobjdump 13.0:
 #   wgmma.mma_async.m64n{128,64}k32.f32.e4m3.e4m3 -> QGMMA.64x{128,64}x32.F32.E4M3.E4M3 (variants mx, mx4: one
 #   template, two instances, each checked for local memory and stack; not the untimed TRACE=true instances,
-#   which use a stack: ptxas stack frames of 128 bytes (mx4) and 224 (mx) with nvcc 13.0, LOCAL_RE); cp.async.bulk (the scale tiles)
+#   which use a stack: ptxas stack frames of 136 bytes (mx4) and 232 (mx) with nvcc 13.0, LOCAL_RE); cp.async.bulk (the scale tiles)
 #   -> UBLKCP.S.G; the B half (a 2D map, as v6) -> UTMALDG.2D.MULTICAST. No local memory, no stack
 #   (sass_check.cmake).
 if(GEMM_CUOBJDUMP)
