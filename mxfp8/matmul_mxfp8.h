@@ -25,14 +25,9 @@ struct MxGemmArgs {
   uint64_t a_bytes, sfa_bytes, b_bytes, sfb_bytes, c_bytes;
 };
 
-// The Hopper kernel's whole-tile rule (mxfp8/matmul_mxfp8_sm90.cu): M a multiple of 256 (a 2-CTA cluster
-// takes two adjacent 128-row tiles), N of 128, K of 128 (its K tile: 4 MX blocks, one 128-byte row of fp8).
-constexpr int MXFP8_SM90_M_MULTIPLE = 256;
-constexpr int MXFP8_SM90_N_MULTIPLE = 128;
-constexpr int MXFP8_SM90_K_MULTIPLE = 128;
-
 // "" if the shape is one the Hopper kernel takes; else one line naming the constraint and the nearest
-// valid value. Every dimension >= 1 first, then K a multiple of 32 (the MX block), then the tile multiples.
+// valid value: every dimension >= 1, K a multiple of 32 (whole MX blocks, mxfp8/matmul_mxfp8_sm90.cu says
+// why that is the whole rule), indices below 2^30. Any M and N.
 std::string mxfp8_sm90_check_shape(int64_t m, int64_t n, int64_t k);
 // The shape, then null pointers and every buffer size against what the shape needs.
 std::string mxfp8_sm90_check_args(const MxGemmArgs& g);

@@ -32,6 +32,8 @@
 #include "common/report.h"
 #include "common/tcgen05_emu.h"
 #include "common/timing.h"
+#include "mxfp8/bw_gemm_host.h"
+#include "mxfp8/matmul_bw.h"
 #include "mxfp8/matmul_mxfp8.h"
 #include "mxfp8/matmul_mxfp8_sm100.h"
 #include "mxfp8/mx_gemm_host.h"
@@ -84,12 +86,13 @@ int main(int argc, char** argv) {
   std::string bad = take_rule_option(argc, argv, rule, rest);
   Options opt;
   if (bad.empty()) bad = parse_options(int(rest.size()), rest.data(), opt);
-  // mx on both GPUs; mx4 (4 consumer warpgroups) on Hopper only; mx-static and mx-hilbert (the Blackwell
-  // kernel's tile orders forced) on Blackwell only
-  if (bad.empty() && opt.variant != "all" && opt.variant != "mx" && opt.variant != "mx4" &&
+  // mx on both GPUs; mx4 (4 consumer warpgroups) and bw (blockwise FP8, 1x128 x 128x128 fp32 scales:
+  // mxfp8/matmul_bw_sm90.cu) on Hopper only; mx-static and mx-hilbert (the Blackwell kernel's tile orders
+  // forced) on Blackwell only
+  if (bad.empty() && opt.variant != "all" && opt.variant != "mx" && opt.variant != "mx4" && opt.variant != "bw" &&
       opt.variant != "mx-static" && opt.variant != "mx-hilbert")
     bad = "unknown variant '" + opt.variant +
-          "' (matmul_mxfp8 has: mx, all; on Hopper also mx4; on Blackwell also mx-static, mx-hilbert)";
+          "' (matmul_mxfp8 has: mx, all; on Hopper also mx4, bw; on Blackwell also mx-static, mx-hilbert)";
   if (bad.empty() && !opt.trace.empty()) bad = check_trace_path(opt.trace);
   if (!bad.empty()) {
     std::fprintf(stderr, "%s: %s\n", prog, bad.c_str());
@@ -100,9 +103,10 @@ int main(int argc, char** argv) {
     return EXIT_PASS;
   }
   // Shapes are refused before anything touches the GPU: first what every MXFP8 kernel needs (dimensions >= 1,
-  // K a multiple of 32: the Blackwell kernel's whole rule), then, once the GPU is known, the Hopper kernel's
-  // whole tiles (nothing is launched before either).
-  bad = mxfp8_sm100_check_shape(opt.m, opt.n, opt.k);
+  // K a multiple of 32: the whole rule of both MX kernels), then, once the GPU is known, the Hopper kernel's
+  // own check (nothing is launched before either).
+  const bool bw_only = opt.variant == "bw";  // blockwise FP8: its own shape rule (K % 16), its own flow
+  bad = bw_only ? bw_sm90_check_shape(opt.m, opt.n, opt.k) : mxfp8_sm100_check_shape(opt.m, opt.n, opt.k);
   if (!bad.empty()) {
     std::fprintf(stderr, "%s: %s\n", prog, bad.c_str());
     return EXIT_BAD_INPUT;
@@ -116,6 +120,19 @@ int main(int argc, char** argv) {
     return EXIT_NO_GPU_HERE;
   }
   const bool blackwell = arch == Arch::Sm100;
+  if (bw_only) {
+    if (blackwell || opt.emulate) {
+      std::fprintf(stderr,
+                   "%s: --variant bw is the Hopper blockwise FP8 kernel; on Blackwell (no 1x128 mode in cuBLASLt "
+                   "there) the recipe maps onto MXFP8: --variant mx\n",
+                   prog);
+      return EXIT_NO_GPU_HERE;
+    }
+    if (!opt.seed_given) opt.seed = fresh_seed();
+    std::printf("%s | driver %s | power limit %d W\n", describe_gpu(gpu).c_str(), nvml::driver().c_str(),
+                nvml::power_limit_w());
+    return run_bw_binary(opt, gpu, /*trace_this=*/true);
+  }
   if (opt.emulate && blackwell) {
     std::fprintf(stderr,
                  "%s: --emulate runs the Blackwell kernel through the tcgen05 emulator on a Hopper GPU; this "
@@ -147,7 +164,7 @@ int main(int argc, char** argv) {
         chosen.push_back({v.name, v.what, v.kernel, v.prepare, v.prepare_traced});
     bad = mxfp8_sm90_check_shape(opt.m, opt.n, opt.k);
     if (bad.empty() && chosen.empty())
-      bad = "variant '" + opt.variant + "' is the Blackwell kernel's; on Hopper: mx, mx4, all";
+      bad = "variant '" + opt.variant + "' is the Blackwell kernel's; on Hopper: mx, mx4, bw, all";
     if (!bad.empty()) {
       std::fprintf(stderr, "%s: %s\n", prog, bad.c_str());
       return EXIT_BAD_INPUT;
@@ -161,7 +178,7 @@ int main(int argc, char** argv) {
   }
   // --trace: one variant of the Hopper kernel, which has the profiler compiled into its TRACE=true instance.
   if (!opt.trace.empty() && (blackwell || chosen.size() != 1)) {
-    std::fprintf(stderr, "%s: --trace records one variant of the Hopper kernel: --variant mx or mx4%s\n",
+    std::fprintf(stderr, "%s: --trace records one variant of the Hopper kernel: --variant mx, mx4 or bw%s\n",
                  prog, blackwell ? " (the Blackwell MXFP8 kernel has no traced kernel)" : "");
     return EXIT_BAD_INPUT;
   }
@@ -510,10 +527,13 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaFree(staging));
   if (a_abs) CUDA_CHECK(cudaFree(a_abs));
   if (b_abs) CUDA_CHECK(cudaFree(b_abs));
+  // --variant all on Hopper: the blockwise FP8 kernel too, in its own report (same seed)
+  int bw_rc = EXIT_PASS;
+  if (opt.variant == "all" && !blackwell && !opt.emulate) bw_rc = run_bw_binary(opt, gpu, /*trace_this=*/false);
   if (!all_pass) {
     std::fprintf(stderr, "%s: verification FAILED (seed %llu)\n", prog, (unsigned long long)opt.seed);
     return EXIT_FAIL;
   }
   if (!trace_ok) return EXIT_FAIL;
-  return EXIT_PASS;
+  return bw_rc;
 }

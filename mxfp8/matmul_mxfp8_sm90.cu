@@ -24,14 +24,25 @@
 //     of each block waiting on its LDS: 22% of the consumers' stall samples; then 4%).
 //  4. fp32 output (as the seed's Blackwell kernel): C is stored straight from the accumulators with
 //     st.global, not waited for: the next tile's MMAs start at once, on stages the producer has already
-//     filled, while the stores drain. (A TMA store of fp32 through shared memory would take 64 KB per tile
-//     from a ring that is already shallow: 6 stages of 37 KB.)
+//     filled, while the stores drain. v6's TMA-store epilogue is not kept, for a reason of shared memory: an
+//     fp32 128x128 tile is 64 KB (v6's bf16 half-tile buffer is 32 KB), so a whole-tile buffer would take 2
+//     of the ring's 6 stages of 37 KB, and v6's half-tile split (its measured choice) would still take one;
+//     v6 measured 3 stages against 4 as 0.97x against 1.00x. And the consumers here are issue-bound on the
+//     promotion, not idle at the epilogue: the stores are 32 per thread per tile against 128 promotions per K
+//     tile. At the edges the stores are predicated (row < M, column < N), 8-byte pairs where N is even.
 // Kept from v6: persistent 2-CTA clusters along M (cudaOccupancyMaxActiveClusters), each CTA multicasting
 // half of the shared B tile; the grouped TileSchedule (common/scheduler.h, GROUP_M 16), every role walking
 // the same tiles; the ring's stage and phase carried across tiles; cross-CTA empty barriers; the split exit
-// cluster barrier. Not kept: any M and N (the rule stays M % 256, N % 128, K % 128, as the 256x128 cluster
-// tile and the 512-byte scale tiles want), and the 128x256 tile (128x128 here: the register budget above).
+// cluster barrier; any M and N, with v6's 2D tensor maps (TMA zero-fills rows past M or N and K past a short
+// last K tile), boxes wholly outside a tensor neither issued nor counted, a padding tile that stores
+// nothing. Not kept: the 128x256 tile (128x128 here: the register budget above), and v6's TMA store (4.).
 // K tiles are 128 elements (one 128-byte swizzle row of fp8, as v6's 64 bf16).
+// The shape rule is K % 32 == 0 and nothing on M or N: the MX format itself has one scale per 32 elements of
+// K (an e4m3 row is then 32-byte aligned, more than TMA's 16-byte stride rule). Every tile's scales exist in
+// the blocked layout, which pads rows to 128 and K blocks to 4: a tile's 512-byte scale tiles are whole
+// even at the edges. What the padding bytes hold is the quantizer's business, and a NaN byte (0xFF) times
+// the zeros TMA fills in would poison a real sum; so the decoders write 0.0f for the blocks past K of a short
+// last K tile, whatever their bytes. Padding rows and columns only reach outputs that are never stored.
 //
 // The bound (README, "MXFP8 GEMM"): per accumulator element and MX block the tensor core does 32 MACs, at
 // 4096 fp8 MACs per clock per SM: 1/128 clock; the CUDA cores do 2 instructions (FMUL + FFMA) at 128 lanes
@@ -57,6 +68,7 @@
 
 #include "common/check.h"
 #include "common/descriptors.cuh"
+#include "common/edge.h"
 #include "common/harness.h"  // SMEM_ALIGN
 #include "common/mx_scale_layout.h"
 #include "common/profiler.cuh"
@@ -83,6 +95,7 @@ constexpr int CLUSTER_SIZE    = 2;                  // CTAs per cluster, along M
 constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;
 constexpr int A_BOX_ROWS      = BLOCK_M;            // A's tile: one box
 constexpr int B_BOX_ROWS      = BLOCK_N / CLUSTER_SIZE;  // B's tile: one box per CTA, multicast to both
+constexpr uint32_t B_BOX_BYTES = B_BOX_ROWS * BLOCK_K;  // one CTA's half of B
 constexpr int GROUP_M         = 16;                 // tile order: M tiles (8 cluster pairs) per group
 constexpr int DECODER_WARP0   = 2;                  // producer warps 2 and 3 decode the scales
 constexpr int DECODER_THREADS = 64;
@@ -147,7 +160,6 @@ constexpr uint32_t SF_RAW_BYTES   = MX_SF_TILE_BYTES;  // 512: 128 rows x 4 bloc
 constexpr uint32_t SFA_F32_BYTES  = MX_BLOCKS * BLOCK_M * 4;
 constexpr uint32_t SFB_F32_BYTES  = MX_BLOCKS * 4 * SFB_Q_STRIDE * 4;
 constexpr uint32_t SCALE_STAGE_BYTES = 2 * SF_RAW_BYTES + SFA_F32_BYTES + SFB_F32_BYTES;
-constexpr uint32_t STAGE_TX_BYTES = A_TILE_BYTES + B_TILE_BYTES + 2 * SF_RAW_BYTES;  // landing in each CTA
 GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * DATA_STAGE_BYTES; }
 GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * DATA_STAGE_BYTES + A_TILE_BYTES; }
 constexpr uint32_t SMEM_BUDGET = 227 * 1024;
@@ -264,10 +276,11 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
   const int lane      = threadIdx.x % 32;
   const int warpgroup = threadIdx.x / 128;  // 0: producer (and scale decoders); 1..: consumers
   // A 1-D grid of clusters along x (cluster dims 2 x 1), as v6: cluster blockIdx.x / 2 walks the grouped
-  // schedule's units (256 x 128 pairs of tiles), the CTA of rank r takes M tile 2 * (the unit's pair row) + r.
-  // The shape rule (M % 256) leaves no padding tile.
+  // schedule's units (256 x 128 pairs of tiles), the CTA of rank r takes M tile 2 * (the unit's pair row) + r:
+  // a padding tile (t.valid false) where the number of M tiles is odd.
   const int cta_rank  = int(ptx::cluster_ctarank());
-  const TileSchedule<ScheduleKind::Grouped> schedule(m / BLOCK_M, n / BLOCK_N, int(gridDim.x) / CLUSTER_SIZE,
+  const TileSchedule<ScheduleKind::Grouped> schedule(num_tiles(m, BLOCK_M), num_tiles(n, BLOCK_N),
+                                                      int(gridDim.x) / CLUSTER_SIZE,
                                                       int(blockIdx.x) / CLUSTER_SIZE, CLUSTER_SIZE, cta_rank,
                                                       GROUP_M);
   const int role = warpgroup > 0 ? 1 + warpgroup : warp_id < DECODER_WARP0 ? 0 : 1;
@@ -289,8 +302,8 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
   ptx::barrier_cluster_wait();
   prof.end(Ev::Setup);
 
-  const int num_k_tiles = k / BLOCK_K;
-  const int scale_cols  = k / MX_BLOCK_K;
+  const int num_k_tiles = gemm::num_k_tiles(k, BLOCK_K);  // the last one may be short: zero-filled past K
+  const int scale_cols  = k / MX_BLOCK_K;                 // MX blocks of a row: K / 32 (padded to 4 in memory)
   if (warpgroup == 0) {
     wg::setmaxnreg_dec<C::PRODUCER_REGS>();
     if (warp_id == 0 && ptx::elect_one_sync()) {
@@ -301,6 +314,12 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
       auto tiles = schedule;
       for (ScheduledTile t; tiles.next(t);) {
         const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
+        // Boxes wholly outside the tensors are not issued (v6): this CTA's A and its scale tile unless it
+        // is a padding tile (the blocked layout has no scale tile there either), each half of B that starts
+        // below N. Both CTAs see the same n0, so they agree on the bytes of B that land in each.
+        const bool load_a = m0 < m, load_b = n0 + cta_rank * B_BOX_ROWS < n;
+        uint32_t bytes    = SF_RAW_BYTES + (load_a ? A_TILE_BYTES + SF_RAW_BYTES : 0);
+        for (int j = 0; j < CLUSTER_SIZE; ++j) bytes += n0 + j * B_BOX_ROWS < n ? B_BOX_BYTES : 0;
         const uint8_t* sfa_rows = sfa + mx_scale_tile_offset(m0 / MX_SF_TILE_ROWS, 0, scale_cols);
         const uint8_t* sfb_rows = sfb + mx_scale_tile_offset(n0 / MX_SF_TILE_ROWS, 0, scale_cols);
         for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
@@ -308,13 +327,16 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
           ptx::mbarrier_wait(&mma_done_bar[stage], empty_phase, "mma_done_bar");
           prof.end(Ev::WaitEmpty);
           prof.begin(Ev::IssueTma);
-          ptx::mbarrier_arrive_expect_tx(&tma_full_bar[stage], STAGE_TX_BYTES);
-          ptx::tma_load_3d(a_smem(stage), &a_map, &tma_full_bar[stage], 0, m0, k_tile);
-          ptx::tma_load_3d_multicast(b_smem(stage) + kmajor_row_offset(B_TILE, cta_rank * B_BOX_ROWS), &b_map,
-                                     &tma_full_bar[stage], CLUSTER_MASK, 0, n0 + cta_rank * B_BOX_ROWS, k_tile);
+          ptx::mbarrier_arrive_expect_tx(&tma_full_bar[stage], bytes);
+          const int k0 = k_tile * BLOCK_K;
+          if (load_a) ptx::tma_load_2d(a_smem(stage), &a_map, &tma_full_bar[stage], k0, m0);
+          if (load_b)
+            ptx::tma_load_2d_multicast(b_smem(stage) + kmajor_row_offset(B_TILE, cta_rank * B_BOX_ROWS), &b_map,
+                                       &tma_full_bar[stage], CLUSTER_MASK, k0, n0 + cta_rank * B_BOX_ROWS);
           // The 512-B tiles of K tile k_tile: consecutive along K inside a 128-row block of the layout.
-          bulk_load(sfa_raw(stage), sfa_rows + size_t(k_tile) * MX_SF_TILE_BYTES, SF_RAW_BYTES,
-                    &tma_full_bar[stage]);
+          if (load_a)
+            bulk_load(sfa_raw(stage), sfa_rows + size_t(k_tile) * MX_SF_TILE_BYTES, SF_RAW_BYTES,
+                      &tma_full_bar[stage]);
           bulk_load(sfb_raw(stage), sfb_rows + size_t(k_tile) * MX_SF_TILE_BYTES, SF_RAW_BYTES,
                     &tma_full_bar[stage]);
           prof.end(Ev::IssueTma);
@@ -327,7 +349,9 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
     } else if (warp_id >= DECODER_WARP0) {
       // ---- scale decoders: e8m0 bytes -> fp32, once per stage, where the consumers read them ----
       // Word w (0..127) of a raw tile holds the 4 blocks' scales of row w / 4 + 32 * (w % 4) (the layout's
-      // (r % 32) * 16 + (r / 32) * 4 + block). Thread i decodes words i and i + 64 of each tile.
+      // (r % 32) * 16 + (r / 32) * 4 + block). Thread i decodes words i and i + 64 of each tile. The blocks
+      // past K of a short last K tile decode to 0.0f whatever their padding bytes hold: their data is TMA's
+      // zero fill, and 0 * NaN (a 0xFF byte) would be NaN in a real output.
       const int i = threadIdx.x - DECODER_WARP0 * 32;
       int stage = 0;
       uint32_t full_phase = 0;
@@ -339,6 +363,7 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
         prof.begin(Ev::Decode);
         const uint32_t* a_words = reinterpret_cast<const uint32_t*>(sfa_raw(stage));
         const uint32_t* b_words = reinterpret_cast<const uint32_t*>(sfb_raw(stage));
+        const int blocks_left   = scale_cols - (i_stage % num_k_tiles) * MX_BLOCKS;  // MX blocks up to K
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int w = i + h * DECODER_THREADS, row = w / 4 + 32 * (w % 4);
@@ -346,8 +371,10 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
           const int q = (row % 8) / 2, entry = 2 * (row / 8) + row % 2;  // B: row is a column of C
 #pragma unroll
           for (int b = 0; b < MX_BLOCKS; ++b) {
-            sfa_f32(stage)[b * BLOCK_M + row] = e8m0_to_float((wa >> (8 * b)) & 0xFFu);
-            sfb_f32(stage)[(b * 4 + q) * SFB_Q_STRIDE + entry] = e8m0_to_float((wb >> (8 * b)) & 0xFFu);
+            const bool inside = b < blocks_left;
+            sfa_f32(stage)[b * BLOCK_M + row] = inside ? e8m0_to_float((wa >> (8 * b)) & 0xFFu) : 0.0f;
+            sfb_f32(stage)[(b * 4 + q) * SFB_Q_STRIDE + entry] =
+                inside ? e8m0_to_float((wb >> (8 * b)) & 0xFFu) : 0.0f;
           }
         }
         ptx::mbarrier_arrive(&scale_ready_bar[stage]);  // release: the consumers' acquire sees the floats
@@ -511,17 +538,31 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
           full_phase ^= 1;
         }
       }
+      if (!t.valid) continue;  // a padding tile stores nothing (its MMAs ran on whatever its A stages held)
       prof.begin(Ev::Epilogue);
 
       // ---- epilogue: fp32 straight from the accumulators; a warp's store of one j is 8 rows x 32 B. The
       //      stores are not waited for: the next tile's MMAs start at once (its stages are already loading),
-      //      and the stores drain meanwhile, the overlap v6 gets from its TMA store. ----
+      //      and the stores drain meanwhile, the overlap v6 gets from its TMA store. Clipped to C: a pair
+      //      (8 bytes) where N is even (then col < N implies col + 1 < N), one float at a time where it is
+      //      odd (a row then starts only 4-byte aligned). ----
       const int row = m0 + row0;
+      const bool pairs = n % 2 == 0;
 #pragma unroll
       for (int j = 0; j < WGMMA_N / 8; ++j) {
-        const int col                                             = n0 + wg_col + 8 * j + 2 * q;
-        *reinterpret_cast<float2*>(c + size_t(row) * n + col)     = make_float2(acc[4 * j + 0], acc[4 * j + 1]);
-        *reinterpret_cast<float2*>(c + size_t(row + 8) * n + col) = make_float2(acc[4 * j + 2], acc[4 * j + 3]);
+        const int col = n0 + wg_col + 8 * j + 2 * q;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {  // rows row and row + 8
+          const int r = row + 8 * h;
+          float* dst  = c + size_t(r) * n + col;
+          if (r >= m || col >= n) continue;
+          if (pairs) {
+            *reinterpret_cast<float2*>(dst) = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+          } else {
+            dst[0] = acc[4 * j + 2 * h];
+            if (col + 1 < n) dst[1] = acc[4 * j + 2 * h + 1];
+          }
+        }
       }
       prof.end(Ev::Epilogue);
     }
@@ -547,15 +588,11 @@ std::string mxfp8_sm90_check_shape(int64_t m, int64_t n, int64_t k) {
   } dims[] = {{"M", m}, {"N", n}, {"K", k}};
   for (const auto& d : dims)
     if (d.v < 1) return std::string(d.name) + "=" + std::to_string(d.v) + " is below 1 (M, N and K must be >= 1)";
+  // Any M and N (TMA zero-fills the edges, the epilogue clips); K in whole MX blocks, which also makes an
+  // e4m3 row a valid TMA stride (a multiple of 16 bytes).
   if (k % MX_BLOCK_K != 0)
     return "K=" + std::to_string(k) + " is not a multiple of 32 (MXFP8 has one scale per 32 elements of K; try K=" +
            std::to_string(nearest_multiple(k, MX_BLOCK_K)) + ")";
-  const ShapeRule rule{MXFP8_SM90_M_MULTIPLE, MXFP8_SM90_N_MULTIPLE, MXFP8_SM90_K_MULTIPLE,
-                       "needs whole 256x128x128 cluster tiles: the two CTAs of a 2-CTA cluster take adjacent "
-                       "128-row M tiles, and a K tile is 4 MX blocks",
-                       "2*BLOCK_M"};
-  const std::string why = check_shape(rule, "mxfp8 (sm_90a)", m, n, k);
-  if (!why.empty()) return why;
   if (m > (int64_t(1) << 31) / 2 || n > (int64_t(1) << 30) || k > (int64_t(1) << 30))
     return "M, N, K must stay below 2^30 (32-bit indices in the kernel)";
   return "";
@@ -593,15 +630,16 @@ Launch prepare_mxfp8_sm90(const MxGemmArgs& g, DeviceTrace* trace) {
     std::fprintf(stderr, "prepare_mxfp8_sm90: %s\n", why.c_str());
     std::exit(EXIT_BAD_INPUT);
   }
-  const TmaDesc a_desc = kmajor_tma_3d(g.m, g.k, A_BOX_ROWS, BLOCK_K, SLICE_K, 1, Swizzle::B128);
-  const TmaDesc b_desc = kmajor_tma_3d(g.n, g.k, B_BOX_ROWS, BLOCK_K, SLICE_K, 1, Swizzle::B128);
+  // 2D maps (v6): K extent = K, so the box of a short last K tile is zero-filled past K; rows past M or N too.
+  const TmaDesc a_desc = kmajor_tma_2d(g.m, g.k, A_BOX_ROWS, BLOCK_K, 1, Swizzle::B128);
+  const TmaDesc b_desc = kmajor_tma_2d(g.n, g.k, B_BOX_ROWS, BLOCK_K, 1, Swizzle::B128);
   const CUtensorMap a_map = make_tensor_map(a_desc, g.a, "A (e4m3)");
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B (e4m3)");
   auto* kernel = trace ? matmul_mxfp8_sm90_kernel<true, WG_N> : matmul_mxfp8_sm90_kernel<false, WG_N>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
   // The persistent grid (v6; common/persistent_grid.h): every 2-CTA cluster that can be resident at once,
   // never more than there are 256 x 128 pairs of tiles. A 1-D grid of clusters along x.
-  const int tiles_m = int(g.m / BLOCK_M), tiles_n = int(g.n / BLOCK_N);
+  const int tiles_m = num_tiles(g.m, BLOCK_M), tiles_n = num_tiles(g.n, BLOCK_N);
   PersistentGrid grid =
       persistent_grid(kernel, C::NUM_THREADS, SMEM_BYTES, CLUSTER_SIZE, tiles_m, tiles_n, "mxfp8 (sm_90a)");
   // --trace: per CTA and role, setup, per tile and K tile at most 1 + 4 x 4 events (a consumer's wait, and
@@ -614,7 +652,7 @@ Launch prepare_mxfp8_sm90(const MxGemmArgs& g, DeviceTrace* trace) {
         TileSchedule<ScheduleKind::Grouped>(tiles_m, tiles_n, grid.clusters, 0, CLUSTER_SIZE, 0, GROUP_M)
             .num_turns();
     buf = trace->allocate(grid.cfg.gridDim.x, roles,
-                          uint32_t(turns) * (uint32_t(1 + 4 * MX_BLOCKS) * uint32_t(g.k / BLOCK_K) + 2) + 8);
+                          uint32_t(turns) * (uint32_t(1 + 4 * MX_BLOCKS) * uint32_t(num_k_tiles(g.k, BLOCK_K)) + 2) + 8);
   }
   const auto* sfa = static_cast<const uint8_t*>(g.sfa);
   const auto* sfb = static_cast<const uint8_t*>(g.sfb);

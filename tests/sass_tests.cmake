@@ -100,18 +100,29 @@ endforeach()
 # The MXFP8 GEMM's Hopper kernel (mxfp8/matmul_mxfp8_sm90.cu; the sm_100a one is below), read with cuobjdump 13.0:
 #   wgmma.mma_async.m64n{128,64}k32.f32.e4m3.e4m3 -> QGMMA.64x{128,64}x32.F32.E4M3.E4M3 (variants mx, mx4: one
 #   template, two instances, each checked for local memory and stack; not the untimed TRACE=true instances,
-#   which use a stack: ptxas stack frames of 128 bytes (mx4) and 224 (mx) with nvcc 13.0, LOCAL_RE); cp.async.bulk (the scale tiles)
-#   -> UBLKCP.S.G; the B half -> UTMALDG.3D.MULTICAST. No local memory, no stack (sass_check.cmake).
+#   which use a stack: ptxas stack frames of 136 bytes (mx4) and 232 (mx) with nvcc 13.0, LOCAL_RE); cp.async.bulk (the scale tiles)
+#   -> UBLKCP.S.G; the B half (a 2D map, as v6) -> UTMALDG.2D.MULTICAST. No local memory, no stack
+#   (sass_check.cmake).
 if(GEMM_CUOBJDUMP)
   add_test(NAME sass/mxfp8/sm_90a
            COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} -DBINARY=$<TARGET_FILE:matmul_mxfp8> -DARCH=sm_90a
-                   "-DREQUIRED=QGMMA.64x128x32.F32.E4M3.E4M3;QGMMA.64x64x32.F32.E4M3.E4M3;UBLKCP.S.G;UTMALDG.3D.MULTICAST;USETMAXREG.DEALLOC"
+                   "-DREQUIRED=QGMMA.64x128x32.F32.E4M3.E4M3;QGMMA.64x64x32.F32.E4M3.E4M3;UBLKCP.S.G;UTMALDG.2D.MULTICAST;USETMAXREG.DEALLOC"
                    -DKERNEL_RE=matmul_mxfp8_sm90_kernelILb0E
                    -DLOCAL_RE=matmul_mxfp8_sm90_kernelILb0E -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.cmake)
 else()
   add_test(NAME sass/mxfp8/sm_90a COMMAND ${CMAKE_COMMAND} -E echo
            "cuobjdump not found: pip install nvidia-cuda-cuobjdump (tests/run.sh does this)")
   set_tests_properties(sass/mxfp8/sm_90a PROPERTIES WILL_FAIL ON PASS_REGULAR_EXPRESSION "^$")
+endif()
+# The blockwise FP8 kernel in the same binary (mxfp8/matmul_bw_sm90.cu): the same fp8 wgmma, B's scale group by
+# cp.async.bulk (UBLKCP.S.G), A and its row scales by 2D TMA, the B half multicast, v6's epilogue (stmatrix ->
+# STSM.16.M88.4, the TMA store -> UTMASTG.2D). No local memory, no stack in the timed instance.
+if(GEMM_CUOBJDUMP)
+  add_test(NAME sass/bw/sm_90a
+           COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} -DBINARY=$<TARGET_FILE:matmul_mxfp8> -DARCH=sm_90a
+                   "-DREQUIRED=QGMMA.64x128x32.F32.E4M3.E4M3;UBLKCP.S.G;UTMALDG.2D.MULTICAST;UTMASTG.2D;STSM.16.M88.4;USETMAXREG.DEALLOC"
+                   -DKERNEL_RE=matmul_bw_sm90_kernelILb0E
+                   -DLOCAL_RE=matmul_bw_sm90_kernel -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.cmake)
 endif()
 
 # ---- Targets CMake 3.25 cannot spell in CUDA_ARCHITECTURES: v1 compiled by nvcc directly into a cubin ----
@@ -191,6 +202,7 @@ endforeach()
 # The Hopper MXFP8 kernel too: matmul_mxfp8_sm90_kernel<bool TRACE, int WG_N>, both variants (mx, mx4).
 if(NOT GEMM_DEBUG_HANG)
   add_sass_trace_test(mxfp8 matmul_mxfp8 matmul_mxfp8_sm90_kernel sm_90a)
+  add_sass_trace_test(bw matmul_mxfp8 matmul_bw_sm90_kernel sm_90a)
 endif()
 
 # ---- mxfp8 on Blackwell (mxfp8/matmul_mxfp8.cu, object library mxfp8_sm100 until the matmul_mxfp8 binary

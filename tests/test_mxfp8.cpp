@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "common/mx_scale_layout.h"
+#include "mxfp8/bw_quant.h"
+#include "mxfp8/matmul_bw.h"
 #include "mxfp8/matmul_mxfp8.h"
 #include "mxfp8/mx_gemm_host.h"
 #include "mxfp8/mx_options.h"
@@ -85,21 +87,19 @@ TEST_CASE("mxfp8 --rule: rceil by default, floor or rceil taken out of argv, any
   CHECK(contains(take({"matmul_mxfp8", "--rule"}, rule, rest), "got ''"));
 }
 
-TEST_CASE("mxfp8 sm_90a shapes: dims >= 1, K a multiple of 32 then of the 128 K tile, whole cluster tiles",
-          "[mxfp8][shape]") {
+TEST_CASE("mxfp8 sm_90a shapes: dims >= 1, K a multiple of 32, any M and N", "[mxfp8][shape]") {
   CHECK(mxfp8_sm90_check_shape(256, 128, 128).empty());
   CHECK(mxfp8_sm90_check_shape(8192, 8192, 8192).empty());
+  CHECK(mxfp8_sm90_check_shape(1, 1, 32).empty());         // any M and N: TMA zero-fills, the epilogue clips
+  CHECK(mxfp8_sm90_check_shape(300, 520, 544).empty());    // a short last K tile (544 = 4 x 128 + 32)
+  CHECK(mxfp8_sm90_check_shape(129, 777, 4064).empty());   // odd N: the epilogue stores one float at a time
   CHECK(contains(mxfp8_sm90_check_shape(0, 128, 128), "M=0 is below 1"));
   CHECK(contains(mxfp8_sm90_check_shape(256, -128, 128), "N=-128 is below 1"));
   CHECK(contains(mxfp8_sm90_check_shape(256, 128, 0), "K=0 is below 1"));
   const std::string k1000 = mxfp8_sm90_check_shape(256, 128, 1000);
   CHECK(contains(k1000, "not a multiple of 32"));
   CHECK(contains(k1000, "try K=992"));
-  const std::string k4064 = mxfp8_sm90_check_shape(256, 128, 4064);  // whole MX blocks, not whole K tiles
-  CHECK(contains(k4064, "BLOCK_K=128"));
-  CHECK(contains(k4064, "try K=4096"));
-  CHECK(contains(mxfp8_sm90_check_shape(128, 128, 128), "2*BLOCK_M=256"));
-  CHECK(contains(mxfp8_sm90_check_shape(256, 100, 128), "BLOCK_N=128"));
+  CHECK(contains(mxfp8_sm90_check_shape(256, 128, 16), "not a multiple of 32"));  // a TMA stride, no MX block
 }
 
 TEST_CASE("mxfp8 sm_90a arguments: data, scale and output sizes must be what the shape needs", "[mxfp8][shape]") {
@@ -124,6 +124,41 @@ TEST_CASE("mxfp8 sm_90a arguments: data, scale and output sizes must be what the
   g   = good;
   g.k = 1000;
   CHECK(contains(mxfp8_sm90_check_args(g), "multiple of 32"));
+}
+
+TEST_CASE("bw sm_90a shapes and arguments: dims >= 1, K a multiple of 16, any M and N, sizes and alignment",
+          "[bw][shape]") {
+  CHECK(bw_sm90_check_shape(4096, 4096, 4096).empty());
+  CHECK(bw_sm90_check_shape(1, 1, 16).empty());
+  CHECK(bw_sm90_check_shape(129, 777, 272).empty());  // K % 128 = 16: a short last 128-block
+  CHECK(contains(bw_sm90_check_shape(0, 128, 128), "M=0 is below 1"));
+  const std::string k40 = bw_sm90_check_shape(256, 128, 40);
+  CHECK(contains(k40, "not a multiple of 16"));
+  CHECK(contains(k40, "try K=32"));
+  const int64_t m = 300, n = 520, k = 544;
+  const BwGemmArgs good{reinterpret_cast<const void*>(256), reinterpret_cast<const float*>(256),
+                        reinterpret_cast<const void*>(256), reinterpret_cast<const float*>(256),
+                        reinterpret_cast<void*>(256), m, n, k, uint64_t(m * k),
+                        bw_scale_tensor_bytes(BwGranularity::Row1x128, m, k), uint64_t(n * k),
+                        bw_scale_tensor_bytes(BwGranularity::Block128x128, n, k), uint64_t(m * n * 2)};
+  CHECK(bw_sm90_check_args(good).empty());
+  CHECK(good.sfa_bytes == 5 * 300 * 4);  // L = 5 columns of 300 floats (300 is a multiple of 4)
+  CHECK(good.sfb_bytes == 5 * 8 * 4);    // 5 row blocks x round_up(5, 4) = 8 floats
+  BwGemmArgs g = good;
+  g.sfa_bytes -= 16;
+  CHECK(contains(bw_sm90_check_args(g), "A's 1x128 scales"));
+  g = good;
+  g.sfb_bytes = bw_scale_tensor_bytes(BwGranularity::Row1x128, n, k);  // the other granularity's size
+  CHECK(contains(bw_sm90_check_args(g), "B's 128x128 scales"));
+  g = good;
+  g.c_bytes *= 2;  // an fp32 output buffer: the kernel writes bf16
+  CHECK(contains(bw_sm90_check_args(g), "C (bf16)"));
+  g   = good;
+  g.c = nullptr;
+  CHECK(contains(bw_sm90_check_args(g), "null"));
+  g   = good;
+  g.sfb = reinterpret_cast<const float*>(264);
+  CHECK(contains(bw_sm90_check_args(g), "16-byte aligned"));
 }
 
 TEST_CASE("e8m0_to_float: every byte decodes to 2^(s-127) exactly, 0x00 to the subnormal 2^-127, 0xFF to NaN",

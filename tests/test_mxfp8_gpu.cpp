@@ -4,7 +4,9 @@
 //    the wrong row, column or block, or any block lost or counted twice, changes it.
 //  - random normal inputs with outlier rows, quantized on the GPU under both rules, at several shapes: within
 //    the derived element-wise bound of the cuBLAS bf16 -> fp32 reference on the exactly dequantized operands.
-// Outputs are poisoned (NaN) before each run. Skipped (GEMM_SKIP_CODE) without an sm_90 GPU.
+// Ragged shapes (M, N not multiples of the tile, a short last K tile, odd N) in both. Outputs are poisoned
+// (NaN) before each run, with a poisoned guard band after C that must stay untouched (an unclipped store at
+// the edge lands there). Skipped (GEMM_SKIP_CODE) without an sm_90 GPU.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
@@ -34,6 +36,8 @@ uint64_t test_seed() {
   return seed;
 }
 
+constexpr size_t GUARD = 4096;  // fp32 after C, poisoned: must be untouched
+
 struct DeviceMx {
   void *a = nullptr, *sfa = nullptr, *b = nullptr, *sfb = nullptr;
   float* c = nullptr;
@@ -45,7 +49,7 @@ struct DeviceMx {
     CUDA_CHECK(cudaMalloc(&b, args.b_bytes));
     CUDA_CHECK(cudaMalloc(&sfa, args.sfa_bytes));
     CUDA_CHECK(cudaMalloc(&sfb, args.sfb_bytes));
-    CUDA_CHECK(cudaMalloc(&c, args.c_bytes));
+    CUDA_CHECK(cudaMalloc(&c, args.c_bytes + GUARD * 4));
     args.a = a, args.b = b, args.sfa = sfa, args.sfb = sfb, args.c = c;
   }
   ~DeviceMx() {
@@ -53,12 +57,17 @@ struct DeviceMx {
   }
   std::vector<float> run(const MxVariant& v) const {  // one launch on a poisoned output
     REQUIRE(mxfp8_sm90_check_args(args).empty());
-    CUDA_CHECK(cudaMemset(c, 0xFF, args.c_bytes));
+    CUDA_CHECK(cudaMemset(c, 0xFF, args.c_bytes + GUARD * 4));
     v.prepare(args)(nullptr);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
     std::vector<float> out(size_t(args.m * args.n));
     CUDA_CHECK(cudaMemcpy(out.data(), c, args.c_bytes, cudaMemcpyDeviceToHost));
+    std::vector<uint32_t> guard(GUARD);
+    CUDA_CHECK(cudaMemcpy(guard.data(), c + args.m * args.n, GUARD * 4, cudaMemcpyDeviceToHost));
+    size_t guard_written = 0;
+    for (uint32_t g : guard) guard_written += g != 0xFFFFFFFFu;
+    CHECK(guard_written == 0);
     return out;
   }
 };
@@ -72,7 +81,11 @@ TEST_CASE("mxfp8 sm_90a: exact inputs give the dequantized product bit for bit",
   };
   // 2048 x 1152: 72 pairs of 128 x 128 tiles, more than the 66 clusters an H100 holds, so some CTAs run two
   // tiles, with the ring's stages and phases carried from one to the next (4 K tiles each: 8 stages of 6).
-  for (const Shape s : {Shape{256, 128, 128}, Shape{256, 256, 1024}, Shape{512, 384, 512}, Shape{2048, 1152, 512}}) {
+  // Ragged: 300 x 520 x 544 (3 M tiles: a padding tile; the last N tile's second half of B wholly outside;
+  // a last K tile of one MX block), 129 x 777 x 96 (odd N, stored one float at a time; K below one K tile),
+  // 1 x 1 x 32.
+  for (const Shape s : {Shape{256, 128, 128}, Shape{256, 256, 1024}, Shape{512, 384, 512}, Shape{2048, 1152, 512},
+                        Shape{300, 520, 544}, Shape{129, 777, 96}, Shape{1, 1, 32}}) {
     CAPTURE(s.m, s.n, s.k, test_seed());
     std::mt19937_64 gen(test_seed() ^ uint64_t(s.m * 31 + s.n * 7 + s.k));
     const int cols = int(s.k / 32);
@@ -80,7 +93,8 @@ TEST_CASE("mxfp8 sm_90a: exact inputs give the dequantized product bit for bit",
                     std::vector<uint8_t>& scale_grid) {
       data.resize(size_t(rows * s.k));
       for (auto& x : data) x = values[gen() % 9];
-      scales.assign(mx_scale_tensor_bytes(rows, s.k), 0x00);
+      // padding bytes (rows to 128, K blocks to 4) 0xFF, a NaN scale: the kernel must not let them reach C
+      scales.assign(mx_scale_tensor_bytes(rows, s.k), 0xFF);
       scale_grid.resize(size_t(rows * cols));
       for (int64_t r = 0; r < rows; ++r)
         for (int j = 0; j < cols; ++j) {
@@ -132,7 +146,8 @@ TEST_CASE("mxfp8 sm_90a: random normal inputs with outlier rows, both rules, wit
   // 2048 x 2176: 136 pairs of tiles, up to 3 per cluster on an H100 (the persistent loop's later turns)
   for (const Case t : {Case{256, 128, 128, MxRule::Rceil}, Case{512, 384, 1024, MxRule::Floor},
                        Case{1024, 768, 2048, MxRule::Rceil}, Case{768, 256, 4096, MxRule::Floor},
-                       Case{2048, 2176, 384, MxRule::Rceil}}) {
+                       Case{2048, 2176, 384, MxRule::Rceil}, Case{300, 520, 544, MxRule::Floor},
+                       Case{1000, 777, 1056, MxRule::Rceil}}) {
     CAPTURE(t.m, t.n, t.k, mx_rule_name(t.rule), test_seed());
     DeviceMx d(t.m, t.n, t.k);
     void *staging = nullptr, *a16 = nullptr, *b16 = nullptr, *a_abs = nullptr, *b_abs = nullptr;

@@ -1,0 +1,48 @@
+// matmul_bw.h: what the blockwise-scaled FP8 GEMM kernel (mxfp8/matmul_bw_sm90.cu) takes, and the checks
+// made before anything is launched.
+//
+// C[M,N] (bf16, row-major) = dequant(A)[M,K] * dequant(B)[N,K]^T, where A and B are e4m3 [rows, K] (K-major)
+// with fp32 scales as mxfp8/bw_quant.h defines them: A one per 1x128 block (a row, 128 elements of K), B one
+// per 128x128 block (DeepSeek-V3's recipe), in cuBLASLt's VEC128_32F and BLK128x128_32F layouts
+// (mxfp8/bw_scale_layout.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/problem.h"  // Launch
+#include "common/trace.h"    // DeviceTrace
+
+namespace gemm {
+
+struct BwGemmArgs {
+  const void* a;     // e4m3 [M, K]
+  const float* sfa;  // fp32, 1x128 blocks: bw_1x128_scale_count(M, K) floats
+  const void* b;     // e4m3 [N, K]
+  const float* sfb;  // fp32, 128x128 blocks: bw_128x128_scale_count(N, K) floats
+  void* c;           // bf16 [M, N]
+  int64_t m, n, k;
+  // Sizes of the buffers above in bytes, as the caller allocated them: checked against what the shape needs.
+  uint64_t a_bytes, sfa_bytes, b_bytes, sfb_bytes, c_bytes;
+};
+
+// "" if the shape is one the kernel takes; else one line naming the constraint and the nearest valid value:
+// every dimension >= 1, K a multiple of 16 (a 16-byte e4m3 row: TMA's stride rule, and the quantizer's),
+// indices below 2^30. Any M and N.
+std::string bw_sm90_check_shape(int64_t m, int64_t n, int64_t k);
+// The shape, then null pointers, alignment, and every buffer size against what the shape needs.
+std::string bw_sm90_check_args(const BwGemmArgs& g);
+
+// A kernel variant: tensor maps, shared-memory size and the cluster launch are built by `prepare`, which exits
+// with a message if bw_sm90_check_args(g) is not empty (callers check first).
+struct BwVariant {
+  const char* name;    // "bw"
+  const char* what;    // one line for the table
+  const char* kernel;  // which kernel and file
+  Launch (*prepare)(const BwGemmArgs&);
+  Launch (*prepare_traced)(const BwGemmArgs&, DeviceTrace& trace);  // the profiler compiled in; never timed
+};
+std::vector<BwVariant> bw_sm90_variants();
+
+}  // namespace gemm
