@@ -106,7 +106,8 @@ constexpr int C_BOX_COLS     = 64;                  // columns of a TMA store bo
 constexpr int C_PART_COLS    = BLOCK_N / C_PARTS;   // columns of C staged at once per warpgroup
 constexpr int C_BOXES        = C_PART_COLS / C_BOX_COLS;  // TMA store boxes per part and warpgroup
 constexpr int PARTIAL_FLOATS = ACC_REGS * 128;      // one warpgroup's fp32 partial: its 64 x 256 accumulators
-constexpr int MIN_SK_ITERS   = 4;                   // stream-K: no range shorter than this many K tiles
+constexpr int MIN_SK_ITERS   = 4;                   // stream-K (v7b, v7c): no range shorter than this many K tiles
+constexpr int FIXUP_ITERS    = 3;                   // v7d's rule: one partial written or read costs ~3 K tiles
 
 constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 2, Swizzle::B128};
 constexpr KMajorTile B_TILE{BLOCK_N, BLOCK_K, 2, Swizzle::B128};
@@ -482,7 +483,8 @@ struct FixupMemory {
 };
 
 // With `trace`: the TRACE=true instantiation, recording into a buffer sized from the plan (--trace).
-template <StreamKPolicy POLICY>
+// PICK: the policy and the ranges' minimum length come from the picking rule (pick_streamk), not POLICY.
+template <StreamKPolicy POLICY, bool PICK>
 Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
   // The tensor maps are v6's.
   const TmaDesc a_desc    = kmajor_tma_2d(g.m, g.k, BLOCK_M, BLOCK_K, 2, Swizzle::B128);
@@ -503,9 +505,16 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
   PersistentGrid grid =
       persistent_grid(kernel, NUM_THREADS, SMEM_BYTES, CLUSTER_SIZE, tiles_m, tiles_n, "v7 (sm_90a)");
   const int units = (tiles_m + CLUSTER_SIZE - 1) / CLUSTER_SIZE * tiles_n, iters = num_k_tiles(g.k, BLOCK_K);
+  StreamKPolicy policy = POLICY;
+  int min_iters        = MIN_SK_ITERS;
+  if (PICK) {
+    const StreamKChoice choice = pick_streamk(units, iters, grid.max_clusters, FIXUP_ITERS);
+    policy                     = choice.policy;
+    min_iters                  = choice.min_iters;
+  }
   const StreamKPlan plan =
-      make_streamk_plan(units, iters, POLICY == StreamKPolicy::DataParallel ? grid.clusters : grid.max_clusters,
-                        POLICY, MIN_SK_ITERS);
+      make_streamk_plan(units, iters, policy == StreamKPolicy::DataParallel ? grid.clusters : grid.max_clusters,
+                        policy, min_iters);
   grid.resize(plan.dp_units > 0 ? plan.workers : plan.sk_workers);
   std::shared_ptr<FixupMemory> fixup;
   if (plan.sk_workers > 0) fixup = std::make_shared<FixupMemory>(grid.clusters * CLUSTER_SIZE);
@@ -530,13 +539,13 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
     (void)fixup;  // held by the launch: the workspace lives as long as any copy of it
   };
 }
-template <StreamKPolicy POLICY>
+template <StreamKPolicy POLICY, bool PICK = false>
 Launch prepare_v7_untraced(const GemmArgs& g) {
-  return prepare_v7<POLICY>(g, nullptr);
+  return prepare_v7<POLICY, PICK>(g, nullptr);
 }
-template <StreamKPolicy POLICY>
+template <StreamKPolicy POLICY, bool PICK = false>
 Launch prepare_v7_traced(const GemmArgs& g, DeviceTrace& trace) {
-  return prepare_v7<POLICY>(g, &trace);
+  return prepare_v7<POLICY, PICK>(g, &trace);
 }
 
 }  // namespace
@@ -553,6 +562,9 @@ std::vector<Variant> sm90_variants() {
        prepare_v7_untraced<StreamKPolicy::StreamK>, prepare_v7_traced<StreamKPolicy::StreamK>},
       {"v7c", "hybrid: whole waves, stream-K for the last 1-2", kernel, any_mn, tiles,
        prepare_v7_untraced<StreamKPolicy::Hybrid>, prepare_v7_traced<StreamKPolicy::Hybrid>},
+      {"v7d", "picked per shape: v7a, or stream-K split to the cost model; the default", kernel, any_mn, tiles,
+       prepare_v7_untraced<StreamKPolicy::DataParallel, true>,
+       prepare_v7_traced<StreamKPolicy::DataParallel, true>},
   };
 }
 
