@@ -1,65 +1,55 @@
-// matmul_v6_sm90.cu: stage 6 on Hopper (sm_90a), the twin of matmul_v6.cu with wgmma: persistent CTA pairs
-// that loop over output tiles in an L2-aware order, an epilogue that overlaps the next tile's main loop, and
-// any M and N.
+// matmul_v7_sm90.cu: stage 7 on Hopper (sm_90a): work, not tiles, is what gets scheduled. v6's persistent
+// CTA pairs, its ring, its epilogue and its edges, unchanged; what changes is what a pair is given to do:
+// pieces of work (an output unit and a range of its K tiles) from a stream-K plan, and the fixup that adds
+// the partial sums of a unit that several pairs shared. (The Blackwell file, matmul_v7.cu, is not written
+// yet: this stage runs on Hopper only.)
 //
 // C[M,N] = A[M,K] * B[N,K]^T, bf16 in and out, fp32 accumulation, both operands K-major.
 //
-// What changed since v5 (seed 000, "Persistent kernel"; seed 001, "Optimization 6"):
-//  1. Persistent grid. As many 2-CTA clusters as can be resident at once (cudaOccupancyMaxActiveClusters:
-//     66 on the H100's 132 SMs), never more than there are pairs of tiles; each cluster loops over the
-//     output tiles that common/scheduler.h gives it (a 256x256 pair of tiles per turn, the two CTAs on
-//     vertically adjacent 128-row tiles, as in v5). The ring's stage index and phase carry across tiles, in
-//     every role: the producer fills the stages of the next tile while the consumers finish this one.
-//  2. The schedule is a template parameter: v6a static (round-robin, N fastest), v6b grouped (v5's order,
-//     GROUP_M = 16 rows of tiles), v6c Hilbert. Each role keeps its own copy of the iterator; all see the
-//     same tiles.
-//  3. Overlapped epilogue through shared memory and a TMA store. v5's consumers wrote C from registers with
-//     st.global, about 5 us per tile at 4096^3 with the tensor pipe idle (ncu: 11% of the run); here each
-//     consumer warpgroup converts its 64x256 accumulators to bf16, writes them with stmatrix into a C buffer
-//     laid out in the 128-byte swizzle (so that the 8 rows of each 8x8 matrix fall in 8 different 16-byte
-//     bank groups: no bank conflict), fences the generic-proxy writes for the async proxy
-//     (fence.proxy.async), syncs its 128 threads on a named barrier, and one thread issues the TMA stores
-//     (64-column boxes) and commits them as a bulk async-group. The warpgroup then starts the next tile's
-//     wgmmas at once: the store drains from shared memory to global memory under the next main loop. Before
-//     the C buffer is written again, the thread that issued the stores waits for them to have READ it
-//     (cp.async.bulk.wait_group.read), then the warpgroup syncs.
-//     The C buffer costs shared memory that the ring wants: 4 x 48 KB stages + a whole 128x256 bf16 tile
-//     (64 KB) do not fit in 227 KB. So each warpgroup stores its 64 x 256 block in two halves of 128
-//     columns (C_PARTS = 2, a 32 KB buffer), waiting for the first half to be read before writing the
-//     second. Measured on the H100 (paired, v6b; README, Stage 6): 3 stages and a whole-tile buffer
-//     (C_PARTS = 1) 0.966x cuBLAS at 4096^3 and 1.004x at 8192^3, against 0.997x and 1.025x for this; a
-//     per-warp form (16 x 64 chunks, two 2 KB buffers per warp, no warpgroup barrier) measured the same
-//     as this (0.993x against 0.996x at 4096^3; ncu: 210.7 against 210.9 us) and was not kept. With the
-//     store overlapped the tensor pipe is 94% busy at 4096^3 (ncu; v5: 81%).
-//     Why not ping-pong consumers (one warpgroup's epilogue under the other's MMAs, CUTLASS's "pingpong"):
-//     each warpgroup would own a whole 128x256 tile, 256 accumulator registers per thread, which do not fit
-//     beside the addresses in the 255 a thread may have; with 64x256 per warpgroup both warpgroups finish a
-//     tile together, and only the store through shared memory gets their registers free in time.
-//  4. Any M >= 1, N >= 1, K % 8 == 0 (common/edge.h). The loads use 2D tensor maps (K extent = K, so the box
-//     of a short last K tile is zero-filled past K; v5's 3D map cut K into whole 64-element slices), and
-//     TMA zero-fills the rows of a box past M or N. A box wholly outside the tensor (the A box of the padding
-//     tile of a pair when the number of M tiles is odd, the second half of B when N ends in the first) is
-//     not issued, and not counted in the stage's expect_tx; the smem rows it would fill keep old values,
-//     which only reach accumulator rows or columns that are never stored. The padding CTA still multicasts
-//     its half of B, which its peer needs, waits for and releases every stage, and runs its MMAs (on whatever
-//     its A stages hold: a branch around them serialises every wgmma), but stores nothing. The TMA
-//     store clips the box to the tensor. Where N % 8 != 0, C's row (N * 2 bytes) is no valid TMA stride:
-//     those shapes take a predicated st.global epilogue instead (one bf16 at a time: the row start is not
-//     even 4-byte aligned), chosen at run time, so that every shape the rule accepts works.
-//  5. Exit: the consumers' last stage is released at the end of each tile (v5 never released its last one);
-//     the thread that issued the TMA stores waits for them before the final cluster barrier.
+// What changed since v6 (seed 000 leaves "a few extra tricks" as an exercise; v6 did the tile order):
+//  1. The plan (common/streamk.h, tested on the CPU). A unit is a pair of 128x256 tiles, as in v6, in v6b's
+//     grouped order; an iteration is one unit times one K tile. Worker w (cluster w) gets pieces from
+//     StreamKWork(plan, w): whole units first, then its stream-K range of iterations, cut evenly over the
+//     workers, which may begin in the middle of one unit's K and end in the middle of another's. Every role
+//     of both CTAs walks the same pieces. The variants differ only in the plan: v7a data-parallel (every
+//     unit whole: v6b's schedule through the new code), v7b stream-K (every iteration in the stream-K
+//     region, ranges of at least MIN_SK_ITERS), v7c hybrid (whole waves, then the partial last wave and one
+//     full wave as stream-K), v7d picked per shape by the rule of pick_streamk (the default: stream-K only
+//     where the units do not fill the workers once, split as finely as its cost model says).
+//  2. The main loop runs K tiles [k_begin, k_end) of a piece: the producer loads them, the consumers start
+//     the accumulator with scale-d 0 at k_begin, and the ring's stage and phase carry across pieces as they
+//     carried across tiles in v6.
+//  3. The fixup, per consumer warpgroup (each owns 64 rows of the tile, so the two never wait for each
+//     other). A piece that starts past K tile 0 ("Partial") writes its 64x256 fp32 accumulators to its slot
+//     of a global workspace (64 KB; thread t's float4 j at float4 j * 128 + t: coalesced, and the finisher's
+//     thread t holds the same elements), syncs its 128 threads on its named barrier, and one thread raises
+//     the slot's flag with st.release.gpu. The piece at K tile 0 of a split unit ("Finisher") ends its own
+//     K range, then, for each later segment in K order, spins with ld.acquire.gpu until its flag is up,
+//     lowers it again, syncs the warpgroup, and adds the partial (ld.global.cg: from L2). The sum order is
+//     the plan's (own part, then segment 1, 2, ...), not the order the partials land in: two runs give
+//     bit-identical output. Memory order: every thread's partial stores precede the barrier, and the release
+//     by one thread after it is cumulative over them; the acquire by one thread, then the barrier, makes
+//     them visible to the warpgroup.
+//  4. No reset between launches. A flag is 0 between launches: raised by its writer, lowered by the one
+//     finisher that consumes it, in the same launch (every partial has exactly one finisher: the CPU
+//     tests). A launch back to back with the last one (the timing loop) therefore finds every flag down, and
+//     nothing outside the kernel is timed or needed. (An epoch number per launch would also do, but it is
+//     host state that a captured CUDA graph would freeze; the flag that is lowered by its reader is not.)
+//  5. The grid: data-parallel plans launch v6's grid (at most one cluster per unit); stream-K plans launch
+//     every cluster that can be resident (a finisher waits for other workers, which must all be running:
+//     cudaOccupancyMaxActiveClusters), or only as many as the plan has ranges for. The workspace (one 64 KB
+//     partial and one flag per consumer warpgroup of each CTA) is allocated once per prepared launch, as
+//     cuBLAS's workspace is.
 //
-// Why it helps: the tensor cores no longer idle while C is written (v5 lost ~11% at 4096^3 there); the
-// setup of a CTA (barriers, cluster barrier) is paid once per SM, not once per tile; and
-// the schedule keeps the tiles that run together close in C, so that their A and B blocks are L2 hits.
-// What it costs: one ring stage, or a half-tile store split (C_PARTS); a wave quantisation of its own when
-// the number of tiles is not a multiple of the clusters (the last turn runs on fewer SMs); the schedule's
-// integer arithmetic per tile; a named barrier and a fence per store.
+// Why it helps: where the units do not fill the GPU (one 256x256 unit with a long K, a row of units of a
+// skinny M) every SM gets an equal share of the MAC iterations instead of most of them idling.
+// What it costs: per split unit, a 64 KB fp32 partial per warpgroup written and read back through L2 (~3 us
+// each on the H100 when every SM does it at once: README, "Where the time goes"), a pipeline drain at each
+// piece boundary, and, when a worker's range spans several units, the L2 reuse of the grouped order: the
+// workers are then on units far apart in C at the same time.
 //
-// PTX ISA sections: as v5, plus "cp.async.bulk.tensor" (the .global.shared::cta store, .bulk_group),
-// "cp.async.bulk.commit_group", "cp.async.bulk.wait_group" (.read), "stmatrix", "membar/fence"
-// (fence.proxy.async), "bar.sync" (named barriers), and the CUDA Runtime API's
-// cudaOccupancyMaxActiveClusters.
+// PTX ISA sections: as v6, plus "Memory Consistency Model" (release and acquire patterns at .gpu scope),
+// "st" (.release.gpu), "ld" (.acquire.gpu, .cg).
 #include <cuda_bf16.h>
 
 #include <memory>
