@@ -112,7 +112,7 @@ GEMM_HD constexpr StreamKPlan make_streamk_plan(int units, int iters, int worker
 //
 // A cost model in K-tile iterations of one worker, with one measured constant: `fixup_iters`, what writing
 // one partial, or reading and adding one, costs in iterations (v7 on the H100: ~3 us each when every SM does
-// it at once, against ~1 us per iteration; v7_streamk/README.md, "The picking rule").
+// it at once, against ~0.75-1 us per iteration; v7_streamk/README.md, "The picking rule").
 //  - Data-parallel: ceil(units / workers) turns of `iters` iterations.
 //  - Stream-K with ranges of at least s iterations: the longest range L, plus, per worker, one partial
 //    written and (segments - 1) read by the finisher of a unit split into `segments` pieces, on the worst
@@ -121,7 +121,7 @@ GEMM_HD constexpr StreamKPlan make_streamk_plan(int units, int iters, int worker
 // or more of units, the most it can win is the idle part of the last wave, which the measurements found
 // smaller than its fixup, and spreading each worker's range over several units at once costs L2 reuse
 // (4096^3 and 8192^3 in the README). s runs over the powers of two up to iters; the cheapest plan wins, ties
-// to data-parallel and then to the longer ranges (fewer partials).
+// to data-parallel, and between stream-K plans to the shorter ranges (more workers).
 struct StreamKChoice {
   StreamKPolicy policy = StreamKPolicy::DataParallel;
   int min_iters        = 0;  // StreamK: the plan's min_iters
@@ -146,7 +146,7 @@ GEMM_HD constexpr StreamKChoice pick_streamk(int units, int iters, int workers, 
       segments       = segs > segments ? segs : segments;
     }
     const long long cost = longest + (segments > 1 ? (long long)fixup_iters * segments : 0);
-    if (cost < best.cost || (cost == best.cost && best.policy == StreamKPolicy::StreamK)) {
+    if (cost < best.cost) {
       best.policy    = StreamKPolicy::StreamK;
       best.min_iters = s;
       best.cost      = cost;

@@ -177,10 +177,12 @@ TEST_CASE("variants that take any M and N match cuBLAS at ragged shapes, and wri
 TEST_CASE("two runs give bit-identical output") {
   for (const Variant& v : variants()) {
     // Stages that take any M and N (v6 on) also at shapes where a stream-K schedule (v7) splits units
-    // between CTAs, whose partial sums a fixup adds: a ragged grid of 72 pair units (more than the clusters
-    // of an H100), and a single 256 x 256 unit with a long K, split many ways.
+    // between CTAs, whose partial sums a fixup adds: 72 pair units (more than the 66 clusters of an H100:
+    // v7b and v7c split them), and a single 256 x 256 unit with a long K (every stream-K variant splits it).
+    // Whole tiles: at ragged shapes such as 2053 x 2047 x 2056 cuBLAS is the one that is off (the ragged
+    // test settles that), which would fail the check of the first run for a reason that is not the kernel's.
     std::vector<Shape> shapes{test_shapes(v.shape)[1]};
-    if (takes_any_mn(v)) shapes.insert(shapes.end(), {{2053, 2047, 2056}, {256, 256, 8192}});
+    if (takes_any_mn(v)) shapes.insert(shapes.end(), {{2048, 2304, 1024}, {256, 256, 8192}});
     for (const Shape& s : shapes) {
       Problem p(s.m, s.n, s.k, test_seed());
       const Launch launch = v.prepare(p.args);

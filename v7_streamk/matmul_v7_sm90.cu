@@ -97,7 +97,7 @@ constexpr int C_PART_COLS    = BLOCK_N / C_PARTS;   // columns of C staged at on
 constexpr int C_BOXES        = C_PART_COLS / C_BOX_COLS;  // TMA store boxes per part and warpgroup
 constexpr int PARTIAL_FLOATS = ACC_REGS * 128;      // one warpgroup's fp32 partial: its 64 x 256 accumulators
 constexpr int MIN_SK_ITERS   = 4;                   // stream-K (v7b, v7c): no range shorter than this many K tiles
-constexpr int FIXUP_ITERS    = 3;                   // v7d's rule: one partial written or read costs ~3 K tiles
+constexpr int FIXUP_ITERS    = 4;                   // v7d's rule: one partial written or read costs ~4 K tiles
 
 constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 2, Swizzle::B128};
 constexpr KMajorTile B_TILE{BLOCK_N, BLOCK_K, 2, Swizzle::B128};
