@@ -116,8 +116,10 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
   if (all.empty()) {
     // A stage whose kernel for this architecture is not written yet (v7 on Blackwell): say so, run nothing.
     const bool numbered = stage[0] == 'v' && std::isdigit(static_cast<unsigned char>(stage[1]));
-    const std::string before = numbered ? "matmul_v" + std::to_string(std::atoi(stage + 1) - 1) : "an earlier stage";
-    std::fprintf(stderr, "%s: the %s %s kernel is not written yet (this binary holds only the %s one); run %s\n",
+    const std::string before =
+        numbered ? "matmul_v" + std::to_string(std::atoi(stage + 1) - 1) : "an earlier stage";
+    std::fprintf(stderr,
+                 "%s: the %s %s kernel is not written yet (this binary holds only the %s one); run %s\n",
                  prog.c_str(), stage, arch == Arch::Sm100 ? "Blackwell (sm_100a)" : "Hopper (sm_90a)",
                  arch == Arch::Sm100 ? "Hopper (sm_90a)" : "Blackwell (sm_100a)", before.c_str());
     return EXIT_NO_GPU_HERE;
@@ -224,7 +226,8 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
     int best       = 0;
     for (int i = 0; i < cublas.candidates(); ++i) {
       std::vector<Launch> candidate;
-      for (const GemmArgs& s : sets) candidate.push_back([&cublas, s, i](cudaStream_t st) { cublas.run(s, st, i); });
+      for (const GemmArgs& s : sets)
+        candidate.push_back([&cublas, s, i](cudaStream_t st) { cublas.run(s, st, i); });
       const double ms = time_alone(candidate, probe).launch_ms.median;
       std::printf("cuBLAS %s: %.4f ms\n", cublas.describe(i).c_str(), ms);
       if (i == 0 || ms < best_ms) {
@@ -235,7 +238,8 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
     for (const GemmArgs& s : sets)
       best_launches.push_back([&cublas, s, best](cudaStream_t st) { cublas.run(s, st, best); });
     best_algo = "pick " + std::to_string(best + 1) + " of " + std::to_string(cublas.candidates());
-    std::printf("cuBLAS at its best: heuristic %s (of the %d timed)\n", best_algo.c_str(), cublas.candidates());
+    std::printf("cuBLAS at its best: heuristic %s (of the %d timed)\n", best_algo.c_str(),
+                cublas.candidates());
   }
 
   // The reference row: cuBLAS's side of the first pairing (or cuBLAS alone when no kernel is chosen).

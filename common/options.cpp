@@ -120,7 +120,8 @@ std::string parse_options(int argc, const char* const* argv, Options& opt) {
     } else if (!std::strcmp(a, "--cublas-best")) {
       const char* s = value(a);
       if (!parse_int(s, 1, 64, v))
-        return std::string("--cublas-best needs a number of algorithms in [1, 64], got '") + (s ? s : "") + "'";
+        return std::string("--cublas-best needs a number of algorithms in [1, 64], got '") + (s ? s : "") +
+               "'";
       opt.cublas_best = int(v);
     } else if (!std::strcmp(a, "--schedule")) {
       const char* s = value(a);

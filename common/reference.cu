@@ -47,7 +47,7 @@ struct CublasLtGemm::Impl {
   cublasLtMatmulDesc_t op   = nullptr;
   cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
   cublasLtMatmulHeuristicResult_t heur[64]{};
-  int found = 0;
+  int found              = 0;
   void* workspace        = nullptr;
   size_t workspace_bytes = size_t(32) << 20;
 };
@@ -98,7 +98,9 @@ void CublasLtGemm::run(const GemmArgs& g, cudaStream_t stream, int candidate) co
                               &s.heur[candidate].algo, s.workspace, s.workspace_bytes, stream));
 }
 
-int CublasLtGemm::candidates() const { return impl_->found; }
+int CublasLtGemm::candidates() const {
+  return impl_->found;
+}
 
 std::string CublasLtGemm::describe(int candidate) const {
   const cublasLtMatmulAlgo_t& a = impl_->heur[candidate].algo;
@@ -109,8 +111,9 @@ std::string CublasLtGemm::describe(int candidate) const {
   cublasLtMatmulAlgoConfigGetAttribute(&a, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof stages, &got);
   cublasLtMatmulAlgoConfigGetAttribute(&a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk, &got);
   return "heuristic pick " + std::to_string(candidate + 1) + " (algo " + std::to_string(id) + ", tile id " +
-         std::to_string(tile) + ", stages id " + std::to_string(stages) + ", split-K " + std::to_string(splitk) +
-         ", workspace " + std::to_string(impl_->heur[candidate].workspaceSize >> 10) + " KB)";
+         std::to_string(tile) + ", stages id " + std::to_string(stages) + ", split-K " +
+         std::to_string(splitk) + ", workspace " +
+         std::to_string(impl_->heur[candidate].workspaceSize >> 10) + " KB)";
 }
 
 }  // namespace gemm

@@ -25,7 +25,7 @@ class CublasLtGemm {
   CublasLtGemm(const CublasLtGemm&)            = delete;
   CublasLtGemm& operator=(const CublasLtGemm&) = delete;
   void run(const GemmArgs& args, cudaStream_t stream, int candidate = 0) const;
-  int candidates() const;                 // algorithms the heuristic returned (>= 1)
+  int candidates() const;                     // algorithms the heuristic returned (>= 1)
   std::string describe(int candidate) const;  // "algo 21, tile 256x128, stages 4, split-K 1, ..." for reports
 
  private:

@@ -15,9 +15,10 @@ std::string fmt(const char* f, double v) {
 // --cublas-best: the ratio to cuBLAS at its best, beside the first pick's (RESULT| fields, before what=).
 std::string best_fields(const ReportRow& r) {
   if (!r.has_best) return "";
-  return "cublas_best_tflops=" + fmt("%.2f", r.best_tflops) + "|ratio_best=" + fmt("%.4f", r.ratio_best.median) +
-         "|ratio_best_min=" + fmt("%.4f", r.ratio_best.min) + "|ratio_best_max=" + fmt("%.4f", r.ratio_best.max) +
-         "|cublas_best=" + r.best_algo + "|";
+  return "cublas_best_tflops=" + fmt("%.2f", r.best_tflops) +
+         "|ratio_best=" + fmt("%.4f", r.ratio_best.median) +
+         "|ratio_best_min=" + fmt("%.4f", r.ratio_best.min) +
+         "|ratio_best_max=" + fmt("%.4f", r.ratio_best.max) + "|cublas_best=" + r.best_algo + "|";
 }
 
 }  // namespace
@@ -41,8 +42,8 @@ void print_report(const ReportHeader& h, const std::vector<ReportRow>& rows, boo
   for (const ReportRow& r : rows)
     if (r.has_best && r.timed)
       std::printf("%-7s against cuBLAS at its best (%s): %.1f TFLOPS, ratio %.3fx (%.3f-%.3f)\n",
-                  r.variant.c_str(), r.best_algo.c_str(), r.best_tflops, r.ratio_best.median, r.ratio_best.min,
-                  r.ratio_best.max);
+                  r.variant.c_str(), r.best_algo.c_str(), r.best_tflops, r.ratio_best.median,
+                  r.ratio_best.min, r.ratio_best.max);
   // One machine-readable line per row, '|'-separated key=value pairs (run_all.sh parses these).
   for (const ReportRow& r : rows) {
     std::printf(

@@ -124,7 +124,7 @@ GEMM_HD constexpr StreamKPlan make_streamk_plan(int units, int iters, int worker
 // to data-parallel, and between stream-K plans to the shorter ranges (more workers).
 struct StreamKChoice {
   StreamKPolicy policy = StreamKPolicy::DataParallel;
-  int min_iters        = 0;  // StreamK: the plan's min_iters
+  int min_iters        = 0;                    // StreamK: the plan's min_iters
   long long cost = 0, cost_data_parallel = 0;  // the model's estimates, in iterations
 };
 

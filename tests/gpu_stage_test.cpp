@@ -189,10 +189,11 @@ TEST_CASE("two runs give bit-identical output") {
       std::vector<uint16_t> first, second;
       const CompareResult r1 = check_launch(launch, p.args, p.ref, &first);
       const CompareResult r2 = check_launch(launch, p.args, p.ref, &second);
-      std::printf("%s %s bit-identity M=%lld N=%lld K=%lld seed=%llu: %s, %s\n", GEMM_STAGE_NAME, v.name,
-                  (long long)s.m, (long long)s.n, (long long)s.k, (unsigned long long)test_seed(),
-                  r1.summary().c_str(),
-                  std::memcmp(first.data(), second.data(), first.size() * 2) == 0 ? "identical" : "DIFFERENT");
+      std::printf(
+          "%s %s bit-identity M=%lld N=%lld K=%lld seed=%llu: %s, %s\n", GEMM_STAGE_NAME, v.name,
+          (long long)s.m, (long long)s.n, (long long)s.k, (unsigned long long)test_seed(),
+          r1.summary().c_str(),
+          std::memcmp(first.data(), second.data(), first.size() * 2) == 0 ? "identical" : "DIFFERENT");
       INFO(v.name << " M=" << s.m << " N=" << s.n << " K=" << s.k << " seed=" << test_seed());
       CHECK(r1.pass);
       CHECK(r2.pass);

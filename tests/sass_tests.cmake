@@ -98,7 +98,7 @@ set(GEMM_SASS_BUDGET_sm_103a_v6 ${GEMM_SASS_BUDGET_sm_100a_v6})
 set(GEMM_SASS_sm_90a_v7 ${GEMM_SASS_sm_90a_v6} MEMBAR.ALL.GPU STG.E.STRONG.GPU LDG.E.STRONG.GPU)
 set(GEMM_SASS_FORBIDDEN_sm_90a_v7 ${GEMM_SASS_FORBIDDEN_sm_90a_v6})
 foreach(stage ${GEMM_STAGES})
-  if(NOT stage IN_LIST GEMM_SM100_PENDING)  # a stage whose Blackwell kernel is not written yet has no sm_100a code
+  if(NOT stage IN_LIST GEMM_SM100_PENDING)  # no Blackwell kernel written yet: no sm_100a code to read
     add_sass_test(${stage} sm_100a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS ${GEMM_SASS_sm_100a_${stage}})
     add_sass_test(${stage} sm_103a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS ${GEMM_SASS_sm_100a_${stage}})
   endif()

@@ -213,12 +213,12 @@ TEST_CASE("stream-K: the picking rule (v7's default variant) at the README's sha
   using gemm::pick_streamk;
   constexpr int W = 66, F = 4;  // an H100's clusters; the fixup's cost in iterations (README)
   // A wave or more of units: data-parallel, whatever the model would say about stream-K.
-  CHECK(pick_streamk(256, 64, W, F).policy == StreamKPolicy::DataParallel);     // 4096^3
-  CHECK(pick_streamk(1024, 128, W, F).policy == StreamKPolicy::DataParallel);   // 8192^3
+  CHECK(pick_streamk(256, 64, W, F).policy == StreamKPolicy::DataParallel);    // 4096^3
+  CHECK(pick_streamk(1024, 128, W, F).policy == StreamKPolicy::DataParallel);  // 8192^3
   CHECK(pick_streamk(W, 64, W, F).policy == StreamKPolicy::DataParallel);
   // Fewer units than workers, short K: a split costs as much as it saves, or more.
-  CHECK(pick_streamk(64, 32, W, F).policy == StreamKPolicy::DataParallel);      // 2048^3
-  CHECK(pick_streamk(16, 16, W, F).policy == StreamKPolicy::DataParallel);      // 1024^3: halves, 16 = 16
+  CHECK(pick_streamk(64, 32, W, F).policy == StreamKPolicy::DataParallel);  // 2048^3
+  CHECK(pick_streamk(16, 16, W, F).policy == StreamKPolicy::DataParallel);  // 1024^3: halves, 16 = 16
   // Long K: split. 128 x 8192 x 8192: 32 units of 128, each split once (64 workers of 64 iterations).
   const auto skinny = pick_streamk(32, 128, W, F);
   CHECK(skinny.policy == StreamKPolicy::StreamK);

@@ -96,8 +96,8 @@ constexpr int C_BOX_COLS     = 64;                  // columns of a TMA store bo
 constexpr int C_PART_COLS    = BLOCK_N / C_PARTS;   // columns of C staged at once per warpgroup
 constexpr int C_BOXES        = C_PART_COLS / C_BOX_COLS;  // TMA store boxes per part and warpgroup
 constexpr int PARTIAL_FLOATS = ACC_REGS * 128;      // one warpgroup's fp32 partial: its 64 x 256 accumulators
-constexpr int MIN_SK_ITERS   = 4;                   // stream-K (v7b, v7c): no range shorter than this many K tiles
-constexpr int FIXUP_ITERS    = 4;                   // v7d's rule: one partial written or read costs ~4 K tiles
+constexpr int MIN_SK_ITERS   = 4;                   // stream-K (v7b, v7c): no range shorter than 4 K tiles
+constexpr int FIXUP_ITERS    = 4;                   // v7d's rule: a partial written or read ~ 4 K tiles
 
 constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 2, Swizzle::B128};
 constexpr KMajorTile B_TILE{BLOCK_N, BLOCK_K, 2, Swizzle::B128};
@@ -189,7 +189,8 @@ template <bool TRACE>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     matmul_v7_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                      const __grid_constant__ CUtensorMap c_map, __nv_bfloat16* c, int m, int n, int k,
-                     bool c_tma, const StreamKPlan plan, float* workspace, uint32_t* flags, TraceBuffer trace) {
+                     bool c_tma, const StreamKPlan plan, float* workspace, uint32_t* flags,
+                     TraceBuffer trace) {
 #if defined(GEMM_HAS_WGMMA)
   extern __shared__ uint8_t smem_raw[];
   uint8_t* ring = align_smem_1024(smem_raw);  // stage s: A tile at s * STAGE_BYTES, then its B tile
@@ -297,7 +298,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         ptx::mbarrier_wait(&tma_full_bar[stage], full_phase, "tma_full_bar");
         prof.end(Ev::WaitFull);
 
-        // compute: BLOCK_K/16 MMAs on this warpgroup's 64 rows of A; scale-d 0 on the piece's first. A padding
+        // compute: BLOCK_K/16 MMAs on this warpgroup's 64 rows of A; scale-d 0 at k_begin. A padding
         // tile (t.valid false) multiplies whatever its A rows hold (no A is loaded for it) and stores
         // nothing: a branch around the wgmmas makes ptxas serialise every wgmma of the kernel (warning C7520:
         // "wgmma serialized due to ... WG.AR in divergent path"), which costs far more than one wasted tile.
@@ -315,7 +316,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         prof.begin(Ev::WaitMma);
         wg::wait_group<1>();  // this warpgroup's MMAs of k_tile - 1 are done; those of k_tile may still run
         prof.end(Ev::WaitMma);
-        if (k_tile > piece.k_begin) prof.span(Ev::Mma, mma_issued);  // k_tile - 1's MMAs: from their issue to seen done
+        // k_tile - 1's MMAs: from their issue to seen done
+        if (k_tile > piece.k_begin) prof.span(Ev::Mma, mma_issued);
         mma_issued = issued;
 
         // release: one thread per consumer warpgroup says it no longer reads the stage of k_tile - 1, to both
@@ -367,7 +369,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           if (store_thread) {
             while (ptx::ld_acquire_gpu(flags + slot(w)) == 0) {
             }
-            flags[slot(w)] = 0;  // consumed: 0 again for the next launch (whose writer comes after this kernel)
+            flags[slot(w)] = 0;  // consumed: down again for the next launch (its writer runs after us)
           }
           ptx::named_barrier_sync(c_bar, 128);  // the acquire by one thread, then the barrier: seen by all
           const float4* part =
@@ -502,9 +504,8 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
     policy                     = choice.policy;
     min_iters                  = choice.min_iters;
   }
-  const StreamKPlan plan =
-      make_streamk_plan(units, iters, policy == StreamKPolicy::DataParallel ? grid.clusters : grid.max_clusters,
-                        policy, min_iters);
+  const int workers      = policy == StreamKPolicy::DataParallel ? grid.clusters : grid.max_clusters;
+  const StreamKPlan plan = make_streamk_plan(units, iters, workers, policy, min_iters);
   grid.resize(plan.dp_units > 0 ? plan.workers : plan.sk_workers);
   std::shared_ptr<FixupMemory> fixup;
   if (plan.sk_workers > 0) fixup = std::make_shared<FixupMemory>(grid.clusters * CLUSTER_SIZE);
@@ -552,7 +553,8 @@ std::vector<Variant> sm90_variants() {
        prepare_v7_untraced<StreamKPolicy::StreamK>, prepare_v7_traced<StreamKPolicy::StreamK>},
       {"v7c", "hybrid: whole waves, stream-K for the last 1-2", kernel, any_mn, tiles,
        prepare_v7_untraced<StreamKPolicy::Hybrid>, prepare_v7_traced<StreamKPolicy::Hybrid>},
-      {"v7d", "picked per shape: v7a, or stream-K split to the cost model; the default", kernel, any_mn, tiles,
+      {"v7d", "picked per shape: v7a, or stream-K split to the cost model; the default", kernel, any_mn,
+       tiles,
        prepare_v7_untraced<StreamKPolicy::DataParallel, true>,
        prepare_v7_traced<StreamKPolicy::DataParallel, true>},
   };
