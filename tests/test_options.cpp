@@ -57,7 +57,7 @@ TEST_CASE("the --trace option takes a file name") {
   CHECK(opt.trace == "out/v4.json");
 }
 
-TEST_CASE("--cublas-best takes a number of heuristic algorithms, off by default") {
+TEST_CASE("the cuBLAS-at-its-best option takes a number of heuristic algorithms, off by default") {
   Options opt;
   CHECK(opt.cublas_best == 0);  // the first pick only
   REQUIRE(parse({"--cublas-best", "8"}, opt).empty());
