@@ -1,7 +1,9 @@
 #include "common/harness.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <random>
 
@@ -111,6 +113,17 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
     opt.iters = 0;  // emulation verifies; nothing it does says anything about speed
   }
   const std::vector<Variant>& all = opt.emulate ? sm100_emulated : arch == Arch::Sm100 ? sm100 : sm90;
+  if (all.empty()) {
+    // A stage whose kernel for this architecture is not written yet (v7 on Blackwell): say so, run nothing.
+    const bool numbered = stage[0] == 'v' && std::isdigit(static_cast<unsigned char>(stage[1]));
+    const std::string before =
+        numbered ? "matmul_v" + std::to_string(std::atoi(stage + 1) - 1) : "an earlier stage";
+    std::fprintf(stderr,
+                 "%s: the %s %s kernel is not written yet (this binary holds only the %s one); run %s\n",
+                 prog.c_str(), stage, arch == Arch::Sm100 ? "Blackwell (sm_100a)" : "Hopper (sm_90a)",
+                 arch == Arch::Sm100 ? "Hopper (sm_90a)" : "Blackwell (sm_100a)", before.c_str());
+    return EXIT_NO_GPU_HERE;
+  }
 
   // Which variants, and do they accept this shape? Nothing is allocated or launched before this passes.
   std::vector<const Variant*> chosen;
@@ -184,7 +197,7 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
   }
   CUDA_CHECK(cudaDeviceSynchronize());
 
-  CublasLtGemm cublas(opt.m, opt.n, opt.k);
+  CublasLtGemm cublas(opt.m, opt.n, opt.k, opt.cublas_best > 0 ? opt.cublas_best : 1);
   std::vector<uint16_t> ref_host;
   if (opt.check && !chosen.empty()) ref_host = reference_output(cublas, sets[0], prog.c_str());
   std::vector<Launch> cublas_launches;
@@ -200,6 +213,33 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
         "through %d copies (%.0f MB, L2 %zu MB); NVML power: %s\n",
         plan.launches_per_round, plan.rounds, plan.min_seconds, plan.warmup, copies,
         double(copies * set_bytes) / 1e6, gpu.l2_bytes >> 20, nvml::power_source());
+  }
+
+  // --cublas-best: cuBLAS at its best. Each of the heuristic's first N algorithms is timed once, alone (a
+  // short run of the same method), and the fastest becomes a second reference, timed in the same cycle of
+  // rounds as the first pick and the kernel: every kernel gets both ratios, from the same rounds.
+  std::vector<Launch> best_launches;
+  std::string best_algo;
+  if (opt.cublas_best > 0 && opt.iters > 0 && !chosen.empty()) {
+    const TimingPlan probe{5, plan.launches_per_round, plan.warmup, 0.2};
+    double best_ms = 0;
+    int best       = 0;
+    for (int i = 0; i < cublas.candidates(); ++i) {
+      std::vector<Launch> candidate;
+      for (const GemmArgs& s : sets)
+        candidate.push_back([&cublas, s, i](cudaStream_t st) { cublas.run(s, st, i); });
+      const double ms = time_alone(candidate, probe).launch_ms.median;
+      std::printf("cuBLAS %s: %.4f ms\n", cublas.describe(i).c_str(), ms);
+      if (i == 0 || ms < best_ms) {
+        best_ms = ms;
+        best    = i;
+      }
+    }
+    for (const GemmArgs& s : sets)
+      best_launches.push_back([&cublas, s, best](cudaStream_t st) { cublas.run(s, st, best); });
+    best_algo = "pick " + std::to_string(best + 1) + " of " + std::to_string(cublas.candidates());
+    std::printf("cuBLAS at its best: heuristic %s (of the %d timed)\n", best_algo.c_str(),
+                cublas.candidates());
   }
 
   // The reference row: cuBLAS's side of the first pairing (or cuBLAS alone when no kernel is chosen).
@@ -293,7 +333,8 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
       all_pass = all_pass && row.check.pass;
     }
     if (opt.iters > 0) {
-      const PairedTiming t = time_paired(cublas_launches, launches, plan);
+      const PairedTiming t =
+          time_paired(cublas_launches, launches, plan, best_launches.empty() ? nullptr : &best_launches);
       if (!opt.rounds_log.empty() &&
           !write_rounds_csv(opt.rounds_log.c_str(), v->name, t, /*append=*/v != chosen.front())) {
         std::fprintf(stderr, "%s: cannot write --rounds-log %s\n", prog.c_str(), opt.rounds_log.c_str());
@@ -306,6 +347,12 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
       row.sm_clock_mhz = t.kernel.sm_clock_mhz;
       row.power_w      = t.kernel.power_w;
       fill_ref_side(row, t.ref);
+      if (t.has_best) {
+        row.has_best    = true;
+        row.best_tflops = tflops(t.best.launch_ms.median);
+        row.ratio_best  = t.ratio_best;
+        row.best_algo   = best_algo;
+      }
       if (!ref_row.timed) {
         ref_row.timed        = true;
         ref_row.launch_ms    = t.ref.launch_ms;

@@ -48,6 +48,9 @@ std::string usage(const char* prog) {
                         emulator (common/tcgen05_emu.h) and verify them against cuBLAS. Emulation checks
                         correctness only: nothing is timed
   --schedule S          with --emulate: eager, late or both (default) of the emulator's MMA schedules
+  --cublas-best N       cuBLAS at its best: time the first N algorithms of cuBLASLt's heuristic (its
+                        32 MB workspace each) once, and pair every kernel against the fastest as well as
+                        against the first pick (both ratios reported; default 0: the first pick only)
   --help                this text
 Exit codes: 0 all variants PASS; 1 a variant FAILED or a CUDA/cuBLAS error; 2 bad option or shape;
             77 no GPU, or a GPU this stage has no kernel for (sm_100a: B200/GB200; sm_90a: H100/H200).
@@ -114,6 +117,12 @@ std::string parse_options(int argc, const char* const* argv, Options& opt) {
       opt.csv = true;
     } else if (!std::strcmp(a, "--emulate")) {
       opt.emulate = true;
+    } else if (!std::strcmp(a, "--cublas-best")) {
+      const char* s = value(a);
+      if (!parse_int(s, 1, 64, v))
+        return std::string("--cublas-best needs a number of algorithms in [1, 64], got '") + (s ? s : "") +
+               "'";
+      opt.cublas_best = int(v);
     } else if (!std::strcmp(a, "--schedule")) {
       const char* s = value(a);
       if (s == nullptr || !(!std::strcmp(s, "eager") || !std::strcmp(s, "late") || !std::strcmp(s, "both")))
@@ -127,6 +136,7 @@ std::string parse_options(int argc, const char* const* argv, Options& opt) {
   if (opt.emulate && !opt.check) return "--emulate verifies the kernels; it cannot be combined with --no-check";
   if (opt.emulate && !opt.trace.empty()) return "--emulate times nothing and traces nothing: drop --trace";
   if (!opt.emulate && opt.schedule != "both") return "--schedule is an option of --emulate";
+  if (opt.cublas_best > 0 && opt.iters == 0) return "--cublas-best times cuBLAS: it needs --iters > 0";
   return "";
 }
 

@@ -23,6 +23,7 @@ struct Options {
   bool emulate = false;         // --emulate: the sm_100a kernels on a Hopper GPU, through the tcgen05
                                 // emulator (common/tcgen05_emu.h): verification only, no timing
   std::string schedule = "both";  // --schedule eager|late|both: the emulator's MMA schedules to run
+  int cublas_best = 0;  // --cublas-best N: also pair against the fastest of the heuristic's first N picks
   bool help = false;
 };
 

@@ -20,6 +20,14 @@ struct PersistentGrid {
   cudaLaunchConfig_t cfg      = {};
   cudaLaunchAttribute cluster = {};
   int clusters                = 0;  // clusters launched: cfg.gridDim.x / the cluster size
+  int max_clusters            = 0;  // clusters that can be resident at once (the occupancy query)
+
+  // Launch `count` clusters instead (1 <= count <= max_clusters): a schedule of work rather than of whole
+  // units (v7's stream-K) wants every resident cluster, or as many as its plan has work for.
+  void resize(int count) {
+    clusters    = count;
+    cfg.gridDim = dim3(unsigned(count) * cluster.val.clusterDim.x);
+  }
 
   template <typename... Params, typename... Args>
   void launch(cudaStream_t stream, void (*kernel)(Params...), Args&&... args) {
@@ -49,7 +57,8 @@ PersistentGrid persistent_grid(void (*kernel)(Params...), unsigned threads, unsi
   g.cfg.gridDim              = dim3(unsigned(cluster_size));  // a multiple of the cluster: the query's only need
   int max_clusters           = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveClusters(&max_clusters, kernel, &g.cfg));
-  g.clusters = persistent_clusters(max_clusters, tiles_m, tiles_n, cluster_size);
+  g.max_clusters = max_clusters;
+  g.clusters     = persistent_clusters(max_clusters, tiles_m, tiles_n, cluster_size);
   if (g.clusters < 1) {
     std::fprintf(stderr,
                  "error: %s: no cluster of %d CTAs of %u threads with %u B of shared memory fits on this GPU\n", stage,

@@ -289,6 +289,24 @@ __device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
+// ---- v7: the stream-K fixup's flag, between CTAs on different SMs. PTX ISA "Memory Consistency Model"
+//      (release and acquire patterns, scope .gpu), "st", "ld". ----
+
+// Store `value` to a global flag with release semantics at GPU scope: every memory operation that happens
+// before it (this thread's, and through a barrier the other threads' of the CTA) is visible to a thread of
+// any CTA that reads the value with an acquire. (cuda::ptx::st with sem_release, scope_gpu;
+// cuda::atomic_ref<uint32_t, thread_scope_device>::store(v, memory_order_release))
+__device__ __forceinline__ void st_release_gpu(uint32_t* flag, uint32_t value) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(flag), "r"(value) : "memory");
+}
+// Load a global flag with acquire semantics at GPU scope: once it reads a value stored by a release, what
+// preceded that release is visible to this thread (and, after a barrier, to the threads of its CTA).
+__device__ __forceinline__ uint32_t ld_acquire_gpu(const uint32_t* flag) {
+  uint32_t value;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(value) : "l"(flag) : "memory");
+  return value;
+}
+
 }  // namespace gemm::ptx
 
 namespace gemm {

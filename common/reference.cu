@@ -46,14 +46,15 @@ struct CublasLtGemm::Impl {
   cublasLtHandle_t handle   = nullptr;
   cublasLtMatmulDesc_t op   = nullptr;
   cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
-  cublasLtMatmulHeuristicResult_t heur{};
+  cublasLtMatmulHeuristicResult_t heur[64]{};
+  int found              = 0;
   void* workspace        = nullptr;
   size_t workspace_bytes = size_t(32) << 20;
 };
 
 // Row-major C[M,N] = A[M,K] B[N,K]^T is, in cuBLAS's column-major terms, C^T[N,M] = B[N,K] A^T: "A" of the
 // call is our B read transposed (K x N, ld K), "B" is our A (K x M, ld K), and D is N x M with ld N.
-CublasLtGemm::CublasLtGemm(int64_t m, int64_t n, int64_t k) : impl_(new Impl) {
+CublasLtGemm::CublasLtGemm(int64_t m, int64_t n, int64_t k, int candidates) : impl_(new Impl) {
   Impl& s = *impl_;
   CUBLAS_CHECK(cublasLtCreate(&s.handle));
   CUBLAS_CHECK(cublasLtMatmulDescCreate(&s.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
@@ -68,11 +69,11 @@ CublasLtGemm::CublasLtGemm(int64_t m, int64_t n, int64_t k) : impl_(new Impl) {
   CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
   CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                     &s.workspace_bytes, sizeof s.workspace_bytes));
-  int found = 0;
+  const int want = candidates < 1 ? 1 : (candidates > 64 ? 64 : candidates);
   CUBLAS_CHECK(
-      cublasLtMatmulAlgoGetHeuristic(s.handle, s.op, s.la, s.lb, s.lc, s.lc, pref, 1, &s.heur, &found));
+      cublasLtMatmulAlgoGetHeuristic(s.handle, s.op, s.la, s.lb, s.lc, s.lc, pref, want, s.heur, &s.found));
   CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
-  if (found == 0) {
+  if (s.found == 0) {
     std::fprintf(stderr, "error: cuBLASLt has no bf16 TN algorithm for M=%lld N=%lld K=%lld\n", (long long)m,
                  (long long)n, (long long)k);
     std::exit(EXIT_FAIL);
@@ -90,11 +91,29 @@ CublasLtGemm::~CublasLtGemm() {
   delete impl_;
 }
 
-void CublasLtGemm::run(const GemmArgs& g, cudaStream_t stream) const {
+void CublasLtGemm::run(const GemmArgs& g, cudaStream_t stream, int candidate) const {
   const Impl& s     = *impl_;
   const float alpha = 1.0f, beta = 0.0f;
   CUBLAS_CHECK(cublasLtMatmul(s.handle, s.op, &alpha, g.b, s.la, g.a, s.lb, &beta, g.c, s.lc, g.c, s.lc,
-                              &s.heur.algo, s.workspace, s.workspace_bytes, stream));
+                              &s.heur[candidate].algo, s.workspace, s.workspace_bytes, stream));
+}
+
+int CublasLtGemm::candidates() const {
+  return impl_->found;
+}
+
+std::string CublasLtGemm::describe(int candidate) const {
+  const cublasLtMatmulAlgo_t& a = impl_->heur[candidate].algo;
+  int id = 0, tile = 0, stages = 0, splitk = 0;
+  size_t got = 0;
+  cublasLtMatmulAlgoConfigGetAttribute(&a, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &got);
+  cublasLtMatmulAlgoConfigGetAttribute(&a, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, &got);
+  cublasLtMatmulAlgoConfigGetAttribute(&a, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof stages, &got);
+  cublasLtMatmulAlgoConfigGetAttribute(&a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk, &got);
+  return "heuristic pick " + std::to_string(candidate + 1) + " (algo " + std::to_string(id) + ", tile id " +
+         std::to_string(tile) + ", stages id " + std::to_string(stages) + ", split-K " +
+         std::to_string(splitk) + ", workspace " +
+         std::to_string(impl_->heur[candidate].workspaceSize >> 10) + " KB)";
 }
 
 }  // namespace gemm

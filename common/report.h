@@ -20,6 +20,11 @@ struct ReportRow {
   Spread sm_clock_mhz, ref_sm_clock_mhz, power_w, ref_power_w;
   bool checked = false;
   CompareResult check;
+  // --cublas-best: the same kernel rounds against cuBLAS at its best (the fastest heuristic pick)
+  bool has_best      = false;
+  double best_tflops = 0;
+  Spread ratio_best;
+  std::string best_algo;  // which pick it was, and of how many
 };
 
 struct ReportHeader {

@@ -167,7 +167,7 @@ class TileSchedule {
     return true;
   }
 
- private:
+  // This CTA's tile of unit u: what a kernel that hands out units itself (v7's stream-K plan) asks for.
   GEMM_HD constexpr ScheduledTile tile_of_unit(int u) const {
     const TileCoord c = unit(u);
     ScheduledTile t;
@@ -177,6 +177,7 @@ class TileSchedule {
     return t;
   }
 
+ private:
   int tiles_m_, tiles_n_, pairs_m_;
   int num_clusters_, cluster_id_, cluster_size_, cta_rank_;
   int group_pairs_;  // Grouped: pair rows per group

@@ -108,6 +108,53 @@ GEMM_HD constexpr StreamKPlan make_streamk_plan(int units, int iters, int worker
   return p;
 }
 
+// ---- The picking rule (v7's default variant): data-parallel or stream-K, and how finely to split ----
+//
+// A cost model in K-tile iterations of one worker, with one measured constant: `fixup_iters`, what writing
+// one partial, or reading and adding one, costs in iterations (v7 on the H100: ~3 us each when every SM does
+// it at once, against ~0.75-1 us per iteration; v7_streamk/README.md, "The picking rule").
+//  - Data-parallel: ceil(units / workers) turns of `iters` iterations.
+//  - Stream-K with ranges of at least s iterations: the longest range L, plus, per worker, one partial
+//    written and (segments - 1) read by the finisher of a unit split into `segments` pieces, on the worst
+//    unit: L + fixup_iters * segments (no fixup where no unit is split).
+// Stream-K is considered only when the units do not fill the workers once (units < workers). With a wave
+// or more of units, the most it can win is the idle part of the last wave, which the measurements found
+// smaller than its fixup, and spreading each worker's range over several units at once costs L2 reuse
+// (4096^3 and 8192^3 in the README). s runs over the powers of two up to iters; the cheapest plan wins, ties
+// to data-parallel, and between stream-K plans to the shorter ranges (more workers).
+struct StreamKChoice {
+  StreamKPolicy policy = StreamKPolicy::DataParallel;
+  int min_iters        = 0;                    // StreamK: the plan's min_iters
+  long long cost = 0, cost_data_parallel = 0;  // the model's estimates, in iterations
+};
+
+GEMM_HD constexpr StreamKChoice pick_streamk(int units, int iters, int workers, int fixup_iters) {
+  StreamKChoice best;
+  best.cost_data_parallel = (long long)((units + workers - 1) / workers) * iters;
+  best.cost               = best.cost_data_parallel;
+  if (units >= workers) return best;
+  for (int s = 1; s <= iters; s *= 2) {
+    const StreamKPlan plan = make_streamk_plan(units, iters, workers, StreamKPolicy::StreamK, s);
+    long long longest      = 0;
+    for (int w = 0; w < plan.sk_workers; ++w) {
+      const long long len = plan.sk_begin(w + 1) - plan.sk_begin(w);
+      longest             = len > longest ? len : longest;
+    }
+    int segments = 1;
+    for (int u = 0; u < units; ++u) {
+      const int segs = plan.last_worker(u) - plan.first_worker(u) + 1;
+      segments       = segs > segments ? segs : segments;
+    }
+    const long long cost = longest + (segments > 1 ? (long long)fixup_iters * segments : 0);
+    if (cost < best.cost) {
+      best.policy    = StreamKPolicy::StreamK;
+      best.min_iters = s;
+      best.cost      = cost;
+    }
+  }
+  return best;
+}
+
 // One worker's pieces, in the order it computes them: its data-parallel units, then its stream-K range.
 class StreamKWork {
  public:

@@ -163,12 +163,19 @@ SideTiming side_timing(SideRun run) {
 }  // namespace
 
 PairedTiming time_paired(const std::vector<Launch>& ref, const std::vector<Launch>& kernel,
-                         const TimingPlan& plan) {
-  std::vector<SideRun> runs = run_rounds({&ref, &kernel}, plan);
+                         const TimingPlan& plan, const std::vector<Launch>* best) {
+  std::vector<const std::vector<Launch>*> sides{&ref, &kernel};
+  if (best) sides.push_back(best);
+  std::vector<SideRun> runs = run_rounds(sides, plan);
   PairedTiming t;
   t.ref    = side_timing(std::move(runs[0]));
   t.kernel = side_timing(std::move(runs[1]));
   t.ratio  = round_ratios(t.ref.rounds_ms, t.kernel.rounds_ms);
+  if (best) {
+    t.has_best   = true;
+    t.best       = side_timing(std::move(runs[2]));
+    t.ratio_best = round_ratios(t.best.rounds_ms, t.kernel.rounds_ms);
+  }
   return t;
 }
 

@@ -58,6 +58,11 @@ struct SideTiming {
 struct PairedTiming {
   SideTiming ref, kernel;
   Spread ratio;  // per pair of rounds: median ref time / median kernel time (> 1: the kernel is faster)
+  // With a second reference (cuBLAS at its best, --cublas-best): its side, in the same cycle of rounds
+  // (ref, kernel, best, ref, kernel, best, ...), and the kernel's per-round ratio to it.
+  bool has_best = false;
+  SideTiming best;
+  Spread ratio_best;
 };
 
 // The statistics of paired rounds, from their launch times alone (no GPU: tests/test_timing.cpp checks it).
@@ -65,9 +70,9 @@ Spread round_ratios(const std::vector<std::vector<double>>& ref_rounds_ms,
                     const std::vector<std::vector<double>>& kernel_rounds_ms);
 
 // Times `kernel` against `ref` in alternating rounds. launches[i] runs on input copy i; each side cycles
-// through its copies.
+// through its copies. `best`: a second reference timed in the same cycle of rounds (may be null).
 PairedTiming time_paired(const std::vector<Launch>& ref, const std::vector<Launch>& kernel,
-                         const TimingPlan& plan);
+                         const TimingPlan& plan, const std::vector<Launch>* best = nullptr);
 
 // The same method for one side alone (the reference-only run, --variant cublas).
 SideTiming time_alone(const std::vector<Launch>& launches, const TimingPlan& plan);

@@ -29,12 +29,15 @@ enum class Ev : uint16_t {
   Teardown,   // after the epilogue: TMEM deallocation, the last barrier
   Promote,    // MXFP8 on Hopper: a consumer adds one MX block's partial into its fp32 accumulator, scaled
   Decode,     // MXFP8 on Hopper: the scale decoders turn a stage's e8m0 scales into fp32
+  Partial,    // stream-K (v7): a split unit's later segment writes its fp32 partial and raises its flag
+  Fixup,      // stream-K (v7): a split unit's finisher waits for its later segments' partials, adds them
   Count
 };
 constexpr int NUM_EVENT_KINDS       = int(Ev::Count);
 constexpr const char* EVENT_NAMES[] = {"setup",     "wait empty", "issue TMA",     "wait full",
                                        "issue MMA", "wait MMA",   "MMA in flight", "epilogue",
-                                       "teardown",  "promote",    "decode scales"};
+                                       "teardown",  "promote",    "decode scales", "write partial",
+                                       "fixup"};
 static_assert(sizeof(EVENT_NAMES) / sizeof(EVENT_NAMES[0]) == NUM_EVENT_KINDS, "one name per event kind");
 // Asynchronous kinds overlap the role's other events by nature; the trace shows them on tracks of their own.
 constexpr bool is_async(Ev e) {

@@ -176,17 +176,30 @@ TEST_CASE("variants that take any M and N match cuBLAS at ragged shapes, and wri
 
 TEST_CASE("two runs give bit-identical output") {
   for (const Variant& v : variants()) {
-    const Shape s = test_shapes(v.shape)[1];
-    Problem p(s.m, s.n, s.k, test_seed());
-    const Launch launch = v.prepare(p.args);
-    std::vector<uint16_t> first, second;
-    const CompareResult r1 = check_launch(launch, p.args, p.ref, &first);
-    const CompareResult r2 = check_launch(launch, p.args, p.ref, &second);
-    INFO(v.name << " seed=" << test_seed());
-    CHECK(r1.pass);
-    CHECK(r2.pass);
-    REQUIRE(first.size() == second.size());
-    CHECK(std::memcmp(first.data(), second.data(), first.size() * 2) == 0);
+    // Stages that take any M and N (v6 on) also at shapes where a stream-K schedule (v7) splits units
+    // between CTAs, whose partial sums a fixup adds: 72 pair units (more than the 66 clusters of an H100:
+    // v7b and v7c split them), and a single 256 x 256 unit with a long K (every stream-K variant splits it).
+    // Whole tiles: at ragged shapes such as 2053 x 2047 x 2056 cuBLAS is the one that is off (the ragged
+    // test settles that), which would fail the check of the first run for a reason that is not the kernel's.
+    std::vector<Shape> shapes{test_shapes(v.shape)[1]};
+    if (takes_any_mn(v)) shapes.insert(shapes.end(), {{2048, 2304, 1024}, {256, 256, 8192}});
+    for (const Shape& s : shapes) {
+      Problem p(s.m, s.n, s.k, test_seed());
+      const Launch launch = v.prepare(p.args);
+      std::vector<uint16_t> first, second;
+      const CompareResult r1 = check_launch(launch, p.args, p.ref, &first);
+      const CompareResult r2 = check_launch(launch, p.args, p.ref, &second);
+      std::printf(
+          "%s %s bit-identity M=%lld N=%lld K=%lld seed=%llu: %s, %s\n", GEMM_STAGE_NAME, v.name,
+          (long long)s.m, (long long)s.n, (long long)s.k, (unsigned long long)test_seed(),
+          r1.summary().c_str(),
+          std::memcmp(first.data(), second.data(), first.size() * 2) == 0 ? "identical" : "DIFFERENT");
+      INFO(v.name << " M=" << s.m << " N=" << s.n << " K=" << s.k << " seed=" << test_seed());
+      CHECK(r1.pass);
+      CHECK(r2.pass);
+      REQUIRE(first.size() == second.size());
+      CHECK(std::memcmp(first.data(), second.data(), first.size() * 2) == 0);
+    }
   }
 }
 
@@ -264,6 +277,10 @@ int main(int argc, char** argv) {
     const std::string none = detect_gpu(info, g_arch);
     if (!none.empty()) {
       std::printf("Skipped: %s\n", none.c_str());
+      return GEMM_SKIP_CODE;
+    }
+    if (variants().empty()) {  // v7 on Blackwell: its kernel is not written yet (the binary refuses too)
+      std::printf("Skipped: stage %s has no kernel for this GPU yet\n", GEMM_STAGE_NAME);
       return GEMM_SKIP_CODE;
     }
     std::printf("%s | test seed %llu (replay with GEMM_TEST_SEED=%llu)\n", describe_gpu(info).c_str(),

@@ -66,6 +66,8 @@ constexpr int NUM_STAGES_V6_SM90 = 4;
 // loaded by 2D boxes {64, rows} (one per operand and K tile: the 2D map's K extent is K, so a short last K
 // tile is zero-filled) where v5 had one 3D box. The accumulators are in TMEM: the ring is unchanged.
 constexpr int NUM_STAGES_V6_SM100 = 7;
+// v7 sm90: v6's tiles, ring and C buffer unchanged (stream-K changes which K tiles a CTA loads, not how).
+constexpr int NUM_STAGES_V7_SM90 = 4;
 // Tiles start after 1 KB of barriers and the TMEM address slot: a non-zero base makes address bits above the
 // swizzle atom matter, which the models must then get right.
 constexpr uint32_t SMEM_TILES_BASE = 1024;
@@ -268,6 +270,39 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   split_tile_2d("v6c stage 2", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 2),
   tile("v6c stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 3),
   split_tile_2d("v6c stage 3", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 3),
+  // v7 sm90 (see NUM_STAGES_V7_SM90): v6's tiles and ring, for each schedule of the work.
+  tile("v7a stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 0),
+  split_tile_2d("v7a stage 0", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 0),
+  tile("v7a stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 1),
+  split_tile_2d("v7a stage 1", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 1),
+  tile("v7a stage 2", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 2),
+  split_tile_2d("v7a stage 2", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 2),
+  tile("v7a stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 3),
+  split_tile_2d("v7a stage 3", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 3),
+  tile("v7b stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 0),
+  split_tile_2d("v7b stage 0", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 0),
+  tile("v7b stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 1),
+  split_tile_2d("v7b stage 1", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 1),
+  tile("v7b stage 2", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 2),
+  split_tile_2d("v7b stage 2", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 2),
+  tile("v7b stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 3),
+  split_tile_2d("v7b stage 3", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 3),
+  tile("v7c stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 0),
+  split_tile_2d("v7c stage 0", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 0),
+  tile("v7c stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 1),
+  split_tile_2d("v7c stage 1", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 1),
+  tile("v7c stage 2", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 2),
+  split_tile_2d("v7c stage 2", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 2),
+  tile("v7c stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 3),
+  split_tile_2d("v7c stage 3", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 3),
+  tile("v7d stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 0),
+  split_tile_2d("v7d stage 0", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 0),
+  tile("v7d stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 1),
+  split_tile_2d("v7d stage 1", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 1),
+  tile("v7d stage 2", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 2),
+  split_tile_2d("v7d stage 2", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 2),
+  tile("v7d stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 3),
+  split_tile_2d("v7d stage 3", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 3),
   tile("v5 stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 0),
   split_tile("v5 stage 0", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 0),
   tile("v5 stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 1),
@@ -343,6 +378,7 @@ static_assert(NUM_STAGES_V4_SM100 == 7 && NUM_STAGES_V4_SM90 == 4,
 static_assert(NUM_STAGES_V6_SM90 == 4, "v6a/v6b/v6c sm90 rows list stages 0..3: update them together");
 static_assert(NUM_STAGES_V5_SM100 == 7 && NUM_STAGES_V5_SM90 == 4,
               "v5 rows list stages 0..6 (sm100) and 0..3 (sm90): update them together");
+static_assert(NUM_STAGES_V7_SM90 == 4, "v7a/v7b/v7c/v7d sm90 rows list stages 0..3: update them together");
 static_assert(NUM_STAGES_V6_SM100 == 7, "v6a/v6b/v6c sm100 rows list stages 0..6: update them together");
 
 }  // namespace stage_configs

@@ -57,6 +57,13 @@ TEST_CASE("the --trace option takes a file name") {
   CHECK(opt.trace == "out/v4.json");
 }
 
+TEST_CASE("the cuBLAS-at-its-best option takes a number of heuristic algorithms, off by default") {
+  Options opt;
+  CHECK(opt.cublas_best == 0);  // the first pick only
+  REQUIRE(parse({"--cublas-best", "8"}, opt).empty());
+  CHECK(opt.cublas_best == 8);
+}
+
 TEST_CASE("invalid values are refused with a message naming the option") {
   const std::vector<std::vector<const char*>> bad = {{"--m", "0"},
                                                      {"--m", "-128"},
@@ -76,6 +83,9 @@ TEST_CASE("invalid values are refused with a message naming the option") {
                                                      {"--trace"},
                                                      {"--trace", ""},
                                                      {"--bogus"},
+                                                     {"--cublas-best", "0"},
+                                                     {"--cublas-best", "65"},
+                                                     {"--cublas-best", "8", "--iters", "0"},
                                                      {"--no-check", "--iters", "0"}};
   for (const auto& args : bad) {
     Options opt;
@@ -92,7 +102,7 @@ TEST_CASE("--help is recognised and the usage lists every option") {
   CHECK(opt.help);
   const std::string u = gemm::usage("matmul_v1");
   for (const char* o : {"--m", "--n", "--k", "--variant", "--iters", "--round", "--seconds", "--warmup",
-                        "--seed", "--no-check", "--csv", "--rounds-log", "--trace"})
+                        "--seed", "--no-check", "--csv", "--rounds-log", "--trace", "--cublas-best"})
     CHECK(u.find(o) != std::string::npos);
 }
 

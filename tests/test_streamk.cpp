@@ -209,6 +209,46 @@ TEST_CASE("stream-K: the plans the v7 shapes get", "[streamk]") {
   }
 }
 
+TEST_CASE("stream-K: the picking rule (v7's default variant) at the README's shapes", "[streamk]") {
+  using gemm::pick_streamk;
+  constexpr int W = 66, F = 4;  // an H100's clusters; the fixup's cost in iterations (README)
+  // A wave or more of units: data-parallel, whatever the model would say about stream-K.
+  CHECK(pick_streamk(256, 64, W, F).policy == StreamKPolicy::DataParallel);    // 4096^3
+  CHECK(pick_streamk(1024, 128, W, F).policy == StreamKPolicy::DataParallel);  // 8192^3
+  CHECK(pick_streamk(W, 64, W, F).policy == StreamKPolicy::DataParallel);
+  // Fewer units than workers, short K: a split costs as much as it saves, or more.
+  CHECK(pick_streamk(64, 32, W, F).policy == StreamKPolicy::DataParallel);  // 2048^3
+  CHECK(pick_streamk(16, 16, W, F).policy == StreamKPolicy::DataParallel);  // 1024^3: halves, 16 = 16
+  // Long K: split. 128 x 8192 x 8192: 32 units of 128, each split once (64 workers of 64 iterations).
+  const auto skinny = pick_streamk(32, 128, W, F);
+  CHECK(skinny.policy == StreamKPolicy::StreamK);
+  CHECK(skinny.min_iters == 64);
+  CHECK(skinny.cost == 64 + 2 * F);
+  // One 256 x 256 unit with K = 8192: 8 pieces of 16 (16 + 4 * 8 = 48, as 4 of 32: the tie goes to more
+  // workers), against 128 whole.
+  const auto one = pick_streamk(1, 128, W, F);
+  CHECK(one.policy == StreamKPolicy::StreamK);
+  CHECK(one.min_iters == 16);
+  CHECK(one.cost == 48);
+  // 256 x 4096 x 14336: one pair row of 16 units of 224 K tiles.
+  const auto ffn = pick_streamk(16, 224, W, F);
+  CHECK(ffn.policy == StreamKPolicy::StreamK);
+  CHECK(ffn.cost < 224 / 2);
+  // Never worse than data-parallel by the model, and a chosen plan splits what it says.
+  for (int units : {1, 2, 3, 7, 16, 31, 32, 65, 66, 67, 300})
+    for (int iters : {1, 2, 5, 16, 64, 128, 448}) {
+      const auto c = pick_streamk(units, iters, W, F);
+      INFO("units=" << units << " iters=" << iters);
+      CHECK(c.cost <= c.cost_data_parallel);
+      if (c.policy == StreamKPolicy::StreamK) {
+        CHECK(units < W);
+        CHECK(c.min_iters >= 1);
+        CHECK(c.min_iters <= iters);
+        check_plan(units, iters, W, StreamKPolicy::StreamK, c.min_iters);
+      }
+    }
+}
+
 TEST_CASE("stream-K: no interleaving of resident workers deadlocks on the fixup", "[streamk]") {
   const uint32_t seed = std::random_device{}();
   std::printf("stream-K interleavings: seed %u\n", seed);

@@ -4,6 +4,8 @@
     python3 tools/plot_trace.py trace.json -o trace.png               # the first 3 SMs, whole kernel
     python3 tools/plot_trace.py trace.json -o trace.png --sms 0 7      # chosen SMs
     python3 tools/plot_trace.py trace.json -o trace.png --zoom 20 30   # plus a panel of 20..30 us
+    python3 tools/plot_trace.py trace.json -o trace.png --role "consumer 0" --num-sms 132
+                                            # one row per SM: one role's first track, the whole grid
 
 One row per role track of each SM (the CTAs that ran one after another on an SM share its rows; a thin grey
 line marks where a CTA starts), one colour per event kind, a legend, microseconds on the x axis.
@@ -29,6 +31,8 @@ COLOURS = OrderedDict([
     ("teardown", "#c5b0d5"),
     ("promote", "#8c564b"),
     ("decode scales", "#e377c2"),
+    ("write partial", "#17becf"),
+    ("fixup", "#000000"),
 ])
 SPARE = ["#bcbd22", "#17becf", "#9edae5", "#dbdb8d"]
 
@@ -94,8 +98,9 @@ def draw(ax, events, sms, process_names, colours, window=None):
         first = min(i for (p, r), i in index.items() if p == pid)
         last = max(i for (p, r), i in index.items() if p == pid)
         ax.plot([ts, ts], [first - 0.5, last + 0.5], color="#555555", linewidth=0.5, zorder=0)
-    ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels(["%s  %s" % (process_names.get(p, "SM %s" % p), r) for p, r in rows], fontsize=7)
+    step = 1 if len(rows) <= 40 else 8  # a whole grid: label every 8th row
+    ax.set_yticks(range(0, len(rows), step))
+    ax.set_yticklabels(["%s  %s" % (process_names.get(p, "SM %s" % p), r) for p, r in rows][::step], fontsize=7)
     ax.set_ylim(len(rows) - 0.5, -0.5)
     for j in range(1, len(rows)):  # a separator between SMs
         if rows[j][0] != rows[j - 1][0]:
@@ -116,6 +121,9 @@ def main(argv=None):
     ap.add_argument("--zoom", type=float, nargs=2, metavar=("START", "END"),
                     help="add a panel of the first SM between START and END microseconds")
     ap.add_argument("--title", default=None, help="figure title (default: the trace's otherData.title)")
+    ap.add_argument("--role", default=None,
+                    help="draw only this role's first track (e.g. \"consumer 0\"): one row per SM, to see a "
+                         "whole grid (when it ends, who waits) rather than a few SMs in detail")
     args = ap.parse_args(argv)
 
     try:
@@ -132,8 +140,11 @@ def main(argv=None):
     except (OSError, ValueError, KeyError) as err:
         print("plot_trace.py: cannot read %s as a Chrome trace: %s" % (args.trace, err), file=sys.stderr)
         return 2
+    if args.role:
+        events = [e for e in events if e[1] == args.role]
     if not events:
-        print("plot_trace.py: %s holds no complete (\"X\") events" % args.trace, file=sys.stderr)
+        print("plot_trace.py: %s holds no complete (\"X\") events%s" % (
+            args.trace, " of role %s" % args.role if args.role else ""), file=sys.stderr)
         return 1
     present = sorted({e[0] for e in events})
     sms = args.sms if args.sms else present[:args.num_sms]
@@ -158,7 +169,8 @@ def main(argv=None):
     panels = 2 if args.zoom else 1
     zoom_rows = len({e[1] for e in events if e[0] == sms[0]})
     heights = [n_rows] + ([zoom_rows] if args.zoom else [])
-    fig, axes = plt.subplots(panels, 1, figsize=(14, 1.2 + 0.22 * sum(heights) + 0.6 * panels),
+    row_inches = 0.22 if sum(heights) <= 40 else 0.07  # a whole grid (--role): thin rows
+    fig, axes = plt.subplots(panels, 1, figsize=(14, 1.2 + row_inches * sum(heights) + 0.6 * panels),
                              gridspec_kw={"height_ratios": heights}, squeeze=False)
     used = draw(axes[0][0], events, sms, process_names, colours)
     axes[0][0].set_title(title, fontsize=10)

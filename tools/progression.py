@@ -240,7 +240,7 @@ def cmd_chart(args):
         print("no chart: the log has no kernel rows", file=sys.stderr)
         return 3
     colors = {"v1": "#9ecae1", "v2": "#6baed6", "v3": "#4292c6", "v4": "#2171b5", "v5": "#08519c",
-              "v6": "#08306b", "mxfp8": "#e6550d"}
+              "v6": "#08306b", "v7": "#31a354", "mxfp8": "#e6550d"}
     fig, axes = plt.subplots(1, len(sizes), figsize=(5.2 * len(sizes) + 0.6, 4.6), squeeze=False)
     for ax, (size, rows) in zip(axes[0], sizes.items()):
         names = [r["variant"] for r in rows]
@@ -261,6 +261,54 @@ def cmd_chart(args):
         ax.legend(loc="upper left", fontsize=8)
         ax.grid(axis="y", alpha=0.3)
         ax.tick_params(axis="x", labelsize=8, labelrotation=45)
+    fig.suptitle(device_line(run), fontsize=7)
+    fig.tight_layout()
+    for ext in ("png", "svg"):
+        fig.savefig(f"{args.out}.{ext}", dpi=130)
+    print(f"chart: {args.out}.png, {args.out}.svg")
+    return 0
+
+
+def cmd_sweep_chart(args):
+    """One group of bars per shape (in the log's order), one bar per variant: its ratio to cuBLAS at its best
+    (--cublas-best; the first pick where the log has no best), a marker at its ratio to the first pick, and
+    cuBLAS itself as the line at 1."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        print(f"no chart: matplotlib cannot be imported ({e})", file=sys.stderr)
+        return 3
+    run = parse_log(args.log)
+    rows = [r for r in run["rows"] if r["variant"] != "cublas"]
+    if not rows:
+        print("no chart: the log has no kernel rows", file=sys.stderr)
+        return 3
+    shapes, variants = [], []
+    for r in rows:
+        if size_of(r) not in shapes:
+            shapes.append(size_of(r))
+        if r["variant"] not in variants:
+            variants.append(r["variant"])
+    by = {(size_of(r), r["variant"]): r for r in rows}
+    palette = ["#9ecae1", "#08306b", "#e6550d", "#31a354", "#756bb1"]
+    width = 0.8 / len(variants)
+    fig, ax = plt.subplots(figsize=(max(8.0, 0.9 * len(shapes) + 2), 4.8))
+    for j, v in enumerate(variants):
+        xs = [i + (j - (len(variants) - 1) / 2) * width for i in range(len(shapes))]
+        best = [float(by[(s, v)].get("ratio_best", by[(s, v)]["ratio"])) if (s, v) in by else 0 for s in shapes]
+        first = [float(by[(s, v)]["ratio"]) if (s, v) in by else 0 for s in shapes]
+        ax.bar(xs, best, width, color=palette[j % len(palette)], label=f"{v}: ratio to cuBLAS at its best")
+        ax.scatter(xs, first, marker="_", s=120, color="#d62728", zorder=3,
+                   label="ratio to cuBLAS's first pick" if j == 0 else None)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(shapes)))
+    ax.set_xticklabels([size_label(s) for s in shapes], rotation=45, ha="right", fontsize=8)
+    ax.set_ylabel("speed relative to cuBLAS (1 = cuBLAS)")
+    ax.set_ylim(0, 1.3)  # ratios above (cuBLAS's slow path at odd N) run off the top: the table has them
+    ax.legend(fontsize=8, loc="upper left", ncol=len(variants) + 1)
+    ax.grid(axis="y", alpha=0.3)
     fig.suptitle(device_line(run), fontsize=7)
     fig.tight_layout()
     for ext in ("png", "svg"):
@@ -415,8 +463,12 @@ def main():
     where.add_argument("--readme")
     where.add_argument("--root")
     w.add_argument("--command")
+    sc = sub.add_parser("sweep-chart")
+    sc.add_argument("log")
+    sc.add_argument("--out", required=True)
     args = p.parse_args()
-    return {"table": cmd_table, "chart": cmd_chart, "readme": cmd_readme, "sweep": cmd_sweep}[args.cmd](args)
+    return {"table": cmd_table, "chart": cmd_chart, "readme": cmd_readme, "sweep": cmd_sweep,
+            "sweep-chart": cmd_sweep_chart}[args.cmd](args)
 
 
 if __name__ == "__main__":
