@@ -169,6 +169,14 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t cluster_addr) {
   asm volatile("mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [%0];" ::"r"(cluster_addr) : "memory");
 }
 
+// The same arrival with release semantics at cluster scope: this thread's earlier memory accesses happen before
+// whatever the waiter does after its (acquire) wait. v7 releases a Cluster Launch Control response with it:
+// the reader's generic load of the response must be ordered before the next response's write into the same
+// slot. Once per unit of work, so the MEMBAR it costs is not in the main loop.
+__device__ __forceinline__ void mbarrier_arrive_release_cluster(uint32_t cluster_addr) {
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(cluster_addr) : "memory");
+}
+
 // Arrive once on an mbarrier of any CTA of the cluster and announce `bytes` transaction bytes on it; relaxed
 // like mbarrier_arrive_cluster (the bytes are the TMA copies that follow, which complete on it themselves).
 __device__ __forceinline__ void mbarrier_arrive_expect_tx_cluster(uint32_t cluster_addr, uint32_t bytes) {

@@ -65,7 +65,7 @@ set(GEMM_SASS_FORBIDDEN_sm_103a_v5 ${GEMM_SASS_FORBIDDEN_sm_100a_v5})
 # (GEMM_SASS_ORDER_<arch>_<stage>: "A<B", the first A before the first B in every kernel that has a B).
 # v6 and mxfp8 likewise.
 set(GEMM_SASS_ORDER_sm_100a_v5 "UCGABAR_WAIT<UTCATOMSWS.2CTA.FIND_AND_SET")
-foreach(stage v5 v6)
+foreach(stage v5 v6 v7)
   set(GEMM_SASS_ORDER_sm_100a_${stage} ${GEMM_SASS_ORDER_sm_100a_v5})
   set(GEMM_SASS_ORDER_sm_103a_${stage} ${GEMM_SASS_ORDER_sm_100a_v5})
 endforeach()
@@ -91,6 +91,13 @@ set(GEMM_SASS_FORBIDDEN_sm_100a_v6 ${GEMM_SASS_FORBIDDEN_sm_100a_v5} "[ \t]UTMAL
 set(GEMM_SASS_FORBIDDEN_sm_103a_v6 ${GEMM_SASS_FORBIDDEN_sm_100a_v6})
 set(GEMM_SASS_BUDGET_sm_100a_v6 128 2048)
 set(GEMM_SASS_BUDGET_sm_103a_v6 ${GEMM_SASS_BUDGET_sm_100a_v6})
+# v7 sm_100a: v6's forms and budget, plus Cluster Launch Control's multicast request
+# (clusterlaunchcontrol.try_cancel ... .multicast::cluster::all -> UGETNEXTWORKID.BROADCAST).
+set(GEMM_SASS_sm_100a_v7 ${GEMM_SASS_sm_100a_v6} UGETNEXTWORKID.BROADCAST)
+set(GEMM_SASS_FORBIDDEN_sm_100a_v7 ${GEMM_SASS_FORBIDDEN_sm_100a_v6})
+set(GEMM_SASS_FORBIDDEN_sm_103a_v7 ${GEMM_SASS_FORBIDDEN_sm_100a_v7})
+set(GEMM_SASS_BUDGET_sm_100a_v7 ${GEMM_SASS_BUDGET_sm_100a_v6})
+set(GEMM_SASS_BUDGET_sm_103a_v7 ${GEMM_SASS_BUDGET_sm_100a_v6})
 foreach(stage ${GEMM_STAGES})
   add_sass_test(${stage} sm_100a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS ${GEMM_SASS_sm_100a_${stage}})
   add_sass_test(${stage} sm_103a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS ${GEMM_SASS_sm_100a_${stage}})
