@@ -164,9 +164,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   // read_response: wait until the response in `slot` has landed in this CTA and read it. The proxy fence: the
   // next response in this slot is written by the async proxy, after this generic read (PTX ISA example of
   // clusterlaunchcontrol.try_cancel). The reader then releases the slot on CTA 0 (release_response), with
-  // release semantics: its read happens before CTA 0's producer, after its wait, asks for the next response
-  // into the same slot. (A relaxed arrival orders nothing: compute-sanitizer's racecheck, run on the
-  // emulated kernel, reported the read and the next response's write as a race.)
+  // release semantics at cluster scope, which CTA 0's producer acquires at cluster scope in its wait on
+  // clc_empty_bar: a read in either CTA happens before the next request into the same slot. (With a relaxed
+  // arrival, or a .cta acquire, nothing orders them: compute-sanitizer's racecheck, run on the emulated
+  // kernel, reported the read and the next response's write as a race.)
   const auto read_response = [&](int slot, uint32_t full_phase) {
     ptx::mbarrier_wait(&clc_full_bar[slot], full_phase, "clc_full_bar");
     const clc::Response r = clc::load_response(&clc_response[slot]);
@@ -253,7 +254,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       const auto request = [&] {
         ptx::mbarrier_arrive_expect_tx(&clc_full_bar[clc_slot], clc::CLC_RESPONSE_BYTES);
         if (cta_rank == 0) {
-          ptx::mbarrier_wait(&clc_empty_bar[clc_slot], clc_empty_phase, "clc_empty_bar");
+          ptx::mbarrier_wait</*CLUSTER_SCOPE=*/true>(&clc_empty_bar[clc_slot], clc_empty_phase, "clc_empty_bar");
           clc::try_cancel_multicast(&clc_response[clc_slot], &clc_full_bar[clc_slot]);
         }
       };
