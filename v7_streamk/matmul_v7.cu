@@ -417,15 +417,20 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         acc = 0;
         acc_full_phase ^= 1;
       }
-      // every lane reads the response; one arrival per warp, once all have it
-      const clc::Response r = read_response(clc_slot, clc_full_phase);
-      __syncwarp();
-      if (lane == 0) release_response(clc_slot);
+      // one lane reads the response and releases it (the one arrival of this warp); the others get the unit
+      // from it. (Had every lane read it, the other 31 reads would be ordered before lane 0's release only by
+      // __syncwarp, which compute-sanitizer's racecheck does not follow: tools/probes/racecheck_mbarrier_ring.cu.)
+      int next = -1;
+      if (lane == 0) {
+        const clc::Response r = read_response(clc_slot, clc_full_phase);
+        release_response(clc_slot);
+        next = unit_of(r);
+      }
+      unit = __shfl_sync(0xffffffffu, next, 0);
       if (++clc_slot == CLC_SLOTS) {
         clc_slot = 0;
         clc_full_phase ^= 1;
       }
-      unit = unit_of(r);
     }
   }
 
