@@ -537,7 +537,7 @@ std::string describe(const Config& c) {
 
 }  // namespace
 
-TEST_CASE("v7 Blackwell protocol: clusters take units through CLC; every interleaving tried is safe",
+TEST_CASE("v7 Blackwell protocol: clusters take units through CLC, and every interleaving tried is safe",
           "[v7][protocol]") {
   // shapes: one unit; a padding tile (odd tiles_m) with N inside the first B half; fewer K tiles than stages;
   // more units than SM pairs by several times; a ragged everything
