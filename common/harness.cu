@@ -114,7 +114,7 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
   }
   const std::vector<Variant>& all = opt.emulate ? sm100_emulated : arch == Arch::Sm100 ? sm100 : sm90;
   if (all.empty()) {
-    // A stage whose kernel for this architecture is not written yet (v7 on Blackwell): say so, run nothing.
+    // A stage built without a kernel for this architecture: say so, run nothing.
     const bool numbered = stage[0] == 'v' && std::isdigit(static_cast<unsigned char>(stage[1]));
     const std::string before =
         numbered ? "matmul_v" + std::to_string(std::atoi(stage + 1) - 1) : "an earlier stage";

@@ -54,16 +54,29 @@ __device__ __forceinline__ void mbarrier_arrive(uint64_t* bar) {
 }
 
 // One probe: true once the phase with parity `parity` has completed. Acquire: what the completing
-// operations wrote is visible to this thread afterwards.
+// operations wrote is visible to this thread afterwards. CLUSTER_SCOPE: the acquire is at cluster scope, for a
+// barrier that threads of another CTA of the cluster release with their arrivals (.release.cluster): only
+// then are their earlier accesses ordered before this thread's later ones (a .cta acquire synchronises with
+// this CTA's threads alone).
+template <bool CLUSTER_SCOPE = false>
 __device__ __forceinline__ bool mbarrier_try_wait_parity(uint64_t* bar, uint32_t parity) {
   uint32_t done;
-  asm volatile(
-      "{\n\t.reg .pred p;\n\t"
-      "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2;\n\t"
-      "selp.u32 %0, 1, 0, p;\n\t}"
-      : "=r"(done)
-      : "r"(smem_addr(bar)), "r"(parity)
-      : "memory");
+  if constexpr (CLUSTER_SCOPE)
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t"
+        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n\t"
+        "selp.u32 %0, 1, 0, p;\n\t}"
+        : "=r"(done)
+        : "r"(smem_addr(bar)), "r"(parity)
+        : "memory");
+  else
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t"
+        "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2;\n\t"
+        "selp.u32 %0, 1, 0, p;\n\t}"
+        : "=r"(done)
+        : "r"(smem_addr(bar)), "r"(parity)
+        : "memory");
   return done != 0;
 }
 
@@ -89,11 +102,12 @@ __device__ __forceinline__ uint32_t smid() {
 #if defined(GEMM_DEBUG_HANG) && !defined(GEMM_DEBUG_HANG_TIMEOUT_MS)
 #define GEMM_DEBUG_HANG_TIMEOUT_MS 2000
 #endif
+template <bool CLUSTER_SCOPE = false>
 __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity, const char* name = "mbarrier") {
   GEMM_EMU_HOOK(tc5emu::before_block());
 #if defined(GEMM_DEBUG_HANG)
   const uint64_t start = globaltimer_ns();
-  while (!mbarrier_try_wait_parity(bar, parity)) {
+  while (!mbarrier_try_wait_parity<CLUSTER_SCOPE>(bar, parity)) {
     if (globaltimer_ns() - start > uint64_t(GEMM_DEBUG_HANG_TIMEOUT_MS) * 1000000ull) {
       printf("GEMM_DEBUG_HANG: block (%d,%d,%d) thread %d stuck on %s waiting for parity %u for %d ms\n",
              blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, name, parity, GEMM_DEBUG_HANG_TIMEOUT_MS);
@@ -102,7 +116,7 @@ __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity, co
   }
 #else
   (void)name;
-  while (!mbarrier_try_wait_parity(bar, parity)) {
+  while (!mbarrier_try_wait_parity<CLUSTER_SCOPE>(bar, parity)) {
   }
 #endif
 }
@@ -167,6 +181,14 @@ __device__ __forceinline__ void barrier_cluster_wait() {
 // (read in the sm_90a SASS), in the main loop. (cuda::ptx::mbarrier_arrive with space_cluster)
 __device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t cluster_addr) {
   asm volatile("mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [%0];" ::"r"(cluster_addr) : "memory");
+}
+
+// The same arrival with release semantics at cluster scope: this thread's earlier memory accesses happen before
+// whatever the waiter does after its (acquire) wait. v7 releases a Cluster Launch Control response with it:
+// the reader's generic load of the response must be ordered before the next response's write into the same
+// slot. Once per unit of work, so the MEMBAR it costs is not in the main loop.
+__device__ __forceinline__ void mbarrier_arrive_release_cluster(uint32_t cluster_addr) {
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(cluster_addr) : "memory");
 }
 
 // Arrive once on an mbarrier of any CTA of the cluster and announce `bytes` transaction bytes on it; relaxed

@@ -279,7 +279,7 @@ int main(int argc, char** argv) {
       std::printf("Skipped: %s\n", none.c_str());
       return GEMM_SKIP_CODE;
     }
-    if (variants().empty()) {  // v7 on Blackwell: its kernel is not written yet (the binary refuses too)
+    if (variants().empty()) {  // a stage built without a kernel for this GPU (the binary refuses too)
       std::printf("Skipped: stage %s has no kernel for this GPU yet\n", GEMM_STAGE_NAME);
       return GEMM_SKIP_CODE;
     }

@@ -65,7 +65,7 @@ set(GEMM_SASS_FORBIDDEN_sm_103a_v5 ${GEMM_SASS_FORBIDDEN_sm_100a_v5})
 # (GEMM_SASS_ORDER_<arch>_<stage>: "A<B", the first A before the first B in every kernel that has a B).
 # v6 and mxfp8 likewise.
 set(GEMM_SASS_ORDER_sm_100a_v5 "UCGABAR_WAIT<UTCATOMSWS.2CTA.FIND_AND_SET")
-foreach(stage v5 v6)
+foreach(stage v5 v6 v7)
   set(GEMM_SASS_ORDER_sm_100a_${stage} ${GEMM_SASS_ORDER_sm_100a_v5})
   set(GEMM_SASS_ORDER_sm_103a_${stage} ${GEMM_SASS_ORDER_sm_100a_v5})
 endforeach()
@@ -97,11 +97,16 @@ set(GEMM_SASS_BUDGET_sm_103a_v6 ${GEMM_SASS_BUDGET_sm_100a_v6})
 # No 3D TMA, as v6.
 set(GEMM_SASS_sm_90a_v7 ${GEMM_SASS_sm_90a_v6} MEMBAR.ALL.GPU STG.E.STRONG.GPU LDG.E.STRONG.GPU)
 set(GEMM_SASS_FORBIDDEN_sm_90a_v7 ${GEMM_SASS_FORBIDDEN_sm_90a_v6})
+# v7 sm_100a: v6's forms and budget, plus Cluster Launch Control's multicast request
+# (clusterlaunchcontrol.try_cancel ... .multicast::cluster::all -> UGETNEXTWORKID.BROADCAST).
+set(GEMM_SASS_sm_100a_v7 ${GEMM_SASS_sm_100a_v6} UGETNEXTWORKID.BROADCAST)
+set(GEMM_SASS_FORBIDDEN_sm_100a_v7 ${GEMM_SASS_FORBIDDEN_sm_100a_v6})
+set(GEMM_SASS_FORBIDDEN_sm_103a_v7 ${GEMM_SASS_FORBIDDEN_sm_100a_v7})
+set(GEMM_SASS_BUDGET_sm_100a_v7 ${GEMM_SASS_BUDGET_sm_100a_v6})
+set(GEMM_SASS_BUDGET_sm_103a_v7 ${GEMM_SASS_BUDGET_sm_100a_v6})
 foreach(stage ${GEMM_STAGES})
-  if(NOT stage IN_LIST GEMM_SM100_PENDING)  # no Blackwell kernel written yet: no sm_100a code to read
-    add_sass_test(${stage} sm_100a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS ${GEMM_SASS_sm_100a_${stage}})
-    add_sass_test(${stage} sm_103a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS ${GEMM_SASS_sm_100a_${stage}})
-  endif()
+  add_sass_test(${stage} sm_100a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS ${GEMM_SASS_sm_100a_${stage}})
+  add_sass_test(${stage} sm_103a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS ${GEMM_SASS_sm_100a_${stage}})
   add_sass_test(${stage} sm_90a HGMMA UTMALDG ${GEMM_SASS_sm_90a_${stage}})
 endforeach()
 
@@ -204,11 +209,7 @@ add_sass_trace_test(profiler_toy test_profiler_gpu toy_kernel sm_90a sm_100a)
 # Not in a -DGEMM_DEBUG_HANG=ON build, whose bounded mbarrier waits read %globaltimer in every kernel.
 foreach(stage ${GEMM_STAGES})
   if(NOT stage MATCHES "^v[1-3]$" AND NOT GEMM_DEBUG_HANG)
-    if(stage IN_LIST GEMM_SM100_PENDING)
-      add_sass_trace_test(${stage} matmul_${stage} matmul_${stage}_kernel sm_90a)
-    else()
-      add_sass_trace_test(${stage} matmul_${stage} matmul_${stage}_kernel sm_90a sm_100a sm_103a)
-    endif()
+    add_sass_trace_test(${stage} matmul_${stage} matmul_${stage}_kernel sm_90a sm_100a sm_103a)
   endif()
 endforeach()
 # The Hopper MXFP8 kernel too: matmul_mxfp8_sm90_kernel<bool TRACE, int WG_N>, both variants (mx, mx4).

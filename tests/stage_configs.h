@@ -355,6 +355,21 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   tile("v6c stage 5", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 5),
   tile("v6c stage 6", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 6),
   tile("v6c stage 6", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 6),
+  // v7 sm100 (v7clc: Cluster Launch Control): v6's tiles and 7-stage ring, unchanged.
+  tile("v7clc stage 0", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 0),
+  tile("v7clc stage 0", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 0),
+  tile("v7clc stage 1", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 1),
+  tile("v7clc stage 1", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 1),
+  tile("v7clc stage 2", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 2),
+  tile("v7clc stage 2", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 2),
+  tile("v7clc stage 3", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 3),
+  tile("v7clc stage 3", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 3),
+  tile("v7clc stage 4", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 4),
+  tile("v7clc stage 4", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 4),
+  tile("v7clc stage 5", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 5),
+  tile("v7clc stage 5", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 5),
+  tile("v7clc stage 6", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 6),
+  tile("v7clc stage 6", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 6),
 };
 // clang-format on
 

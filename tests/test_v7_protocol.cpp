@@ -1,0 +1,608 @@
+// test_v7_protocol.cpp: the synchronisation protocol of the Blackwell v7 kernel (v7_streamk/matmul_v7.cu),
+// which no GPU here can run, executed on the CPU against the model of tests/protocol_model.h.
+//
+// v7 is v6's kernel with the work scheduled by Cluster Launch Control: one 2-CTA cluster per unit of work; a
+// running cluster asks (clusterlaunchcontrol.try_cancel, multicast) for the unit of a cluster that has not
+// started, and every role of both CTAs reads the answer from a ring of CLC_SLOTS responses. Modelled here:
+//  - the GPU: `pairs` SM pairs; clusters start in launch order on a free pair, one after another as pairs
+//    free up, skipping the clusters that a request has canceled;
+//  - try_cancel: an asynchronous event that, when it executes, cancels the first cluster (in launch order)
+//    that has not started, or fails when none is left; its response then lands in each CTA separately (any
+//    order, any time), writing the CTA's response slot and completing 16 bytes on its clc_full_bar;
+//  - every role thread of every cluster runs the kernel's code line for line (as test_v6_protocol.cpp), with
+//    the kernel's unit -> tile map (common/scheduler.h) and edge arithmetic (common/edge.h).
+// Checked besides the model's own rules and v6's (stages, accumulators, in-flight events at exit):
+//  - a response never overwrites one that a reader of its CTA has not read yet; every reader reads the
+//    responses of its own cluster, in request order, only after they landed;
+//  - no request after a CTA has read a failed response (undefined behaviour in the PTX ISA);
+//  - every unit is done by exactly one cluster, and a canceled cluster never runs; every valid tile is stored
+//    once by each of the 4 row quarters, padding tiles never.
+// Mutants that must be caught: clc_empty counting CTA 0's readers only; CTA 0's producer not waiting for
+// clc_empty; a request after the failed response; a response read without waiting for clc_full.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "common/edge.h"
+#include "common/scheduler.h"
+#include "protocol_model.h"
+
+using gemm::ScheduledTile;
+using gemm::ScheduleKind;
+using gemm::TileSchedule;
+using protocol::Barrier;
+using protocol::Machine;
+
+namespace {
+
+// The kernel's constants (v7_streamk/matmul_v7.cu); NUM_STAGES and CLC_SLOTS also vary below.
+constexpr int BLOCK_M = 128, BLOCK_N = 256, BLOCK_K = 64, CLUSTER_SIZE = 2, B_HALF_ROWS = BLOCK_N / 2;
+constexpr int NUM_ACCUMULATORS = 2, NUM_EPILOGUE_WARPS = 4, GROUP_M = 16, NUM_WARPS = 6;
+constexpr uint32_t A_BYTES = 16384, B_BYTES = 16384, RESPONSE_BYTES = 16;
+// Readers of a response: CTA 0's producer, MMA thread and 4 epilogue warps; CTA 1's producer and 4 warps.
+constexpr int READERS[CLUSTER_SIZE] = {1 + 1 + NUM_EPILOGUE_WARPS, 1 + NUM_EPILOGUE_WARPS};
+constexpr int CLC_READERS           = READERS[0] + READERS[1];
+
+enum class Mutant { None, ClcEmptyCountsCta0, NoClcEmptyWait, RequestAfterFail, ReadBeforeFull };
+
+struct Config {
+  int m, n, k;
+  int pairs;  // SM pairs: clusters that can run at once
+  int num_stages, clc_slots;
+  Mutant mutant          = Mutant::None;
+  uint64_t seed          = 1;
+  bool lazy              = false;
+  int slow_epilogue_rank = -1;  // the epilogue warps of this rank sleep before each unit
+  int slow_epilogue_us   = 300;
+  protocol::Options model;
+};
+
+class Model {
+ public:
+  explicit Model(const Config& c)
+      : c_(c),
+        m_(options(c)),
+        tiles_m_(gemm::num_tiles(c.m, BLOCK_M)),
+        tiles_n_(gemm::num_tiles(c.n, BLOCK_N)),
+        k_tiles_(gemm::num_k_tiles(c.k, BLOCK_K)),
+        units_(gemm::num_tiles(tiles_m_, CLUSTER_SIZE) * tiles_n_),
+        state_(size_t(units_), State::Pending),
+        done_by_(size_t(units_), -1),
+        finished_(size_t(units_), 0) {
+    for (int u = 0; u < units_; ++u) clusters_.push_back(std::make_unique<Cluster>());
+    for (int sm = 0; sm < 2 * c.pairs; ++sm) {
+      Sm& s = sms_.emplace_back();
+      for (int i = 0; i < c.num_stages; ++i) {
+        s.full.push_back(&m_.barrier(sm, "tma_full_bar[" + std::to_string(i) + "]"));
+        s.mma_done.push_back(&m_.barrier(sm, "mma_done_bar[" + std::to_string(i) + "]"));
+        for (int op = 0; op < 2; ++op) s.stage[op].push_back({});
+      }
+      for (int a = 0; a < NUM_ACCUMULATORS; ++a) {
+        s.tmem_full.push_back(&m_.barrier(sm, "tmem_full_bar[" + std::to_string(a) + "]"));
+        s.tmem_empty.push_back(&m_.barrier(sm, "tmem_empty_bar[" + std::to_string(a) + "]"));
+        s.acc.push_back({});
+      }
+      for (int i = 0; i < c.clc_slots; ++i) {
+        s.clc_full.push_back(&m_.barrier(sm, "clc_full_bar[" + std::to_string(i) + "]"));
+        s.clc_empty.push_back(&m_.barrier(sm, "clc_empty_bar[" + std::to_string(i) + "]"));
+        s.response.push_back({});
+      }
+    }
+  }
+
+  long canceled() const { return canceled_; }
+
+  // Runs the grid; returns "" or what went wrong.
+  std::string run() {
+    m_.start_delivery();
+    std::vector<int> running(size_t(c_.pairs), -1);  // the cluster on each SM pair
+    for (;;) {
+      bool busy = false;
+      {
+        std::lock_guard<std::mutex> lock(m_.mu);
+        if (!m_.ok_locked()) break;
+        for (int p = 0; p < c_.pairs; ++p) {
+          int& r = running[size_t(p)];
+          if (r >= 0 && finished_[r] == CLUSTER_SIZE * NUM_WARPS) r = -1;
+          if (r < 0) {  // the first cluster in launch order that no request has canceled starts here
+            for (int u = 0; u < units_ && r < 0; ++u)
+              if (state_[size_t(u)] == State::Pending) {
+                state_[size_t(u)] = State::Running;
+                r                 = u;
+              }
+            if (r >= 0) launch_locked(r, p);
+          }
+          busy = busy || r >= 0;
+        }
+      }
+      if (!busy) break;
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+    m_.join_threads();
+    const std::string error = m_.finish();
+    if (!error.empty()) return error;
+    for (int u = 0; u < units_; ++u) {
+      if (state_[size_t(u)] == State::Pending) return "cluster " + std::to_string(u) + " never ran";
+      if (done_by_[size_t(u)] < 0) return "unit " + std::to_string(u) + " was never done";
+    }
+    for (int tm = 0; tm <= tiles_m_; ++tm)
+      for (int tn = 0; tn < tiles_n_; ++tn)
+        for (int q = 0; q < 4; ++q) {
+          const int expect = tm < tiles_m_ ? 1 : 0;
+          const auto it    = stored_.find(std::make_tuple(tm, tn, q));
+          const int got    = it == stored_.end() ? 0 : it->second;
+          if (got != expect) {
+            std::ostringstream s;
+            s << "tile (" << tm << ", " << tn << ") quarter " << q << " stored " << got << " times, not " << expect;
+            return s.str();
+          }
+        }
+    return "";
+  }
+
+ private:
+  enum class State { Pending, Running, Canceled };
+  struct StageContent {
+    int unit = -1, k_tile = -1;  // what the last TMA copy wrote (-1: nothing yet)
+    bool read         = true;    // an MMA has read it since
+    int reads_pending = 0;       // MMAs issued that read it and have not executed yet
+  };
+  struct AccContent {
+    int unit = -1, k_done = 0;
+    int reads = NUM_EPILOGUE_WARPS;  // epilogue warps that read this unit's result (fresh TMEM: free)
+  };
+  struct Response {
+    int cta = -1, seq = -1;  // written for CTA `cta`, the answer to its cluster's request number `seq`
+    int unit  = -1;          // the canceled cluster's unit, or -1: the request failed
+    int reads = 0;           // readers of this CTA that read it
+    int expected = 0;        // readers of this CTA
+  };
+  struct Sm {  // what lives at fixed offsets of one SM, whichever CTA runs there
+    std::vector<Barrier*> full, mma_done, tmem_full, tmem_empty, clc_full, clc_empty;
+    std::vector<StageContent> stage[2];
+    std::vector<AccContent> acc;
+    std::vector<Response> response;
+  };
+  struct Cluster {
+    int unit = -1, pair = -1;
+    int cta[CLUSTER_SIZE] = {-1, -1};
+    int mid               = -1;     // the machine's cluster id
+    bool failure_read[CLUSTER_SIZE] = {false, false};
+  };
+
+  static protocol::Options options(const Config& c) {
+    protocol::Options o = c.model;
+    o.seed              = c.seed;
+    o.lazy              = c.lazy;
+    return o;
+  }
+
+  ScheduledTile tile_of(int unit, int rank) const {
+    return TileSchedule<ScheduleKind::Grouped>(tiles_m_, tiles_n_, units_, unit, CLUSTER_SIZE, rank, GROUP_M)
+        .tile(0);
+  }
+  Sm& sm(int id, int rank) { return sms_[size_t(2 * clusters_[size_t(id)]->pair + rank)]; }
+
+  void launch_locked(int id, int pair) {
+    Cluster& cl = (*clusters_[size_t(id)]);
+    cl.unit     = id;
+    cl.pair     = pair;
+    m_.mu.unlock();  // the machine's own calls take the lock
+    std::mt19937_64 g(protocol::mix64(c_.seed ^ uint64_t(id * 977 + 1)));
+    const std::vector<int> skews = {int(g() % 4 == 0 ? g() % 200 : 0), int(g() % 4 == 0 ? g() % 200 : 0)};
+    cl.mid                       = m_.launch_cluster({2 * pair, 2 * pair + 1}, NUM_WARPS, skews);
+    for (int r = 0; r < CLUSTER_SIZE; ++r) cl.cta[r] = m_.cta(cl.mid, r);
+    for (int r = 0; r < CLUSTER_SIZE; ++r)
+      for (int w = 0; w < NUM_WARPS; ++w) m_.spawn(cl.cta[r], [this, id, r, w] { warp(id, r, w); });
+    m_.mu.lock();
+  }
+
+  // ---- one warp of CTA `rank` of cluster `id`, as in the kernel: setup, its role, teardown ----
+  void warp(int id, int rank, int warp_id) {
+    if (setup(id, rank, warp_id)) {
+      if (warp_id == 0)
+        producer(id, rank);
+      else if (warp_id == 1 && rank == 0)
+        mma(id);
+      else if (warp_id >= 2)
+        epilogue(id, rank, warp_id);
+      m_.cluster_sync((*clusters_[size_t(id)]).mid, "teardown");
+    }
+    std::lock_guard<std::mutex> lock(m_.mu);
+    ++finished_[id];
+  }
+
+  bool setup(int id, int rank, int warp_id) {
+    Cluster& cl = (*clusters_[size_t(id)]);
+    if (warp_id == 0) {  // barrier init by one thread
+      std::lock_guard<std::mutex> lock(m_.mu);
+      Sm& s = sm(id, rank);
+      for (int i = 0; i < c_.num_stages; ++i) {
+        m_.init_locked(*s.full[size_t(i)], cl.cta[rank], CLUSTER_SIZE);
+        m_.init_locked(*s.mma_done[size_t(i)], cl.cta[rank], 1);
+      }
+      for (int a = 0; a < NUM_ACCUMULATORS; ++a) {
+        m_.init_locked(*s.tmem_full[size_t(a)], cl.cta[rank], 1);
+        m_.init_locked(*s.tmem_empty[size_t(a)], cl.cta[rank], NUM_EPILOGUE_WARPS * CLUSTER_SIZE);
+      }
+      const int empty_count = c_.mutant == Mutant::ClcEmptyCountsCta0 ? READERS[0] : CLC_READERS;
+      for (int i = 0; i < c_.clc_slots; ++i) {
+        m_.init_locked(*s.clc_full[size_t(i)], cl.cta[rank], 1);
+        m_.init_locked(*s.clc_empty[size_t(i)], cl.cta[rank], empty_count);
+        s.response[size_t(i)] = {cl.cta[rank], -1, -1, READERS[rank], READERS[rank]};  // a free slot
+      }
+    }
+    if (!m_.cluster_sync(cl.mid, "setup 1")) return false;
+    if (warp_id == 1) {
+      if (!m_.alloc_2cta(cl.cta[rank])) return false;
+      std::lock_guard<std::mutex> lock(m_.mu);
+      for (AccContent& a : sm(id, rank).acc) a = {};  // this CTA's fresh TMEM
+    }
+    return m_.cluster_sync(cl.mid, "setup 2");
+  }
+
+  // try_cancel.multicast by CTA 0's producer: request `seq` of cluster `id`, into `slot` of both CTAs.
+  void post_try_cancel_locked(int id, int seq, int slot) {
+    Machine::Event e;
+    e.fn = [this, id, seq, slot] {
+      int unit = -1;  // the first cluster in launch order that has not started: canceled, its unit ours
+      for (int u = 0; u < units_ && unit < 0; ++u)
+        if (state_[size_t(u)] == State::Pending) {
+          state_[size_t(u)] = State::Canceled;
+          unit              = u;
+          ++canceled_;
+        }
+      const Cluster& cl = (*clusters_[size_t(id)]);
+      for (int r = 0; r < CLUSTER_SIZE; ++r) {  // the response lands in each CTA on its own
+        Barrier& full = *sm(id, r).clc_full[size_t(slot)];
+        Machine::Event land;
+        land.fn = [this, id, r, seq, slot, unit, &full] {
+          const Cluster& c = (*clusters_[size_t(id)]);
+          Response& resp   = sm(id, r).response[size_t(slot)];
+          if (resp.cta == c.cta[r] && resp.reads < resp.expected)
+            return m_.fail_locked("a CLC response overwrote one that a reader of its CTA had not read");
+          resp = {c.cta[r], seq, unit, 0, READERS[r]};
+          m_.complete_tx_locked(full, RESPONSE_BYTES);
+        };
+        land.key         = &full;
+        land.target      = &full;
+        land.target_cta  = cl.cta[r];
+        land.smem_cta[0] = cl.cta[r];
+        land.what        = "a CLC response to CTA " + std::to_string(cl.cta[r]);
+        m_.post_locked(std::move(land));
+      }
+    };
+    e.smem_cta[0] = (*clusters_[size_t(id)]).cta[0];
+    e.what        = "a try_cancel of cluster " + std::to_string(id);
+    m_.post_locked(std::move(e));
+  }
+
+  // A reader's view of the CLC ring (each role keeps its own, as in the kernel).
+  struct Reader {
+    int slot = 0, full_phase = 0, seq = 0;
+  };
+  // Waits for and reads the next response; releases it on CTA 0; returns its unit, -1 (none left), or -2 (a
+  // failure). An epilogue warp is one reader (its lanes read, then one lane arrives).
+  int read_next(int id, int rank, Reader& rd) {
+    Sm& s = sm(id, rank);
+    if (c_.mutant != Mutant::ReadBeforeFull &&
+        !m_.wait(*s.clc_full[size_t(rd.slot)], rd.full_phase, "clc_full_bar"))
+      return -2;
+    std::lock_guard<std::mutex> lock(m_.mu);
+    const Cluster& cl = (*clusters_[size_t(id)]);
+    Response& resp    = s.response[size_t(rd.slot)];
+    if (resp.cta != cl.cta[rank] || resp.seq != rd.seq) {
+      m_.fail_locked("a reader read a CLC slot that does not hold its cluster's response " +
+                     std::to_string(rd.seq) + " (not landed yet, or another's)");
+      return -2;
+    }
+    ++resp.reads;
+    const int unit = resp.unit;
+    if (unit < 0) (*clusters_[size_t(id)]).failure_read[rank] = true;
+    // release.cluster on CTA 0's barrier (the mutant's count leaves CTA 1's readers out)
+    if (!(c_.mutant == Mutant::ClcEmptyCountsCta0 && rank == 1))
+      m_.arrive_on_locked(*sm(id, 0).clc_empty[size_t(rd.slot)], cl.cta[0]);
+    if (++rd.slot == c_.clc_slots) {
+      rd.slot = 0;
+      rd.full_phase ^= 1;
+    }
+    ++rd.seq;
+    return unit;
+  }
+
+  void producer(int id, int rank) {
+    Cluster& cl = (*clusters_[size_t(id)]);
+    Sm& s       = sm(id, rank);
+    int stage = 0, empty_phase = 1;
+    Reader rd;
+    int request_slot = 0, clc_empty_phase = 1, requests = 0;
+    auto request = [&]() -> bool {
+      {
+        std::lock_guard<std::mutex> lock(m_.mu);
+        if (cl.failure_read[rank])
+          m_.fail_locked("a try_cancel after the CTA read a failed response (undefined behaviour)");
+        m_.arrive_expect_tx_locked(*s.clc_full[size_t(request_slot)], cl.cta[rank], RESPONSE_BYTES);
+      }
+      if (rank == 0) {
+        if (c_.mutant != Mutant::NoClcEmptyWait &&
+            !m_.wait(*s.clc_empty[size_t(request_slot)], clc_empty_phase, "clc_empty_bar"))
+          return false;
+        std::lock_guard<std::mutex> lock(m_.mu);
+        post_try_cancel_locked(id, requests, request_slot);
+      }
+      ++requests;
+      if (++request_slot == c_.clc_slots) {
+        request_slot = 0;
+        clc_empty_phase ^= 1;
+      }
+      return true;
+    };
+    int unit = cl.unit;
+    if (!request()) return;
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(m_.mu);
+        if (rank == 0) {
+          if (done_by_[size_t(unit)] >= 0) return m_.fail_locked("unit " + std::to_string(unit) + " done twice");
+          done_by_[size_t(unit)] = id;
+        }
+      }
+      const ScheduledTile t = tile_of(unit, rank);
+      const int m0 = t.m * BLOCK_M, b_row0 = t.n * BLOCK_N + rank * B_HALF_ROWS;
+      for (int k_tile = 0; k_tile < k_tiles_; ++k_tile) {
+        if (!m_.wait(*s.mma_done[size_t(stage)], empty_phase, "mma_done_bar")) return;
+        const bool load_a = m0 < c_.m, load_b = b_row0 < c_.n;
+        std::lock_guard<std::mutex> lock(m_.mu);
+        Barrier& full = *sm(id, 0).full[size_t(stage)];
+        m_.arrive_expect_tx_locked(full, cl.cta[0], (load_a ? A_BYTES : 0) + (load_b ? B_BYTES : 0));
+        for (int op = 0; op < 2; ++op) {
+          if (!(op == 0 ? load_a : load_b)) continue;
+          const int st = stage;
+          Machine::Event e;
+          e.fn = [this, id, rank, op, st, unit, k_tile, &full] {
+            StageContent& sc = sm(id, rank).stage[op][size_t(st)];
+            if (sc.reads_pending > 0) return m_.fail_locked("TMA overwrote a stage an issued MMA has not read");
+            if (!sc.read) return m_.fail_locked("TMA overwrote a stage whose last load was never read");
+            sc = {unit, k_tile, false, 0};
+            m_.complete_tx_locked(full, op == 0 ? A_BYTES : B_BYTES);
+          };
+          e.key         = &full;
+          e.target      = &full;
+          e.target_cta  = cl.cta[0];
+          e.smem_cta[0] = cl.cta[rank];
+          e.what        = std::string("TMA ") + (op == 0 ? "A" : "B") + " of CTA " + std::to_string(cl.cta[rank]);
+          m_.post_locked(std::move(e));
+        }
+        if (++stage == c_.num_stages) {
+          stage       = 0;
+          empty_phase ^= 1;
+        }
+      }
+      unit = read_next(id, rank, rd);
+      if (unit == -2) return;
+      if (unit < 0) {
+        if (c_.mutant == Mutant::RequestAfterFail) request();
+        break;
+      }
+      if (!request()) return;
+    }
+    for (int i = 0; i < c_.num_stages; ++i) {  // the tail: the last stages' releases have landed
+      if (!m_.wait(*s.mma_done[size_t(stage)], empty_phase, "mma_done_bar (tail)")) return;
+      if (++stage == c_.num_stages) {
+        stage       = 0;
+        empty_phase ^= 1;
+      }
+    }
+  }
+
+  void mma(int id) {
+    const Cluster& cl = (*clusters_[size_t(id)]);
+    int stage = 0, full_phase = 0, acc = 0, acc_empty_phase = 1;
+    Reader rd;
+    {
+      std::lock_guard<std::mutex> lock(m_.mu);
+      for (int r = 0; r < CLUSTER_SIZE; ++r) m_.tmem_check_locked(cl.cta[r], "the MMA thread");
+    }
+    for (int unit = cl.unit; unit >= 0;) {
+      if (!m_.wait(*sm(id, 0).tmem_empty[size_t(acc)], acc_empty_phase, "tmem_empty_bar")) return;
+      const ScheduledTile tiles[CLUSTER_SIZE] = {tile_of(unit, 0), tile_of(unit, 1)};
+      for (int k_tile = 0; k_tile < k_tiles_; ++k_tile) {
+        if (!m_.wait(*sm(id, 0).full[size_t(stage)], full_phase, "tma_full_bar")) return;
+        std::lock_guard<std::mutex> lock(m_.mu);
+        for (int r = 0; r < CLUSTER_SIZE; ++r)
+          for (int op = 0; op < 2; ++op) ++sm(id, r).stage[op][size_t(stage)].reads_pending;
+        const int s = stage, a = acc;
+        Machine::Event mma;  // the MMAs of this K tile execute
+        mma.fn = [this, id, s, a, unit, k_tile, tiles] {
+          for (int r = 0; r < CLUSTER_SIZE; ++r) {
+            const bool need[2] = {tiles[r].valid, tiles[r].n * BLOCK_N + r * B_HALF_ROWS < c_.n};
+            for (int op = 0; op < 2; ++op) {
+              StageContent& sc = sm(id, r).stage[op][size_t(s)];
+              --sc.reads_pending;
+              if (need[op] && (sc.unit != unit || sc.k_tile != k_tile))
+                return m_.fail_locked("an MMA read a stage that does not hold its unit and K step");
+              sc.read = true;
+            }
+            AccContent& ac = sm(id, r).acc[size_t(a)];
+            if (k_tile == 0) {
+              if (ac.reads != NUM_EPILOGUE_WARPS)
+                return m_.fail_locked("an MMA overwrote an accumulator before the epilogue of a CTA read it");
+              ac = {unit, 1, 0};
+            } else {
+              if (ac.unit != unit || ac.k_done != k_tile) return m_.fail_locked("MMA accumulated out of order");
+              ++ac.k_done;
+            }
+          }
+        };
+        mma.smem_cta[0] = cl.cta[0];
+        mma.smem_cta[1] = cl.cta[1];
+        mma.what        = "an MMA";
+        m_.post_fifo_locked(std::move(mma));
+        m_.post_fifo_locked(commit(id, &Sm::mma_done, s, "mma_done_bar"));
+        if (++stage == c_.num_stages) {
+          stage      = 0;
+          full_phase ^= 1;
+        }
+      }
+      {
+        std::lock_guard<std::mutex> lock(m_.mu);
+        m_.post_fifo_locked(commit(id, &Sm::tmem_full, acc, "tmem_full_bar"));
+      }
+      if (++acc == NUM_ACCUMULATORS) {
+        acc             = 0;
+        acc_empty_phase ^= 1;
+      }
+      unit = read_next(id, 0, rd);
+      if (unit == -2) return;
+    }
+  }
+  // tcgen05.commit multicast to both CTAs: once every earlier MMA has executed, one arrival in each CTA
+  Machine::Event commit(int id, std::vector<Barrier*> Sm::*bars, int i, const std::string& name) {
+    Machine::Event e;
+    e.fn = [this, id, bars, i] {
+      for (int r = 0; r < CLUSTER_SIZE; ++r) {
+        Barrier& b = *(sm(id, r).*bars)[size_t(i)];
+        Machine::Event arrival;
+        arrival.fn         = [this, &b] { m_.arrive_locked(b); };
+        arrival.key        = &b;
+        arrival.target     = &b;
+        arrival.target_cta = (*clusters_[size_t(id)]).cta[r];
+        arrival.what       = "the commit to " + b.name;
+        m_.post_locked(std::move(arrival));
+      }
+    };
+    e.smem_cta[0] = (*clusters_[size_t(id)]).cta[0];
+    e.what        = "a commit to " + name + "[" + std::to_string(i) + "]";
+    return e;
+  }
+
+  void epilogue(int id, int rank, int warp_id) {
+    const Cluster& cl = (*clusters_[size_t(id)]);
+    const int quarter = warp_id % 4;
+    int acc = 0, acc_full_phase = 0;
+    Reader rd;
+    {
+      std::lock_guard<std::mutex> lock(m_.mu);
+      m_.tmem_check_locked(cl.cta[rank], "an epilogue warp");
+    }
+    for (int unit = cl.unit; unit >= 0;) {
+      if (rank == c_.slow_epilogue_rank) std::this_thread::sleep_for(std::chrono::microseconds(c_.slow_epilogue_us));
+      if (!m_.wait(*sm(id, rank).tmem_full[size_t(acc)], acc_full_phase, "tmem_full_bar")) return;
+      {
+        std::lock_guard<std::mutex> lock(m_.mu);
+        const ScheduledTile t = tile_of(unit, rank);
+        AccContent& ac        = sm(id, rank).acc[size_t(acc)];
+        if (ac.unit != unit || ac.k_done != k_tiles_)
+          return m_.fail_locked("an epilogue read an accumulator that does not hold its whole unit");
+        ++ac.reads;
+        if (gemm::tile_extent(c_.m, BLOCK_M, t.m) > 0) ++stored_[std::make_tuple(t.m, t.n, quarter)];
+        m_.thread_arrive_locked(*sm(id, 0).tmem_empty[size_t(acc)], cl.cta[0]);
+      }
+      if (++acc == NUM_ACCUMULATORS) {
+        acc            = 0;
+        acc_full_phase ^= 1;
+      }
+      unit = read_next(id, rank, rd);
+      if (unit == -2) return;
+    }
+  }
+
+  const Config c_;
+  Machine m_;
+  const int tiles_m_, tiles_n_, k_tiles_, units_;
+  std::vector<Sm> sms_;
+  std::vector<State> state_;    // per cluster of the grid (= per unit); under m_.mu
+  std::vector<int> done_by_;    // per unit: the cluster that did it; under m_.mu
+  std::vector<int> finished_;   // per cluster: role threads done; under m_.mu
+  std::vector<std::unique_ptr<Cluster>> clusters_;  // per cluster, made up front: stable, never resized
+  std::map<std::tuple<int, int, int>, int> stored_;
+  long canceled_ = 0;
+};
+
+std::string describe(const Config& c) {
+  std::ostringstream s;
+  s << "M=" << c.m << " N=" << c.n << " K=" << c.k << ", " << c.pairs << " SM pairs, " << c.num_stages
+    << " stages, " << c.clc_slots << " CLC slots, seed " << c.seed << (c.lazy ? ", lazy" : "");
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("v7 Blackwell protocol: clusters take units through CLC, and every interleaving tried is safe",
+          "[v7][protocol]") {
+  // shapes: one unit; a padding tile (odd tiles_m) with N inside the first B half; fewer K tiles than stages;
+  // more units than SM pairs by several times; a ragged everything
+  const int shapes[][3] = {{1, 1, 8}, {129, 100, 72}, {1000, 600, 64}, {640, 1024, 256}, {300, 513, 520}};
+  int runs = 0;
+  long canceled = 0;
+  for (const auto& sh : shapes)
+    for (int pairs : {1, 2, 3})
+      for (int stages : {2, 7})
+        for (int slots : {2, 4}) {
+          Config c{sh[0], sh[1], sh[2], pairs, stages, slots};
+          c.seed               = protocol::run_seed(uint64_t(runs));
+          c.lazy               = runs % 2 == 1;
+          c.slow_epilogue_rank = runs % 3 - 1;  // none, CTA 0's, CTA 1's
+          INFO(describe(c));
+          Model model(c);
+          const std::string error = model.run();
+          INFO(error);
+          CHECK(error.empty());
+          canceled += model.canceled();
+          ++runs;
+        }
+  std::printf("v7: %d runs, %ld clusters canceled and their units taken over, all passed\n", runs, canceled);
+  CHECK(runs == 60);
+  CHECK(canceled > 0);
+}
+
+TEST_CASE("v7 Blackwell protocol: responses land before their expect_tx, arrivals in flight",
+          "[v7][protocol][exploration]") {
+  int runs = 0;
+  for (int pairs : {1, 3})
+    for (int lazy = 0; lazy < 2; ++lazy) {
+      Config c{1000, 1000, 128, pairs, 3, 2};
+      c.seed                            = protocol::run_seed(2000 + uint64_t(runs));
+      c.lazy                            = lazy == 1;
+      c.model.expect_tx_in_flight       = true;
+      c.model.thread_arrivals_in_flight = true;
+      INFO(describe(c));
+      const std::string error = Model(c).run();
+      INFO(error);
+      CHECK(error.empty());
+      ++runs;
+    }
+}
+
+TEST_CASE("v7 Blackwell protocol: the model catches broken CLC protocols", "[v7][protocol][negative]") {
+  struct Case {
+    Mutant mutant;
+    const char* name;
+  };
+  for (const Case& m : {Case{Mutant::ClcEmptyCountsCta0, "clc_empty counts CTA 0's readers only"},
+                        Case{Mutant::NoClcEmptyWait, "CTA 0's producer does not wait for clc_empty"},
+                        Case{Mutant::RequestAfterFail, "a request after the failed response"},
+                        Case{Mutant::ReadBeforeFull, "a response read without waiting for clc_full"}}) {
+    int failures = 0;
+    for (uint64_t run = 1; run <= 8; ++run) {
+      Config c{1000, 1000, 64, 2, 2, 2, m.mutant, protocol::run_seed(1000 + run)};
+      c.lazy               = run % 2 == 0;
+      c.slow_epilogue_rank = 1;  // CTA 1's readers far behind
+      c.slow_epilogue_us   = 3000;
+      const std::string error = Model(c).run();
+      if (std::getenv("V7_PROTOCOL_VERBOSE")) std::printf("%s run %d: %s\n", m.name, int(run), error.c_str());
+      failures += error.empty() ? 0 : 1;
+    }
+    INFO(m.name << ": failed " << failures << " of 8 runs");
+    CHECK(failures > 0);
+  }
+}
