@@ -34,6 +34,7 @@ MARKER_FILES = {
     "V4-TABLE": "v4_warpspec/README.md",
     "V5-TABLE": "v5_2sm/README.md",
     "V6-TABLE": "v6_persistent/README.md",
+    "V7-TABLE": "v7_streamk/README.md",
     "SWEEP-TABLE": "v6_persistent/README.md",
     "MXFP8-TABLE": "mxfp8/README.md",
 }
