@@ -20,7 +20,7 @@ import re
 import statistics
 import sys
 
-STAGE_ORDER = ["v1", "v2", "v3", "v4", "v5", "v6", "mxfp8"]
+STAGE_ORDER = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "mxfp8"]
 
 # Where each marker pair lives: run_all.sh --update-readme writes the table of NAME between
 # <!-- NAME-BEGIN --> and <!-- NAME-END --> in this file, relative to the repository root. Each pair exists
