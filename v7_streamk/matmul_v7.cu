@@ -165,9 +165,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   // next response in this slot is written by the async proxy, after this generic read (PTX ISA example of
   // clusterlaunchcontrol.try_cancel). The reader then releases the slot on CTA 0 (release_response), with
   // release semantics at cluster scope, which CTA 0's producer acquires at cluster scope in its wait on
-  // clc_empty_bar: a read in either CTA happens before the next request into the same slot. (With a relaxed
-  // arrival, or a .cta acquire, nothing orders them: compute-sanitizer's racecheck, run on the emulated
-  // kernel, reported the read and the next response's write as a race.)
+  // clc_empty_bar: a read in either CTA happens before the next request into the same slot. (A relaxed
+  // arrival, or a .cta acquire, orders nothing across CTAs in the PTX memory model.)
   const auto read_response = [&](int slot, uint32_t full_phase) {
     ptx::mbarrier_wait(&clc_full_bar[slot], full_phase, "clc_full_bar");
     const clc::Response r = clc::load_response(&clc_response[slot]);
