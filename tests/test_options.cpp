@@ -96,7 +96,7 @@ TEST_CASE("invalid values are refused with a message naming the option") {
   }
 }
 
-TEST_CASE("--help is recognised and the usage lists every option") {
+TEST_CASE("the option --help is recognised and the usage lists every option") {
   Options opt;
   REQUIRE(parse({"--help"}, opt).empty());
   CHECK(opt.help);
