@@ -32,14 +32,18 @@
 // passes against cuBLAS on an H100: `matmul_v7 --emulate` (correctness only; emulation times nothing).
 #include <cuda_bf16.h>
 
+#include <memory>
+
 #include "common/check.h"
 #include "common/clc.cuh"
 #include "common/descriptors.cuh"
 #include "common/edge.h"
 #include "common/harness.h"
+#include "common/persistent_grid.h"
 #include "common/profiler.cuh"
 #include "common/ptx.cuh"
 #include "common/scheduler.h"
+#include "common/streamk.h"
 #include "common/tcgen05.cuh"
 #include "common/tma.h"
 
@@ -70,6 +74,13 @@ constexpr int CLC_SLOTS = 4;
 // clc_empty_bar's count: every reader of a response, in both CTAs: the producer thread and the four epilogue
 // warps of each CTA, and CTA 0's MMA thread.
 constexpr uint32_t CLC_READERS = CLUSTER_SIZE * (1 + NUM_EPILOGUE_WARPS) + 1;
+// Stream-K (v7a-v7d): the fixup's unit of exchange is one epilogue warp's share of a tile, its 32 TMEM lanes
+// (rows) x BLOCK_N columns of fp32: 32 KB, with one flag. Laid out chunk-major ([BLOCK_N / 8][32 lanes][8]) so
+// that one warp's 8 columns of all 32 rows are 1 KB contiguous in global memory.
+constexpr int PARTIAL_FLOATS = 32 * BLOCK_N;
+constexpr int PARTIAL_SLOTS_PER_WORKER = CLUSTER_SIZE * NUM_EPILOGUE_WARPS;
+constexpr int MIN_SK_ITERS = 4;  // v7b, v7c: no stream-K range shorter than this many K tiles (the Hopper twin's)
+constexpr int FIXUP_ITERS  = 4;  // v7d's rule: a partial written or read costs ~4 K tiles (measured on Hopper)
 
 constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 2, Swizzle::B128};
 constexpr KMajorTile B_TILE{BLOCK_N / CLUSTER_SIZE, BLOCK_K, 2, Swizzle::B128};  // this CTA's half of B
@@ -128,11 +139,14 @@ GEMM_HD constexpr TmaBox tma_box(KMajorTile tile, int row0, int k0, int j) {
 // ---- the kernel ----
 // TRACE: the in-kernel profiler's `prof.` lines record each warp's waits and issues (--trace); compiled out
 // of the TRACE=false instantiation, which is the one checked and timed (common/profiler.cuh).
-// SCHEDULE: the order of the tiles (common/scheduler.h), one variant each.
-template <bool TRACE, ScheduleKind SCHEDULE>
+// CLC: where the work comes from. true (v7clc): one cluster per unit, whole units handed out at run time by
+// Cluster Launch Control. false (v7a-v7d): a persistent grid, each cluster (worker) walking the pieces of a
+// stream-K plan fixed on the host (common/streamk.h), with the fixup through `workspace` and `flags`.
+template <bool TRACE, bool CLC>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     matmul_v7_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
-                     __nv_bfloat16* c, int m, int n, int k, TraceBuffer trace) {
+                     __nv_bfloat16* c, int m, int n, int k, const StreamKPlan plan, float* workspace,
+                     uint32_t* flags, TraceBuffer trace) {
 #if defined(GEMM_HAS_TCGEN05)
   extern __shared__ uint8_t smem_raw[];
   uint8_t* ring = align_smem_1024(smem_raw);  // stage s: A tile at s * STAGE_BYTES, then its B tile
@@ -149,18 +163,25 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 
   const int warp_id = threadIdx.x / 32;
   const int lane    = threadIdx.x % 32;
-  // The grid is a row of clusters, blockIdx.x = 2u + rank (cluster dims 2 x 1), one per unit u. A unit is
-  // the tile pair that cluster u would compute on its first turn of v6's schedule with one cluster per unit:
-  // the CTA of rank r takes M tile 2p + r of the pair row p and B rows n0 + r * 128.
-  const int cta_rank    = int(ptx::cluster_ctarank());
-  const int tiles_m     = num_tiles(m, BLOCK_M);
-  const int tiles_n     = num_tiles(n, BLOCK_N);
-  const int num_units   = int(gridDim.x) / CLUSTER_SIZE;
-  const auto tile_of    = [&](int unit) {
-    return TileSchedule<SCHEDULE>(tiles_m, tiles_n, num_units, unit, CLUSTER_SIZE, cta_rank, GROUP_M).tile(0);
+  // The grid is a row of clusters, blockIdx.x = 2c + rank (cluster dims 2 x 1). A unit is a pair of tiles in
+  // v6b's grouped order (TileSchedule<Grouped>::tile_of_unit): the CTA of rank r takes M tile 2p + r of the
+  // pair row p and B rows n0 + r * 128. Every role of both CTAs walks the same pieces of work (a unit and a
+  // range of its K tiles, common/streamk.h):
+  //  - CLC (v7clc): one cluster per unit; whole units, the cluster's own (c) first, then the one each
+  //    response names, until a response says that nothing is left;
+  //  - otherwise (v7a-v7d): cluster c is worker c of the plan; its pieces are fixed before the launch.
+  const int cta_rank   = int(ptx::cluster_ctarank());
+  const int tiles_m    = num_tiles(m, BLOCK_M);
+  const int tiles_n    = num_tiles(n, BLOCK_N);
+  const int cluster_id = int(blockIdx.x) / CLUSTER_SIZE;  // CLC: its first unit; stream-K: its worker index
+  const TileSchedule<ScheduleKind::Grouped> order(tiles_m, tiles_n, 1, 0, CLUSTER_SIZE, cta_rank, GROUP_M);
+  const int num_k_tiles = gemm::num_k_tiles(k, BLOCK_K);  // the last one may be short: TMA zero-fills it
+  const auto whole_unit = [&](int unit) {
+    StreamKPiece p;
+    p.unit = unit, p.k_begin = 0, p.k_end = num_k_tiles, p.k_tiles = num_k_tiles, p.role = StreamKPiece::Whole;
+    return p;
   };
-  // Every role walks the same units: the cluster's own, then the one each response names, until a response
-  // says that nothing is left. Each role keeps its own slot and phase of the CLC ring (in registers).
+  // The CLC ring: each role keeps its own slot and phase (in registers).
   // read_response: wait until the response in `slot` has landed in this CTA and read it. The proxy fence: the
   // next response in this slot is written by the async proxy, after this generic read (PTX ISA example of
   // clusterlaunchcontrol.try_cancel). The reader then releases the slot on CTA 0 (release_response), with
@@ -216,8 +237,6 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   tc5::fence_after_thread_sync();
   const uint32_t tmem_base = tmem_slot;  // accumulator a at columns a * BLOCK_N
   prof.end(Ev::Setup);
-
-  const int num_k_tiles = gemm::num_k_tiles(k, BLOCK_K);  // the last one may be short: TMA zero-fills it
   if (warp_id == 0) {
     // ---- producer (warp 0): one thread keeps the ring full, tile after tile ----
     if (ptx::elect_one_sync()) {
@@ -257,12 +276,19 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           clc::try_cancel_multicast(&clc_response[clc_slot], &clc_full_bar[clc_slot]);
         }
       };
-      int unit = int(blockIdx.x) / CLUSTER_SIZE;  // this cluster's own unit first
-      request();
-      for (;;) {
-        const ScheduledTile t = tile_of(unit);
+      StreamKWork work(plan, cluster_id);
+      StreamKPiece piece;
+      bool more = true;
+      if constexpr (CLC) {
+        piece = whole_unit(cluster_id);  // this cluster's own unit first
+        request();
+      } else {
+        more = work.next(piece);
+      }
+      while (more) {
+        const ScheduledTile t = order.tile_of_unit(piece.unit);
         const int m0 = t.m * BLOCK_M, b_row0 = t.n * BLOCK_N + cta_rank * B_TILE.rows;
-        for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
+        for (int k_tile = piece.k_begin; k_tile < piece.k_end; ++k_tile) {
           prof.begin(Ev::WaitEmpty);
           ptx::mbarrier_wait(&mma_done_bar[stage], empty_phase, "mma_done_bar");
           prof.end(Ev::WaitEmpty);
@@ -274,17 +300,24 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
             empty_phase ^= 1;
           }
         }
-        // the next unit: the response to the request made before this unit's loads
-        const clc::Response r = read_response(clc_slot, clc_full_phase);
-        release_response(clc_slot);
-        if (++clc_slot == CLC_SLOTS) {
-          clc_slot = 0;
-          clc_full_phase ^= 1;
-          clc_empty_phase ^= 1;
+        if constexpr (CLC) {
+          // the next unit: the response to the request made before this unit's loads
+          const clc::Response r = read_response(clc_slot, clc_full_phase);
+          release_response(clc_slot);
+          if (++clc_slot == CLC_SLOTS) {
+            clc_slot = 0;
+            clc_full_phase ^= 1;
+            clc_empty_phase ^= 1;
+          }
+          const int unit = unit_of(r);
+          more           = unit >= 0;
+          if (more) {
+            piece = whole_unit(unit);
+            request();
+          }
+        } else {
+          more = work.next(piece);
         }
-        unit = unit_of(r);
-        if (unit < 0) break;
-        request();
       }
       // Exit: wait for the release of the last NUM_STAGES loads, so that no commit is still on its way to
       // this CTA's mma_done_bar when it exits: the next CTA on this SM initialises its barriers at the same
@@ -310,14 +343,21 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       uint32_t acc_empty_phase = 1;  // parity of tmem_empty_bar[acc] to wait for: 1 passes on the first lap
       int clc_slot             = 0;  // the CLC ring: slot of the next response to read, and its parity
       uint32_t clc_full_phase  = 0;
-      for (int unit = int(blockIdx.x) / CLUSTER_SIZE; unit >= 0;) {
+      StreamKWork work(plan, cluster_id);
+      StreamKPiece piece;
+      bool more = true;
+      if constexpr (CLC)
+        piece = whole_unit(cluster_id);
+      else
+        more = work.next(piece);
+      while (more) {
         // wait until the epilogues of both CTAs have read this accumulator's previous tile
         prof.begin(Ev::WaitEmpty);
         ptx::mbarrier_wait(&tmem_empty_bar[acc], acc_empty_phase, "tmem_empty_bar");
         prof.end(Ev::WaitEmpty);
         tc5::fence_after_thread_sync();
         const uint32_t tmem_acc = tmem_base + uint32_t(acc * BLOCK_N);
-        for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
+        for (int k_tile = piece.k_begin; k_tile < piece.k_end; ++k_tile) {
           prof.begin(Ev::WaitFull);
           ptx::mbarrier_wait(&tma_full_bar[stage], full_phase, "tma_full_bar");
           prof.end(Ev::WaitFull);
@@ -331,7 +371,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
             const uint64_t a_desc = kmajor_desc_sm100(A_TILE, a_addr, k_step);
             const uint64_t b_desc = kmajor_desc_sm100(B_TILE, b_addr, k_step);
             tc5::mma_f16_ss<CTA_GROUP>(tmem_acc, a_desc, b_desc, IDESC,
-                                       (k_tile > 0 || k_step > 0) ? 1u : 0u);
+                                       (k_tile > piece.k_begin || k_step > 0) ? 1u : 0u);
           }
           // arrives, in both CTAs, once the MMAs above have read this stage of both: it is empty
           tc5::commit_multicast<CTA_GROUP>(&mma_done_bar[stage], CLUSTER_MASK);
@@ -348,13 +388,19 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           acc = 0;
           acc_empty_phase ^= 1;
         }
-        const clc::Response r = read_response(clc_slot, clc_full_phase);
-        release_response(clc_slot);
-        if (++clc_slot == CLC_SLOTS) {
-          clc_slot = 0;
-          clc_full_phase ^= 1;
+        if constexpr (CLC) {
+          const clc::Response r = read_response(clc_slot, clc_full_phase);
+          release_response(clc_slot);
+          if (++clc_slot == CLC_SLOTS) {
+            clc_slot = 0;
+            clc_full_phase ^= 1;
+          }
+          const int unit = unit_of(r);
+          more           = unit >= 0;
+          if (more) piece = whole_unit(unit);
+        } else {
+          more = work.next(piece);
         }
-        unit = unit_of(r);
       }
     }
     __syncwarp();
@@ -368,8 +414,18 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     uint32_t acc_full_phase = 0;  // parity of tmem_full_bar[acc]: flips when `acc` wraps
     int clc_slot            = 0;  // the CLC ring: slot of the next response to read, and its parity
     uint32_t clc_full_phase = 0;
-    for (int unit = int(blockIdx.x) / CLUSTER_SIZE; unit >= 0;) {
-      const ScheduledTile t = tile_of(unit);
+    // Stream-K: this warp's share of a partial (its 32 rows), and its flag, for worker w.
+    const int quarter  = int(lane0) / 32;
+    const auto slot_of = [&](int w) { return (w * CLUSTER_SIZE + cta_rank) * NUM_EPILOGUE_WARPS + quarter; };
+    StreamKWork work(plan, cluster_id);
+    StreamKPiece piece;
+    bool more = true;
+    if constexpr (CLC)
+      piece = whole_unit(cluster_id);
+    else
+      more = work.next(piece);
+    while (more) {
+      const ScheduledTile t = order.tile_of_unit(piece.unit);
       prof.begin(Ev::WaitMma);
       ptx::mbarrier_wait(&tmem_full_bar[acc], acc_full_phase, "tmem_full_bar");
       prof.end(Ev::WaitMma);
@@ -383,12 +439,49 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       const bool row_ok    = row_in_tile < rows_valid;
       __nv_bfloat16* c_row = c + (row_ok ? size_t(t.m * BLOCK_M + row_in_tile) * size_t(n) : 0) +
                              size_t(t.n) * BLOCK_N;
+      // Stream-K's fixup, by each warp for its 32 rows (a padding tile, t.valid false, takes no part in it: its
+      // writer and its finisher are CTAs of the same rank, and both skip it). A partial piece leaves its fp32
+      // sums in this worker's slot and raises the slot's flag with release semantics after __syncwarp (which
+      // orders the other lanes' stores before lane 0's release). A finisher first waits, in lane 0, for the
+      // flags of the later segments' workers (acquire), lowers each for the next launch, and then adds their
+      // partials to its own sums in K order: the order is the plan's, so two runs give the same bits.
+      const bool partial  = !CLC && piece.role == StreamKPiece::Partial;
+      const bool finisher = !CLC && piece.role == StreamKPiece::Finisher && t.valid;
+      const int last      = finisher ? plan.last_worker(piece.unit) : cluster_id;
+      if (partial && t.valid) {
+        float* part = workspace + size_t(slot_of(cluster_id)) * PARTIAL_FLOATS + lane * 8;
+        for (int col = 0; col < cols_valid; col += 8) {
+          float v[8];
+          tc5::ld_32x32b_x8(tmem_addr(tmem_base, lane0, uint32_t(acc * BLOCK_N + col)), v);
+          tc5::wait_ld();
+          __stcg(reinterpret_cast<float4*>(part + col * 32), make_float4(v[0], v[1], v[2], v[3]));
+          __stcg(reinterpret_cast<float4*>(part + col * 32 + 4), make_float4(v[4], v[5], v[6], v[7]));
+        }
+        __syncwarp();
+        if (lane == 0) ptx::st_release_gpu(flags + slot_of(cluster_id), 1u);
+      }
+      if (finisher) {
+        if (lane == 0)
+          for (int w = cluster_id + 1; w <= last; ++w) {
+            while (ptx::ld_acquire_gpu(flags + slot_of(w)) == 0) {
+            }
+            flags[slot_of(w)] = 0;  // consumed: 0 again for the next launch (whose writer comes after this one)
+          }
+        __syncwarp();
+      }
       // Chunks wholly past N are skipped by the whole warp (cols_valid is warp-uniform).
 #pragma unroll 4
-      for (int col = 0; col < cols_valid; col += 8) {
+      for (int col = 0; col < (partial ? 0 : cols_valid); col += 8) {
         float v[8];
         tc5::ld_32x32b_x8(tmem_addr(tmem_base, lane0, uint32_t(acc * BLOCK_N + col)), v);
         tc5::wait_ld();
+        for (int w = cluster_id + 1; w <= last; ++w) {  // the finisher: the later segments, in K order
+          const float* part = workspace + size_t(slot_of(w)) * PARTIAL_FLOATS + lane * 8 + col * 32;
+          const float4 lo = __ldcg(reinterpret_cast<const float4*>(part));
+          const float4 hi = __ldcg(reinterpret_cast<const float4*>(part + 4));
+          v[0] += lo.x, v[1] += lo.y, v[2] += lo.z, v[3] += lo.w;
+          v[4] += hi.x, v[5] += hi.y, v[6] += hi.z, v[7] += hi.w;
+        }
         if (row_ok) {
           if (vector_stores && col + 8 <= cols_valid) {
             __nv_bfloat162 packed[4];
@@ -419,16 +512,22 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       // one lane reads the response and releases it (the one arrival of this warp); the others get the unit
       // from it. (Had every lane read it, the other 31 reads would be ordered before lane 0's release only by
       // __syncwarp, which compute-sanitizer's racecheck does not follow: tools/probes/racecheck_mbarrier_ring.cu.)
-      int next = -1;
-      if (lane == 0) {
-        const clc::Response r = read_response(clc_slot, clc_full_phase);
-        release_response(clc_slot);
-        next = unit_of(r);
-      }
-      unit = __shfl_sync(0xffffffffu, next, 0);
-      if (++clc_slot == CLC_SLOTS) {
-        clc_slot = 0;
-        clc_full_phase ^= 1;
+      if constexpr (CLC) {
+        int next = -1;
+        if (lane == 0) {
+          const clc::Response r = read_response(clc_slot, clc_full_phase);
+          release_response(clc_slot);
+          next = unit_of(r);
+        }
+        const int unit = __shfl_sync(0xffffffffu, next, 0);
+        if (++clc_slot == CLC_SLOTS) {
+          clc_slot = 0;
+          clc_full_phase ^= 1;
+        }
+        more = unit >= 0;
+        if (more) piece = whole_unit(unit);
+      } else {
+        more = work.next(piece);
       }
     }
   }
@@ -450,8 +549,29 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 }
 
 // ---- host launcher ----
+// The fixup's memory, allocated once per prepared launch (as the Hopper twin's): one fp32 partial of 32 KB and
+// one flag per epilogue warp of each CTA of each worker, the flags zeroed once. Each flag is raised and
+// lowered within one launch (the kernel leaves them all 0), so launches back to back need no reset.
+struct FixupMemory {
+  float* workspace = nullptr;
+  uint32_t* flags  = nullptr;
+  explicit FixupMemory(int workers) {
+    const size_t slots = size_t(workers) * PARTIAL_SLOTS_PER_WORKER;
+    CUDA_CHECK(cudaMalloc(&workspace, slots * PARTIAL_FLOATS * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&flags, slots * sizeof(uint32_t)));
+    CUDA_CHECK(cudaMemset(flags, 0, slots * sizeof(uint32_t)));
+  }
+  ~FixupMemory() {
+    cudaFree(workspace);
+    cudaFree(flags);
+  }
+  FixupMemory(const FixupMemory&)            = delete;
+  FixupMemory& operator=(const FixupMemory&) = delete;
+};
+
 // With `trace`: the TRACE=true instantiation, recording into a buffer sized from the grid (--trace).
-template <ScheduleKind SCHEDULE>
+// CLC: one cluster per unit (v7clc). Otherwise the plan's policy, or (PICK) the picking rule's choice.
+template <bool CLC, StreamKPolicy POLICY, bool PICK>
 Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
   // B's tensor map is N rows high: B is [N, K] (seed 000's first version got this wrong). Its box is one
   // CTA's half of the MMA's N. 2D maps: their K extent is K itself, so a short last K tile is zero-filled.
@@ -459,51 +579,74 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
   const TmaDesc b_desc = kmajor_tma_2d(g.n, g.k, B_TILE.rows, SLICE_K, 2, Swizzle::B128);
   const CUtensorMap a_map = make_tensor_map(a_desc, g.a, "A");
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
-  auto* kernel = trace ? matmul_v7_kernel<true, SCHEDULE> : matmul_v7_kernel<false, SCHEDULE>;
+  auto* kernel = trace ? matmul_v7_kernel<true, CLC> : matmul_v7_kernel<false, CLC>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
   auto* c = static_cast<__nv_bfloat16*>(g.c);
   const int m = int(g.m), n = int(g.n), k = int(g.k);
-  // One cluster of CLUSTER_SIZE CTAs along x per unit: blockIdx.x 2u and 2u + 1 (the CLC grid; v5's, in
-  // clusters along x). The GPU starts as many as fit; the others are canceled by the running ones or start
-  // when an SM frees up.
   const int tiles_m = num_tiles(g.m, BLOCK_M), tiles_n = num_tiles(g.n, BLOCK_N);
-  const int units   = num_tiles(tiles_m, CLUSTER_SIZE) * tiles_n;
-  cudaLaunchAttribute cluster{};
-  cluster.id               = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = CLUSTER_SIZE;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  TraceBuffer buf;  // --trace: per CTA and warp, setup, 2 events per K tile or per tile, the tail, teardown
+  const int units = num_tiles(tiles_m, CLUSTER_SIZE) * tiles_n, iters = num_k_tiles(g.k, BLOCK_K);
+  // A cluster of CLUSTER_SIZE CTAs along x: blockIdx.x 2c and 2c + 1. The persistent grid's query also says
+  // how many clusters fit at once (stream-K's workers; the trace's estimate for CLC).
+  PersistentGrid grid = persistent_grid(kernel, NUM_THREADS, SMEM_BYTES, CLUSTER_SIZE, tiles_m, tiles_n, "v7");
+  StreamKPlan plan;
+  std::shared_ptr<FixupMemory> fixup;
+  if (CLC) {
+    // One cluster per unit (the CLC grid): the GPU starts as many as fit; the others are canceled by the
+    // running ones or start when an SM frees up.
+    grid.clusters    = units;
+    grid.cfg.gridDim = dim3(unsigned(units * CLUSTER_SIZE));
+  } else {
+    // The plan (the Hopper twin's): data-parallel on v6's grid, at most one cluster per unit; stream-K and
+    // hybrid on every cluster that can be resident (a finisher waits for other workers, which must all be
+    // running), or only as many as the plan gives a stream-K range where it has no whole units. The
+    // picking rule's constant is the Hopper twin's measurement: unmeasured on Blackwell.
+    StreamKPolicy policy = POLICY;
+    int min_iters        = MIN_SK_ITERS;
+    if (PICK) {
+      const StreamKChoice choice = pick_streamk(units, iters, grid.max_clusters, FIXUP_ITERS);
+      policy                     = choice.policy;
+      min_iters                  = choice.min_iters;
+    }
+    const int workers = policy == StreamKPolicy::DataParallel ? grid.clusters : grid.max_clusters;
+    plan              = make_streamk_plan(units, iters, workers, policy, min_iters);
+    grid.resize(plan.dp_units > 0 ? plan.workers : plan.sk_workers);
+    if (plan.sk_workers > 0) fixup = std::make_shared<FixupMemory>(grid.clusters);
+  }
+  float* workspace = fixup ? fixup->workspace : nullptr;
+  uint32_t* flags  = fixup ? fixup->flags : nullptr;
+  TraceBuffer buf;  // --trace: per CTA and warp, setup, 2 events per K tile or per piece, the tail, teardown
   if (trace) {
-    // How many units a cluster takes is decided at run time: room for twice the fair share (the resident
-    // clusters splitting the units evenly); events past it are counted, not written (common/profiler.cuh).
-    cudaLaunchConfig_t query = {};
-    query.gridDim = dim3(CLUSTER_SIZE), query.blockDim = dim3(NUM_THREADS), query.dynamicSmemBytes = SMEM_BYTES;
-    query.attrs = &cluster, query.numAttrs = 1;
-    int resident = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&resident, kernel, &query));
-    const int turns = 2 * ceil_div(int64_t(units), resident > 0 ? resident : 1);
-    buf = trace->allocate(uint32_t(units * CLUSTER_SIZE),
+    uint32_t most = 0;
+    if (CLC) {
+      // How many units a cluster takes is decided at run time: room for twice the fair share; events past
+      // it are counted, not written (common/profiler.cuh).
+      const int turns = 2 * int(ceil_div(int64_t(units), grid.max_clusters > 0 ? grid.max_clusters : 1));
+      most            = uint32_t(2 * turns * (iters + 1));
+    } else {
+      for (int w = 0; w < grid.clusters; ++w) {
+        uint32_t events = 0;
+        StreamKWork work(plan, w);
+        for (StreamKPiece p; work.next(p);) events += uint32_t(2 * (p.k_end - p.k_begin) + 2);
+        most = events > most ? events : most;
+      }
+    }
+    buf = trace->allocate(grid.cfg.gridDim.x,
                           {"warp 0 TMA", "warp 1 MMA", "warp 2 epilogue", "warp 3 epilogue",
                            "warp 4 epilogue", "warp 5 epilogue"},
-                          uint32_t(2 * turns * (num_k_tiles(k, BLOCK_K) + 1) + 8));
+                          most + 8);
   }
   return [=](cudaStream_t stream) mutable {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim            = dim3(unsigned(units * CLUSTER_SIZE));
-    cfg.blockDim           = dim3(NUM_THREADS);
-    cfg.dynamicSmemBytes   = SMEM_BYTES;
-    cfg.stream             = stream;
-    cfg.attrs              = &cluster;
-    cfg.numAttrs           = 1;
-    CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a_map, b_map, c, m, n, k, buf));
+    grid.launch(stream, kernel, a_map, b_map, c, m, n, k, plan, workspace, flags, buf);
+    (void)fixup;  // held by the launch: the workspace lives as long as any copy of it
   };
 }
-template <ScheduleKind SCHEDULE>
-Launch prepare_v7_untraced(const GemmArgs& g) { return prepare_v7<SCHEDULE>(g, nullptr); }
-template <ScheduleKind SCHEDULE>
+template <bool CLC, StreamKPolicy POLICY = StreamKPolicy::DataParallel, bool PICK = false>
+Launch prepare_v7_untraced(const GemmArgs& g) {
+  return prepare_v7<CLC, POLICY, PICK>(g, nullptr);
+}
+template <bool CLC, StreamKPolicy POLICY = StreamKPolicy::DataParallel, bool PICK = false>
 Launch prepare_v7_traced(const GemmArgs& g, DeviceTrace& trace) {
-  return prepare_v7<SCHEDULE>(g, &trace);
+  return prepare_v7<CLC, POLICY, PICK>(g, &trace);
 }
 
 }  // namespace
@@ -513,10 +656,21 @@ std::vector<Variant> sm100_variants() {
   const char* kernel = "sm_100a tcgen05 kernel (v7_streamk/matmul_v7.cu)";
   SmemTiles tiles{A_TILE, B_TILE, BLOCK_M, /*tma_3d=*/false, NUM_STAGES, SLICE_K, TMA_BOXES, tma_box};
   tiles.cta_group = CTA_GROUP;  // the MMA spans the pair: M = 2 x 128, N = 2 x B_TILE.rows
+  // The Hopper twin's four plans, and Cluster Launch Control. Which is fastest on Blackwell cannot be
+  // measured here (no Blackwell GPU): the default, v7d, is the Hopper twin's by its measurement.
+  using P = StreamKPolicy;
   return {
-      {"v7clc", "one cluster per unit, Cluster Launch Control (try_cancel), grouped unit order; v6's TMEM "
-                "double buffer, any M/N",
-       kernel, any_mn, tiles, prepare_v7_untraced<ScheduleKind::Grouped>, prepare_v7_traced<ScheduleKind::Grouped>},
+      {"v7a", "v6b's schedule as a plan: whole units only (data-parallel)", kernel, any_mn, tiles,
+       prepare_v7_untraced<false, P::DataParallel>, prepare_v7_traced<false, P::DataParallel>},
+      {"v7b", "stream-K: all K iterations split evenly, fixup through TMEM and a workspace", kernel, any_mn,
+       tiles, prepare_v7_untraced<false, P::StreamK>, prepare_v7_traced<false, P::StreamK>},
+      {"v7c", "hybrid: whole waves, stream-K for the last 1-2", kernel, any_mn, tiles,
+       prepare_v7_untraced<false, P::Hybrid>, prepare_v7_traced<false, P::Hybrid>},
+      {"v7d", "picked per shape: v7a, or stream-K split to the cost model; the default", kernel, any_mn, tiles,
+       prepare_v7_untraced<false, P::DataParallel, true>, prepare_v7_traced<false, P::DataParallel, true>},
+      {"v7clc", "one cluster per unit, Cluster Launch Control (try_cancel), whole units; v6's TMEM double "
+                "buffer, any M/N",
+       kernel, any_mn, tiles, prepare_v7_untraced<true>, prepare_v7_traced<true>},
   };
 }
 
