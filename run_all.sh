@@ -82,7 +82,7 @@ emulate_shapes() {
     matmul_v3|matmul_v4) echo "256x256x1024" ;;
     matmul_v5) echo "512x512x1024" ;;
     matmul_v6) echo "1000x1000x520 4096x2304x136" ;;
-    matmul_v7) echo "1000x1000x520 4096x4096x136" ;;
+    matmul_v7) echo "1000x1000x520 4096x4096x136 256x256x8192" ;;
     matmul_mxfp8) echo "512x512x256 300x520x544" ;;
     *) echo "256x256x256" ;;
   esac

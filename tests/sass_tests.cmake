@@ -98,8 +98,11 @@ set(GEMM_SASS_BUDGET_sm_103a_v6 ${GEMM_SASS_BUDGET_sm_100a_v6})
 set(GEMM_SASS_sm_90a_v7 ${GEMM_SASS_sm_90a_v6} MEMBAR.ALL.GPU STG.E.STRONG.GPU LDG.E.STRONG.GPU)
 set(GEMM_SASS_FORBIDDEN_sm_90a_v7 ${GEMM_SASS_FORBIDDEN_sm_90a_v6})
 # v7 sm_100a: v6's forms and budget, plus Cluster Launch Control's multicast request
-# (clusterlaunchcontrol.try_cancel ... .multicast::cluster::all -> UGETNEXTWORKID.BROADCAST).
-set(GEMM_SASS_sm_100a_v7 ${GEMM_SASS_sm_100a_v6} UGETNEXTWORKID.BROADCAST)
+# (clusterlaunchcontrol.try_cancel ... .multicast::cluster::all -> UGETNEXTWORKID.BROADCAST, v7clc) and the
+# stream-K fixup's flag (st.release.gpu -> MEMBAR.ALL.GPU + STG.E.STRONG.GPU, ld.acquire.gpu ->
+# LDG.E.STRONG.GPU; v7a-v7d), read with cuobjdump 13.0 from v7's own code.
+set(GEMM_SASS_sm_100a_v7 ${GEMM_SASS_sm_100a_v6} UGETNEXTWORKID.BROADCAST MEMBAR.ALL.GPU STG.E.STRONG.GPU
+                         LDG.E.STRONG.GPU)
 set(GEMM_SASS_FORBIDDEN_sm_100a_v7 ${GEMM_SASS_FORBIDDEN_sm_100a_v6})
 set(GEMM_SASS_FORBIDDEN_sm_103a_v7 ${GEMM_SASS_FORBIDDEN_sm_100a_v7})
 set(GEMM_SASS_BUDGET_sm_100a_v7 ${GEMM_SASS_BUDGET_sm_100a_v6})
