@@ -1,35 +1,45 @@
-// matmul_v7.cu: stage 7 on Blackwell (sm_100a): the work is scheduled by the GPU. The grid has one 2-CTA
-// cluster per unit of work (a 256x256 pair of tiles), as v5's did; a cluster that finishes its unit asks the
-// hardware to cancel the launch of one that has not started yet, and does that one's unit instead (Cluster
-// Launch Control). Everything else is v6: TMEM double buffer, six warps, any M and N.
+// matmul_v7.cu: stage 7 on Blackwell (sm_100a): work, not tiles, is what gets scheduled. v6's kernel (TMEM
+// double buffer, six warps, any M and N) given its work in two ways, one template flag (CLC):
+//  - v7a-v7d: a stream-K plan (common/streamk.h, the Hopper twin's): the MAC iterations (unit x K tile) cut
+//    evenly over the persistent clusters, a unit whose K is split fixed up through a global workspace;
+//  - v7clc: one 2-CTA cluster per unit; a cluster that finishes its unit asks the hardware to cancel the
+//    launch of one that has not started yet, and does that one's unit instead (Cluster Launch Control).
 //
 // C[M,N] = A[M,K] * B[N,K]^T, bf16 in and out, fp32 accumulation, both operands K-major.
 //
 // What changed since v6 (seed 000 ends with "Blackwell Cluster Launch Control ... left as an exercise"):
-//  1. The grid: one cluster per unit, not one per SM. The clusters that fit start; the others wait for an
-//     SM, and most never get one: a running cluster cancels them first.
-//  2. The schedule: clusterlaunchcontrol.try_cancel (common/clc.cuh). The producer thread of CTA 0 asks for
-//     the next unit as soon as it starts loading the current one (one request ahead), with the multicast form,
-//     so the 16-byte response lands in both CTAs. Its answer, "canceled cluster x" (whose unit this cluster
-//     now does) or "nothing left" (the loop ends), is read by every role of both CTAs: the two producers,
-//     the MMA thread and the eight epilogue warps. A ring of CLC_SLOTS responses, each with a full barrier in
-//     every CTA (this CTA's producer announces the 16 bytes; the response completes them) and an empty barrier
-//     on CTA 0 (every reader of both CTAs arrives after reading), lets the producer run ahead of the epilogue.
-//  3. The unit -> tile map is the launch's: unit u is the tile pair that cluster u would compute if it ran
-//     (common/scheduler.h, grouped order): clusters start roughly in launch order and are canceled in it, so
-//     the units in flight at one moment form a compact block of C, as v6b's wave does.
-// Why it helps: the GPU balances the work, unit by unit, whatever the shape: a slow cluster simply takes fewer
-// units. And a cluster that never gets an SM costs nothing: when other kernels hold SMs, the clusters that do
-// run take its work, where a persistent grid sized to the whole GPU would wait for its missing clusters.
-// What it costs: a 16-byte response and two barrier operations per unit and reader; one more barrier ring.
-// It does not fix the last wave: 256 units on 74 clusters still take 3.46 turns (stream-K, the Hopper twin's
-// idea, splits the K loop of the last units; not yet in this file).
+//  1. Pieces, not tiles. Every role of both CTAs walks the same pieces: a unit (v6b's grouped order,
+//     TileSchedule<Grouped>::tile_of_unit) and a range [k_begin, k_end) of its K tiles. The producer loads
+//     those K tiles, the MMA thread overwrites the accumulator at k_begin, and the ring's stage and phase
+//     carry across pieces as they carried across tiles.
+//  2. The fixup (stream-K), in the epilogue, by each warp for its own 32 TMEM rows: a piece that ends a
+//     unit's later segment (Partial) leaves its fp32 sums in a 32 KB slot of the workspace and raises the
+//     slot's flag (st.release.gpu, after __syncwarp); the worker of the unit's first segment (Finisher) waits
+//     for the later workers' flags (ld.acquire.gpu), lowers them for the next launch, and adds their partials
+//     to its own in K order before it stores C: the order is the plan's, so runs are bit-identical. Whole
+//     pieces are stored as in v6. The finisher reaches a split unit at the end of its range, the partial
+//     writers at the start of theirs: every worker is resident (the persistent grid), nobody waits in a cycle.
+//  3. Cluster Launch Control (v7clc): one cluster per unit instead of one per SM. The producer thread of CTA 0
+//     asks clusterlaunchcontrol.try_cancel (common/clc.cuh) for the next unit as soon as it starts loading
+//     the current one, with the multicast form, so the 16-byte response lands in both CTAs. Its answer,
+//     "canceled cluster x" (whose unit this cluster now does) or "nothing left" (the loop ends), is read by
+//     every role of both CTAs. A ring of CLC_SLOTS responses, each with a full barrier in every CTA (this
+//     CTA's producer announces the 16 bytes; the response completes them) and an empty barrier on CTA 0
+//     (every reader of both CTAs arrives after reading), lets the producer run ahead of the epilogue.
+// Why it helps: stream-K gives every SM the same amount of work when the units do not fill the GPU (skinny
+// and small shapes, a last wave); CLC lets the GPU balance whole units at run time (a slow cluster takes
+// fewer), and a cluster that never gets an SM costs nothing. What it costs: stream-K, a 32 KB partial written
+// and read per warp and split unit, and a pipeline that drains at every piece; CLC, a 16-byte response and
+// two barrier operations per unit and reader. The plans' picking rule (v7d) is the Hopper twin's, whose cost
+// constant was measured on an H100: unmeasured on Blackwell.
 //
-// PTX ISA sections: as v6, plus "clusterlaunchcontrol" (try_cancel .multicast::cluster::all, query_cancel).
+// PTX ISA sections: as v6, plus "clusterlaunchcontrol" (try_cancel .multicast::cluster::all, query_cancel),
+// "ld" / "st" with .acquire / .release at .gpu scope (the fixup's flags).
 //
 // Status: compiled for sm_100a and sm_103a; not run on Blackwell hardware by this project, so no number of
-// its own. Through the tcgen05 emulator (common/tcgen05_emu.h, which also emulates Cluster Launch Control) it
-// passes against cuBLAS on an H100: `matmul_v7 --emulate` (correctness only; emulation times nothing).
+// its own. Through the tcgen05 emulator (common/tcgen05_emu.h, which also emulates Cluster Launch Control)
+// every variant passes against cuBLAS on an H100: `matmul_v7 --emulate` (correctness only; emulation times
+// nothing).
 #include <cuda_bf16.h>
 
 #include <memory>
