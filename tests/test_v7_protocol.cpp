@@ -19,6 +19,15 @@
 //    once by each of the 4 row quarters, padding tiles never.
 // Mutants that must be caught: clc_empty counting CTA 0's readers only; CTA 0's producer not waiting for
 // clc_empty; a request after the failed response; a response read without waiting for clc_full.
+//
+// The stream-K variants (v7a-v7d) on the same model: `pairs` workers, all resident, each walking its pieces of
+// a plan (common/streamk.h); the fixup per epilogue warp: a partial's flag store is an event that becomes
+// visible later (never before the partial it releases); the finisher waits for the later workers' flags,
+// reads their partials and lowers the flags. Checked: every K tile of every unit loaded once, a finisher
+// reads exactly the later segments, in K order, after they were written, and stores a unit whose K is
+// complete; every tile stored once per quarter; every flag 0 after each of two launches that share them.
+// Mutants caught: a finisher that does not wait, a flag raised before its partial is written, a finisher that
+// leaves the flags raised (the next launch reads stale partials).
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -34,9 +43,14 @@
 
 #include "common/edge.h"
 #include "common/scheduler.h"
+#include "common/streamk.h"
 #include "protocol_model.h"
 
 using gemm::ScheduledTile;
+using gemm::StreamKPiece;
+using gemm::StreamKPlan;
+using gemm::StreamKPolicy;
+using gemm::StreamKWork;
 using gemm::ScheduleKind;
 using gemm::TileSchedule;
 using protocol::Barrier;
@@ -52,7 +66,11 @@ constexpr uint32_t A_BYTES = 16384, B_BYTES = 16384, RESPONSE_BYTES = 16;
 constexpr int READERS[CLUSTER_SIZE] = {1 + 1 + NUM_EPILOGUE_WARPS, 1 + NUM_EPILOGUE_WARPS};
 constexpr int CLC_READERS           = READERS[0] + READERS[1];
 
-enum class Mutant { None, ClcEmptyCountsCta0, NoClcEmptyWait, RequestAfterFail, ReadBeforeFull };
+enum class Mutant {
+  None,
+  ClcEmptyCountsCta0, NoClcEmptyWait, RequestAfterFail, ReadBeforeFull,  // CLC (v7clc)
+  FinisherNoWait, FlagBeforeData, FlagNotLowered                          // the stream-K fixup (v7a-v7d)
+};
 
 struct Config {
   int m, n, k;
@@ -64,6 +82,13 @@ struct Config {
   int slow_epilogue_rank = -1;  // the epilogue warps of this rank sleep before each unit
   int slow_epilogue_us   = 300;
   protocol::Options model;
+  // Stream-K (v7a-v7d) instead of CLC: `pairs` workers, all resident, walking the plan's pieces, with the
+  // fixup's flags (shared by the launches of one test, as the kernel's are: each launch must leave them 0).
+  bool streamk          = false;
+  StreamKPolicy policy  = StreamKPolicy::StreamK;
+  int min_iters         = 4;
+  std::vector<int>* flags = nullptr;  // one per (worker, CTA, epilogue warp); required with streamk
+  int slow_worker       = -1;         // this worker's epilogue warps sleep slow_epilogue_us before each piece
 };
 
 class Model {
@@ -77,8 +102,14 @@ class Model {
         units_(gemm::num_tiles(tiles_m_, CLUSTER_SIZE) * tiles_n_),
         state_(size_t(units_), State::Pending),
         done_by_(size_t(units_), -1),
-        finished_(size_t(units_), 0) {
-    for (int u = 0; u < units_; ++u) clusters_.push_back(std::make_unique<Cluster>());
+        finished_(size_t(units_ > c.pairs ? units_ : c.pairs), 0) {
+    for (size_t i = 0; i < finished_.size(); ++i) clusters_.push_back(std::make_unique<Cluster>());
+    if (c.streamk) {
+      plan_     = gemm::make_streamk_plan(units_, k_tiles_, c.pairs, c.policy, c.min_iters);
+      launched_ = plan_.dp_units > 0 ? plan_.workers : plan_.sk_workers;
+      partial_.assign(size_t(launched_) * CLUSTER_SIZE * NUM_EPILOGUE_WARPS, {});
+      if (c.flags->size() < partial_.size()) c.flags->resize(partial_.size(), 0);
+    }
     for (int sm = 0; sm < 2 * c.pairs; ++sm) {
       Sm& s = sms_.emplace_back();
       for (int i = 0; i < c.num_stages; ++i) {
@@ -104,6 +135,7 @@ class Model {
   // Runs the grid; returns "" or what went wrong.
   std::string run() {
     m_.start_delivery();
+    if (c_.streamk) return run_streamk();
     std::vector<int> running(size_t(c_.pairs), -1);  // the cluster on each SM pair
     for (;;) {
       bool busy = false;
@@ -157,8 +189,11 @@ class Model {
     int reads_pending = 0;       // MMAs issued that read it and have not executed yet
   };
   struct AccContent {
-    int unit = -1, k_done = 0;
-    int reads = NUM_EPILOGUE_WARPS;  // epilogue warps that read this unit's result (fresh TMEM: free)
+    int unit = -1, k_begin = 0, k_next = 0;  // the MMAs of K tiles [k_begin, k_next) of `unit` are in it
+    int reads = NUM_EPILOGUE_WARPS;           // epilogue warps that read this piece (fresh TMEM: free)
+  };
+  struct Partial {  // what a worker's epilogue warp left in its slot of the workspace
+    int unit = -1, k_begin = -1, k_end = -1;
   };
   struct Response {
     int cta = -1, seq = -1;  // written for CTA `cta`, the answer to its cluster's request number `seq`
@@ -319,6 +354,26 @@ class Model {
     return unit;
   }
 
+  // The first piece of a role: the cluster's own unit, whole (CLC), or the worker's first piece of the plan.
+  bool first_piece(int id, StreamKWork& work, StreamKPiece& piece) {
+    if (c_.streamk) return work.next(piece);
+    piece = whole(clusters_[size_t(id)]->unit);
+    return true;
+  }
+  StreamKPiece whole(int unit) const {
+    StreamKPiece p;
+    p.unit = unit, p.k_begin = 0, p.k_end = k_tiles_, p.k_tiles = k_tiles_, p.role = StreamKPiece::Whole;
+    return p;
+  }
+  // The next piece: the plan's, or the unit the next CLC response names (false: none left, or a failure).
+  bool next_piece(int id, int rank, StreamKWork& work, Reader& rd, StreamKPiece& piece) {
+    if (c_.streamk) return work.next(piece);
+    const int unit = read_next(id, rank, rd);
+    if (unit < 0) return false;
+    piece = whole(unit);
+    return true;
+  }
+
   void producer(int id, int rank) {
     Cluster& cl = (*clusters_[size_t(id)]);
     Sm& s       = sm(id, rank);
@@ -346,19 +401,25 @@ class Model {
       }
       return true;
     };
-    int unit = cl.unit;
-    if (!request()) return;
-    for (;;) {
+    StreamKWork work(plan_, id);
+    StreamKPiece piece;
+    bool more = first_piece(id, work, piece);
+    if (!c_.streamk && !request()) return;
+    while (more) {
+      const int unit = piece.unit;
       {
         std::lock_guard<std::mutex> lock(m_.mu);
         if (rank == 0) {
-          if (done_by_[size_t(unit)] >= 0) return m_.fail_locked("unit " + std::to_string(unit) + " done twice");
-          done_by_[size_t(unit)] = id;
+          if (!c_.streamk) {
+            if (done_by_[size_t(unit)] >= 0) return m_.fail_locked("unit " + std::to_string(unit) + " done twice");
+            done_by_[size_t(unit)] = id;
+          }
+          for (int kt = piece.k_begin; kt < piece.k_end; ++kt) ++k_done_[std::make_pair(unit, kt)];
         }
       }
       const ScheduledTile t = tile_of(unit, rank);
       const int m0 = t.m * BLOCK_M, b_row0 = t.n * BLOCK_N + rank * B_HALF_ROWS;
-      for (int k_tile = 0; k_tile < k_tiles_; ++k_tile) {
+      for (int k_tile = piece.k_begin; k_tile < piece.k_end; ++k_tile) {
         if (!m_.wait(*s.mma_done[size_t(stage)], empty_phase, "mma_done_bar")) return;
         const bool load_a = m0 < c_.m, load_b = b_row0 < c_.n;
         std::lock_guard<std::mutex> lock(m_.mu);
@@ -387,12 +448,17 @@ class Model {
           empty_phase ^= 1;
         }
       }
-      unit = read_next(id, rank, rd);
-      if (unit == -2) return;
-      if (unit < 0) {
+      if (c_.streamk) {
+        more = work.next(piece);
+        continue;
+      }
+      const int next = read_next(id, rank, rd);
+      if (next == -2) return;
+      if (next < 0) {
         if (c_.mutant == Mutant::RequestAfterFail) request();
         break;
       }
+      piece = whole(next);
       if (!request()) return;
     }
     for (int i = 0; i < c_.num_stages; ++i) {  // the tail: the last stages' releases have landed
@@ -412,17 +478,20 @@ class Model {
       std::lock_guard<std::mutex> lock(m_.mu);
       for (int r = 0; r < CLUSTER_SIZE; ++r) m_.tmem_check_locked(cl.cta[r], "the MMA thread");
     }
-    for (int unit = cl.unit; unit >= 0;) {
+    StreamKWork work(plan_, id);
+    StreamKPiece piece;
+    for (bool more = first_piece(id, work, piece); more; more = next_piece(id, 0, work, rd, piece)) {
+      const int unit = piece.unit, k_begin = piece.k_begin;
       if (!m_.wait(*sm(id, 0).tmem_empty[size_t(acc)], acc_empty_phase, "tmem_empty_bar")) return;
       const ScheduledTile tiles[CLUSTER_SIZE] = {tile_of(unit, 0), tile_of(unit, 1)};
-      for (int k_tile = 0; k_tile < k_tiles_; ++k_tile) {
+      for (int k_tile = piece.k_begin; k_tile < piece.k_end; ++k_tile) {
         if (!m_.wait(*sm(id, 0).full[size_t(stage)], full_phase, "tma_full_bar")) return;
         std::lock_guard<std::mutex> lock(m_.mu);
         for (int r = 0; r < CLUSTER_SIZE; ++r)
           for (int op = 0; op < 2; ++op) ++sm(id, r).stage[op][size_t(stage)].reads_pending;
         const int s = stage, a = acc;
         Machine::Event mma;  // the MMAs of this K tile execute
-        mma.fn = [this, id, s, a, unit, k_tile, tiles] {
+        mma.fn = [this, id, s, a, unit, k_begin, k_tile, tiles] {
           for (int r = 0; r < CLUSTER_SIZE; ++r) {
             const bool need[2] = {tiles[r].valid, tiles[r].n * BLOCK_N + r * B_HALF_ROWS < c_.n};
             for (int op = 0; op < 2; ++op) {
@@ -433,13 +502,13 @@ class Model {
               sc.read = true;
             }
             AccContent& ac = sm(id, r).acc[size_t(a)];
-            if (k_tile == 0) {
+            if (k_tile == k_begin) {  // the piece's first K step overwrites
               if (ac.reads != NUM_EPILOGUE_WARPS)
                 return m_.fail_locked("an MMA overwrote an accumulator before the epilogue of a CTA read it");
-              ac = {unit, 1, 0};
+              ac = {unit, k_begin, k_begin + 1, 0};
             } else {
-              if (ac.unit != unit || ac.k_done != k_tile) return m_.fail_locked("MMA accumulated out of order");
-              ++ac.k_done;
+              if (ac.unit != unit || ac.k_next != k_tile) return m_.fail_locked("MMA accumulated out of order");
+              ++ac.k_next;
             }
           }
         };
@@ -461,8 +530,6 @@ class Model {
         acc             = 0;
         acc_empty_phase ^= 1;
       }
-      unit = read_next(id, 0, rd);
-      if (unit == -2) return;
     }
   }
   // tcgen05.commit multicast to both CTAs: once every earlier MMA has executed, one arrival in each CTA
@@ -485,35 +552,119 @@ class Model {
     return e;
   }
 
+  // The fixup's slot of worker w's epilogue warp `quarter` in CTA `rank` (the kernel's slot_of).
+  static int slot_of(int w, int rank, int quarter) { return (w * CLUSTER_SIZE + rank) * NUM_EPILOGUE_WARPS + quarter; }
+
   void epilogue(int id, int rank, int warp_id) {
     const Cluster& cl = (*clusters_[size_t(id)]);
     const int quarter = warp_id % 4;
     int acc = 0, acc_full_phase = 0;
     Reader rd;
+    std::vector<int>& flags = c_.streamk ? *c_.flags : no_flags_;
     {
       std::lock_guard<std::mutex> lock(m_.mu);
       m_.tmem_check_locked(cl.cta[rank], "an epilogue warp");
     }
-    for (int unit = cl.unit; unit >= 0;) {
-      if (rank == c_.slow_epilogue_rank) std::this_thread::sleep_for(std::chrono::microseconds(c_.slow_epilogue_us));
+    StreamKWork work(plan_, id);
+    StreamKPiece piece;
+    for (bool more = first_piece(id, work, piece); more; more = next_piece(id, rank, work, rd, piece)) {
+      const int unit = piece.unit;
+      if (rank == c_.slow_epilogue_rank || id == c_.slow_worker)
+        std::this_thread::sleep_for(std::chrono::microseconds(c_.slow_epilogue_us));
       if (!m_.wait(*sm(id, rank).tmem_full[size_t(acc)], acc_full_phase, "tmem_full_bar")) return;
-      {
-        std::lock_guard<std::mutex> lock(m_.mu);
-        const ScheduledTile t = tile_of(unit, rank);
-        AccContent& ac        = sm(id, rank).acc[size_t(acc)];
-        if (ac.unit != unit || ac.k_done != k_tiles_)
-          return m_.fail_locked("an epilogue read an accumulator that does not hold its whole unit");
-        ++ac.reads;
-        if (gemm::tile_extent(c_.m, BLOCK_M, t.m) > 0) ++stored_[std::make_tuple(t.m, t.n, quarter)];
-        m_.thread_arrive_locked(*sm(id, 0).tmem_empty[size_t(acc)], cl.cta[0]);
+      const ScheduledTile t = tile_of(unit, rank);
+      const bool finisher   = c_.streamk && piece.role == StreamKPiece::Finisher && t.valid;
+      const bool partial    = c_.streamk && piece.role == StreamKPiece::Partial && t.valid;
+      const int last        = finisher ? plan_.last_worker(unit) : id;
+      // the finisher: lane 0 acquires the later workers' flags (a padding tile takes no part in the fixup)
+      for (int w = id + 1; w <= last && c_.mutant != Mutant::FinisherNoWait; ++w) {
+        const int f = slot_of(w, rank, quarter);
+        if (!m_.wait_until(&flags[size_t(f)], [&flags, f] { return flags[size_t(f)] != 0; },
+                           "the fixup flag of worker " + std::to_string(w)))
+          return;
       }
+      std::unique_lock<std::mutex> lock(m_.mu);
+      AccContent& ac = sm(id, rank).acc[size_t(acc)];
+      if (ac.unit != unit || ac.k_begin != piece.k_begin || ac.k_next != piece.k_end)
+        return m_.fail_locked("an epilogue read an accumulator that does not hold its whole piece");
+      ++ac.reads;
+      if (partial) {
+        const int f = slot_of(id, rank, quarter);
+        if (flags[size_t(f)] != 0)
+          return m_.fail_locked("a fixup flag was still raised when its worker wrote the next partial "
+                                "(not lowered by the last launch's finisher?)");
+        // st.release.gpu after __syncwarp: the flag becomes visible to the finisher's SM at some later time,
+        // and (release) never before the partial it publishes
+        const auto raise = [this, &flags, f] {
+          Machine::Event e;
+          e.fn   = [&flags, f] { flags[size_t(f)] = 1; };
+          e.key  = &flags[size_t(f)];
+          e.what = "the store of a fixup flag";
+          m_.post_locked(std::move(e));
+        };
+        if (c_.mutant == Mutant::FlagBeforeData) {  // the flag raised before the partial is written
+          raise();
+          lock.unlock();
+          std::this_thread::sleep_for(std::chrono::microseconds(3000));
+          lock.lock();
+        }
+        partial_[size_t(f)] = {unit, piece.k_begin, piece.k_end};
+        if (c_.mutant != Mutant::FlagBeforeData) raise();
+      } else {
+        int k_next = piece.k_end;  // the finisher's own segment is [0, k_end): the later ones follow in K order
+        for (int w = id + 1; w <= last; ++w) {
+          const int f       = slot_of(w, rank, quarter);
+          const Partial& pt = partial_[size_t(f)];
+          if (pt.unit != unit || pt.k_begin != plan_.segment_k_begin(unit, w) ||
+              pt.k_end != plan_.segment_k_end(unit, w) || flags[size_t(f)] == 0)
+            return m_.fail_locked("a finisher read a partial that is not its unit's segment of worker " +
+                                  std::to_string(w) + " (not written yet, or stale)");
+          if (pt.k_begin != k_next) return m_.fail_locked("a finisher added the partials out of K order");
+          k_next = pt.k_end;
+          if (c_.mutant != Mutant::FlagNotLowered) flags[size_t(f)] = 0;  // lowered for the next launch
+        }
+        if (finisher && k_next != piece.k_tiles)
+          return m_.fail_locked("a finisher stored a unit whose K is not complete");
+        if (gemm::tile_extent(c_.m, BLOCK_M, t.m) > 0) ++stored_[std::make_tuple(t.m, t.n, quarter)];
+      }
+      m_.thread_arrive_locked(*sm(id, 0).tmem_empty[size_t(acc)], cl.cta[0]);
+      lock.unlock();
       if (++acc == NUM_ACCUMULATORS) {
         acc            = 0;
         acc_full_phase ^= 1;
       }
-      unit = read_next(id, rank, rd);
-      if (unit == -2) return;
     }
+  }
+
+  std::string run_streamk() {
+    {
+      std::lock_guard<std::mutex> lock(m_.mu);
+      for (int w = 0; w < launched_; ++w) launch_locked(w, w);  // every worker resident at once
+    }
+    m_.join_threads();
+    const std::string error = m_.finish();
+    if (!error.empty()) return error;
+    for (int u = 0; u < units_; ++u)
+      for (int kt = 0; kt < k_tiles_; ++kt) {
+        const auto it = k_done_.find(std::make_pair(u, kt));
+        if (it == k_done_.end() || it->second != 1)
+          return "unit " + std::to_string(u) + " K tile " + std::to_string(kt) + " done " +
+                 std::to_string(it == k_done_.end() ? 0 : it->second) + " times";
+      }
+    for (int tm = 0; tm <= tiles_m_; ++tm)
+      for (int tn = 0; tn < tiles_n_; ++tn)
+        for (int q = 0; q < 4; ++q) {
+          const int expect = tm < tiles_m_ ? 1 : 0;
+          const auto it    = stored_.find(std::make_tuple(tm, tn, q));
+          const int got    = it == stored_.end() ? 0 : it->second;
+          if (got != expect)
+            return "tile (" + std::to_string(tm) + ", " + std::to_string(tn) + ") quarter " + std::to_string(q) +
+                   " stored " + std::to_string(got) + " times";
+        }
+    if (c_.mutant != Mutant::FlagNotLowered)
+      for (int f : *c_.flags)
+        if (f != 0) return "a fixup flag is still raised after the launch";
+    return "";
   }
 
   const Config c_;
@@ -526,6 +677,12 @@ class Model {
   std::vector<std::unique_ptr<Cluster>> clusters_;  // per cluster, made up front: stable, never resized
   std::map<std::tuple<int, int, int>, int> stored_;
   long canceled_ = 0;
+  // stream-K
+  StreamKPlan plan_;
+  int launched_ = 0;
+  std::vector<Partial> partial_;               // per slot: the partial its worker's warp left
+  std::vector<int> no_flags_;                  // (CLC: no fixup)
+  std::map<std::pair<int, int>, int> k_done_;  // (unit, K tile): times loaded (rank 0's producer)
 };
 
 std::string describe(const Config& c) {
@@ -603,6 +760,71 @@ TEST_CASE("v7 Blackwell protocol: the model catches broken CLC protocols", "[v7]
       failures += error.empty() ? 0 : 1;
     }
     INFO(m.name << ": failed " << failures << " of 8 runs");
+    CHECK(failures > 0);
+  }
+}
+
+TEST_CASE("v7 Blackwell protocol: stream-K plans and their fixup flags, two launches each", "[v7][protocol][streamk]") {
+  // shapes: one unit of many K tiles (split between every worker); a padding tile with N inside the first B
+  // half; units that do not fill the workers; a ragged everything; fewer K tiles than a range's minimum
+  const int shapes[][3] = {{256, 256, 64 * 24}, {129, 100, 72 * 8}, {1000, 600, 640}, {300, 513, 520}, {1, 1, 8}};
+  int runs = 0, split = 0;
+  for (const auto& sh : shapes)
+    for (StreamKPolicy policy : {StreamKPolicy::StreamK, StreamKPolicy::Hybrid, StreamKPolicy::DataParallel})
+      for (int workers : {1, 3, 5})
+        for (int min_iters : {1, 4}) {
+          std::vector<int> flags;  // the kernel's flags: zeroed once, then left 0 by every launch
+          Config c{sh[0], sh[1], sh[2], workers, runs % 2 == 0 ? 2 : 7, 2};
+          c.streamk     = true;
+          c.policy      = policy;
+          c.min_iters   = min_iters;
+          c.flags       = &flags;
+          c.slow_worker = runs % 4 - 1;  // none, or worker 0, 1 or 2 far behind
+          for (int launch = 0; launch < 2; ++launch) {
+            c.seed = protocol::run_seed(5000 + uint64_t(runs));
+            c.lazy = (runs + launch) % 2 == 1;
+            INFO(describe(c) << ", policy " << int(policy) << ", min_iters " << min_iters << ", launch " << launch);
+            const gemm::StreamKPlan plan = gemm::make_streamk_plan(
+                int(gemm::num_tiles(gemm::num_tiles(c.m, BLOCK_M), CLUSTER_SIZE) * gemm::num_tiles(c.n, BLOCK_N)),
+                gemm::num_k_tiles(c.k, BLOCK_K), workers, policy, min_iters);
+            for (int u = plan.dp_units; u < plan.units; ++u) split += plan.last_worker(u) > plan.first_worker(u);
+            const std::string error = Model(c).run();
+            INFO(error);
+            CHECK(error.empty());
+          }
+          ++runs;
+        }
+  std::printf("v7 stream-K: %d configurations, two launches each, %d split units fixed up, all passed\n", runs,
+              split);
+  CHECK(runs == 90);
+  CHECK(split > 0);
+}
+
+TEST_CASE("v7 Blackwell protocol: the model catches broken fixups", "[v7][protocol][streamk][negative]") {
+  struct Case {
+    Mutant mutant;
+    const char* name;
+  };
+  for (const Case& m : {Case{Mutant::FinisherNoWait, "the finisher reads the partials without waiting for the flags"},
+                        Case{Mutant::FlagBeforeData, "the flag raised before the partial is written"},
+                        Case{Mutant::FlagNotLowered, "the finisher leaves the flags raised"}}) {
+    int failures = 0;
+    for (uint64_t run = 1; run <= 6; ++run) {
+      std::vector<int> flags;
+      Config c{256, 256, 64 * 12, 3, 2, 2, m.mutant, protocol::run_seed(6000 + run)};
+      c.streamk          = true;
+      c.policy           = StreamKPolicy::StreamK;
+      c.min_iters        = 1;  // one unit, three segments: worker 0 finishes, workers 1 and 2 write partials
+      c.flags            = &flags;
+      c.slow_worker      = 1;
+      c.slow_epilogue_us = 3000;
+      c.lazy             = run % 2 == 0;
+      std::string error;
+      for (int launch = 0; launch < 2 && error.empty(); ++launch) error = Model(c).run();
+      if (std::getenv("V7_PROTOCOL_VERBOSE")) std::printf("%s run %d: %s\n", m.name, int(run), error.c_str());
+      failures += error.empty() ? 0 : 1;
+    }
+    INFO(m.name << ": failed " << failures << " of 6 runs");
     CHECK(failures > 0);
   }
 }
