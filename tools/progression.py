@@ -227,13 +227,21 @@ def cmd_table(args):
     return 0
 
 
-def cmd_chart(args):
+def pyplot():
+    """matplotlib's pyplot without a display, or None (said on stderr) where it cannot be imported."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError as e:
         print(f"no chart: matplotlib cannot be imported ({e})", file=sys.stderr)
+        return None
+    return plt
+
+
+def cmd_chart(args):
+    plt = pyplot()
+    if plt is None:
         return 3
     run = parse_log(args.log)
     sizes = kernel_rows(run)
@@ -274,12 +282,8 @@ def cmd_sweep_chart(args):
     """One group of bars per shape (in the log's order), one bar per variant: its ratio to cuBLAS at its best
     (--cublas-best; the first pick where the log has no best), a marker at its ratio to the first pick, and
     cuBLAS itself as the line at 1."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as e:
-        print(f"no chart: matplotlib cannot be imported ({e})", file=sys.stderr)
+    plt = pyplot()
+    if plt is None:
         return 3
     run = parse_log(args.log)
     rows = [r for r in run["rows"] if r["variant"] != "cublas"]
