@@ -1,8 +1,8 @@
 // matmul_v7_sm90.cu: stage 7 on Hopper (sm_90a): work, not tiles, is what gets scheduled. v6's persistent
 // CTA pairs, its ring, its epilogue and its edges, unchanged; what changes is what a pair is given to do:
 // pieces of work (an output unit and a range of its K tiles) from a stream-K plan, and the fixup that adds
-// the partial sums of a unit that several pairs shared. (The Blackwell file, matmul_v7.cu, is not written
-// yet: this stage runs on Hopper only.)
+// the partial sums of a unit that several pairs shared. (The Blackwell file, matmul_v7.cu, makes the same
+// step with tcgen05 and adds Cluster Launch Control.)
 //
 // C[M,N] = A[M,K] * B[N,K]^T, bf16 in and out, fp32 accumulation, both operands K-major.
 //
