@@ -9,6 +9,7 @@
 #include <cuda_fp8.h>
 
 #include "common/check.h"
+#include "common/lt_tn.h"
 #include "common/problem.h"
 
 namespace gemm {
@@ -29,10 +30,6 @@ __global__ void dequantize_bw_kernel(const uint8_t* data, const float* scales, B
   }
 }
 
-std::string lt_error(const char* call, cublasStatus_t st) {
-  return std::string(call) + " returned cuBLAS status " + std::to_string(int(st));
-}
-
 }  // namespace
 
 void dequantize_bw_to_f64(const void* data, const float* scales, BwGranularity g, int64_t rows, int64_t k,
@@ -44,66 +41,32 @@ void dequantize_bw_to_f64(const void* data, const float* scales, BwGranularity g
 
 // ---- fp64 reference ----
 struct LtGemmF64::Impl {
-  cublasLtHandle_t handle   = nullptr;
-  cublasLtMatmulDesc_t op   = nullptr;
-  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
-  cublasLtMatmulHeuristicResult_t heur{};
-  void* workspace        = nullptr;
-  size_t workspace_bytes = size_t(32) << 20;
+  LtTn lt;
 };
 
-// As LtGemm (mxfp8/mx_gemm_host.cu): row-major D = A B^T is column-major D^T = B A^T.
+// fp64 in and out, fp64 accumulation and scale (common/lt_tn.h: the TN call and its transposes).
 LtGemmF64::LtGemmF64(int64_t m, int64_t n, int64_t k) : impl_(new Impl) {
-  Impl& s = *impl_;
-  CUBLAS_CHECK(cublasLtCreate(&s.handle));
-  CUBLAS_CHECK(cublasLtMatmulDescCreate(&s.op, CUBLAS_COMPUTE_64F, CUDA_R_64F));
-  const cublasOperation_t trans_a = CUBLAS_OP_T, trans_b = CUBLAS_OP_N;
-  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSA, &trans_a, sizeof trans_a));
-  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSB, &trans_b, sizeof trans_b));
-  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.la, CUDA_R_64F, uint64_t(k), uint64_t(n), k));
-  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.lb, CUDA_R_64F, uint64_t(k), uint64_t(m), k));
-  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.lc, CUDA_R_64F, uint64_t(n), uint64_t(m), n));
-  CUDA_CHECK(cudaMalloc(&s.workspace, s.workspace_bytes));
-  cublasLtMatmulPreference_t pref;
-  CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-  CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                    &s.workspace_bytes, sizeof s.workspace_bytes));
-  int found = 0;
-  CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(s.handle, s.op, s.la, s.lb, s.lc, s.lc, pref, 1, &s.heur, &found));
-  CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
-  if (found == 0) {
-    std::fprintf(stderr, "error: cuBLASLt has no fp64 algorithm at M=%lld N=%lld K=%lld\n", (long long)m,
+  LtTn& lt = impl_->lt;
+  lt_require(lt.init(m, n, k, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, CUDA_R_64F));
+  lt_require(lt.pick(1));
+  if (lt.found() == 0) {
+    std::fprintf(stderr, "error: cuBLASLt has no fp64 algorithm for M=%lld N=%lld K=%lld\n", (long long)m,
                  (long long)n, (long long)k);
     std::exit(EXIT_FAIL);
   }
 }
 
 LtGemmF64::~LtGemmF64() {
-  Impl& s = *impl_;
-  cudaFree(s.workspace);
-  cublasLtMatrixLayoutDestroy(s.la);
-  cublasLtMatrixLayoutDestroy(s.lb);
-  cublasLtMatrixLayoutDestroy(s.lc);
-  cublasLtMatmulDescDestroy(s.op);
-  cublasLtDestroy(s.handle);
   delete impl_;
 }
 
 void LtGemmF64::run(const double* a, const double* b, double* d, cudaStream_t stream) const {
-  const Impl& s      = *impl_;
-  const double alpha = 1.0, beta = 0.0;
-  CUBLAS_CHECK(cublasLtMatmul(s.handle, s.op, &alpha, b, s.la, a, s.lb, &beta, d, s.lc, d, s.lc, &s.heur.algo,
-                              s.workspace, s.workspace_bytes, stream));
+  CUBLAS_CHECK(impl_->lt.run(a, b, d, stream));
 }
 
 // ---- cuBLASLt blockwise FP8 ----
 struct LtBlockwiseGemm::Impl {
-  cublasLtHandle_t handle   = nullptr;
-  cublasLtMatmulDesc_t op   = nullptr;
-  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
-  cublasLtMatmulHeuristicResult_t heur{};
-  void* workspace        = nullptr;
-  size_t workspace_bytes = size_t(32) << 20;
+  LtTn lt;
 };
 
 LtBlockwiseGemm::LtBlockwiseGemm(int64_t m, int64_t n, int64_t k, const float* sfa, const float* sfb) {
@@ -113,61 +76,24 @@ LtBlockwiseGemm::LtBlockwiseGemm(int64_t m, int64_t n, int64_t k, const float* s
              std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(k);
     return;
   }
-  impl_   = new Impl;
-  Impl& s = *impl_;
-#define LT_TRY(call)                    \
-  do {                                  \
-    const cublasStatus_t st_ = (call);  \
-    if (st_ != CUBLAS_STATUS_SUCCESS) { \
-      error_ = lt_error(#call, st_);    \
-      return;                           \
-    }                                   \
-  } while (0)
-  LT_TRY(cublasLtCreate(&s.handle));
-  LT_TRY(cublasLtMatmulDescCreate(&s.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-  const cublasOperation_t trans_a = CUBLAS_OP_T, trans_b = CUBLAS_OP_N;
-  LT_TRY(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSA, &trans_a, sizeof trans_a));
-  LT_TRY(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSB, &trans_b, sizeof trans_b));
+  impl_    = new Impl;
+  LtTn& lt = impl_->lt;
   // cuBLAS's A is our B (weights, 128x128), its B our A (activations, 1x128)
   const cublasLtMatmulMatrixScale_t blk = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
   const cublasLtMatmulMatrixScale_t vec = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
-  LT_TRY(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &blk, sizeof blk));
-  LT_TRY(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &vec, sizeof vec));
-  LT_TRY(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sfb, sizeof sfb));
-  LT_TRY(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sfa, sizeof sfa));
-  LT_TRY(cublasLtMatrixLayoutCreate(&s.la, CUDA_R_8F_E4M3, uint64_t(k), uint64_t(n), k));
-  LT_TRY(cublasLtMatrixLayoutCreate(&s.lb, CUDA_R_8F_E4M3, uint64_t(k), uint64_t(m), k));
-  LT_TRY(cublasLtMatrixLayoutCreate(&s.lc, CUDA_R_16BF, uint64_t(n), uint64_t(m), n));
-  if (cudaMalloc(&s.workspace, s.workspace_bytes) != cudaSuccess) {
-    error_ = "cudaMalloc of the cuBLASLt workspace failed";
-    return;
-  }
-  cublasLtMatmulPreference_t pref = nullptr;
-  LT_TRY(cublasLtMatmulPreferenceCreate(&pref));
-  const cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(
-      pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &s.workspace_bytes, sizeof s.workspace_bytes);
-  int found = 0;
-  const cublasStatus_t hst =
-      st == CUBLAS_STATUS_SUCCESS
-          ? cublasLtMatmulAlgoGetHeuristic(s.handle, s.op, s.la, s.lb, s.lc, s.lc, pref, 1, &s.heur, &found)
-          : st;
-  cublasLtMatmulPreferenceDestroy(pref);
-  LT_TRY(hst);
-#undef LT_TRY
-  if (found == 0)
-    error_ = "cuBLASLt has no blockwise FP8 algorithm for M=" + std::to_string(m) + " N=" + std::to_string(n) +
-             " K=" + std::to_string(k);
+  std::string err = lt.init(m, n, k, CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+  if (err.empty()) err = lt.set(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &blk, sizeof blk, "the A scale mode");
+  if (err.empty()) err = lt.set(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &vec, sizeof vec, "the B scale mode");
+  if (err.empty()) err = lt.set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sfb, sizeof sfb, "the A scale pointer");
+  if (err.empty()) err = lt.set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sfa, sizeof sfa, "the B scale pointer");
+  if (err.empty()) err = lt.pick(1);
+  if (err.empty() && lt.found() == 0)
+    err = "cuBLASLt has no blockwise FP8 algorithm for M=" + std::to_string(m) + " N=" + std::to_string(n) +
+          " K=" + std::to_string(k);
+  error_ = err;
 }
 
 LtBlockwiseGemm::~LtBlockwiseGemm() {
-  if (!impl_) return;
-  Impl& s = *impl_;
-  if (s.workspace) cudaFree(s.workspace);
-  if (s.la) cublasLtMatrixLayoutDestroy(s.la);
-  if (s.lb) cublasLtMatrixLayoutDestroy(s.lb);
-  if (s.lc) cublasLtMatrixLayoutDestroy(s.lc);
-  if (s.op) cublasLtMatmulDescDestroy(s.op);
-  if (s.handle) cublasLtDestroy(s.handle);
   delete impl_;
 }
 
@@ -177,12 +103,10 @@ void LtBlockwiseGemm::run(const void* a, const float* sfa, const void* b, const 
     std::fprintf(stderr, "error: LtBlockwiseGemm::run without an algorithm: %s\n", error_.c_str());
     std::exit(EXIT_FAIL);
   }
-  Impl& s = *impl_;
-  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sfb, sizeof sfb));
-  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sfa, sizeof sfa));
-  const float alpha = 1.0f, beta = 0.0f;
-  CUBLAS_CHECK(cublasLtMatmul(s.handle, s.op, &alpha, b, s.la, a, s.lb, &beta, d, s.lc, d, s.lc, &s.heur.algo,
-                              s.workspace, s.workspace_bytes, stream));
+  LtTn& lt = impl_->lt;
+  lt_require(lt.set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sfb, sizeof sfb, "the A scale pointer"));
+  lt_require(lt.set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sfa, sizeof sfa, "the B scale pointer"));
+  CUBLAS_CHECK(lt.run(a, b, d, stream));
 }
 
 std::string LtBlockwiseGemm::describe() const {

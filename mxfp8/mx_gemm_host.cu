@@ -9,6 +9,7 @@
 #include <cuda_fp8.h>
 
 #include "common/check.h"
+#include "common/lt_tn.h"
 #include "common/mx_scale_layout.h"
 #include "common/problem.h"
 #include "mxfp8/mx_promote.h"
@@ -91,46 +92,26 @@ uint64_t dequantize_mx_to_bf16(const void* data, const void* scales, int64_t row
 
 // ---- cuBLASLt ----
 struct LtGemm::Impl {
-  cublasLtHandle_t handle   = nullptr;
-  cublasLtMatmulDesc_t op   = nullptr;
-  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
-  cublasLtMatmulHeuristicResult_t heur{};
-  void* workspace        = nullptr;
-  size_t workspace_bytes = size_t(32) << 20;
-  float* one             = nullptr;  // the per-tensor scales of the fp8 GEMM
+  LtTn lt;
+  float* one = nullptr;  // the per-tensor scales of the fp8 GEMM
   cudaDataType ab = CUDA_R_16BF, d = CUDA_R_32F;
 };
 
-// As common/reference.cu: row-major D[M,N] = A B^T is column-major D^T[N,M] = B A^T, so cuBLAS's "A" is our B
-// (transposed, K x N, ld K) and its "B" our A.
+// common/lt_tn.h holds the TN call and its transposes; the fp8 GEMM adds per-tensor scales of 1.0.
 LtGemm::LtGemm(int64_t m, int64_t n, int64_t k, cudaDataType ab_type, cudaDataType d_type) : impl_(new Impl) {
   Impl& s = *impl_;
   s.ab    = ab_type;
   s.d     = d_type;
-  CUBLAS_CHECK(cublasLtCreate(&s.handle));
-  CUBLAS_CHECK(cublasLtMatmulDescCreate(&s.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-  const cublasOperation_t trans_a = CUBLAS_OP_T, trans_b = CUBLAS_OP_N;
-  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSA, &trans_a, sizeof trans_a));
-  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSB, &trans_b, sizeof trans_b));
+  lt_require(s.lt.init(m, n, k, ab_type, d_type, CUBLAS_COMPUTE_32F, CUDA_R_32F));
   if (ab_type == CUDA_R_8F_E4M3) {
     const float one = 1.0f;
     CUDA_CHECK(cudaMalloc(&s.one, sizeof(float)));
     CUDA_CHECK(cudaMemcpy(s.one, &one, sizeof one, cudaMemcpyHostToDevice));
-    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &s.one, sizeof s.one));
-    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &s.one, sizeof s.one));
+    lt_require(s.lt.set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &s.one, sizeof s.one, "the A scale pointer"));
+    lt_require(s.lt.set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &s.one, sizeof s.one, "the B scale pointer"));
   }
-  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.la, ab_type, uint64_t(k), uint64_t(n), k));
-  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.lb, ab_type, uint64_t(k), uint64_t(m), k));
-  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.lc, d_type, uint64_t(n), uint64_t(m), n));
-  CUDA_CHECK(cudaMalloc(&s.workspace, s.workspace_bytes));
-  cublasLtMatmulPreference_t pref;
-  CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-  CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                    &s.workspace_bytes, sizeof s.workspace_bytes));
-  int found = 0;
-  CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(s.handle, s.op, s.la, s.lb, s.lc, s.lc, pref, 1, &s.heur, &found));
-  CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
-  if (found == 0) {
+  lt_require(s.lt.pick(1));
+  if (s.lt.found() == 0) {
     std::fprintf(stderr, "error: cuBLASLt has no algorithm for %s at M=%lld N=%lld K=%lld\n", describe().c_str(),
                  (long long)m, (long long)n, (long long)k);
     std::exit(EXIT_FAIL);
@@ -138,22 +119,12 @@ LtGemm::LtGemm(int64_t m, int64_t n, int64_t k, cudaDataType ab_type, cudaDataTy
 }
 
 LtGemm::~LtGemm() {
-  Impl& s = *impl_;
-  cudaFree(s.workspace);
-  if (s.one) cudaFree(s.one);
-  cublasLtMatrixLayoutDestroy(s.la);
-  cublasLtMatrixLayoutDestroy(s.lb);
-  cublasLtMatrixLayoutDestroy(s.lc);
-  cublasLtMatmulDescDestroy(s.op);
-  cublasLtDestroy(s.handle);
+  if (impl_->one) cudaFree(impl_->one);
   delete impl_;
 }
 
 void LtGemm::run(const void* a, const void* b, void* d, cudaStream_t stream) const {
-  const Impl& s     = *impl_;
-  const float alpha = 1.0f, beta = 0.0f;
-  CUBLAS_CHECK(cublasLtMatmul(s.handle, s.op, &alpha, b, s.la, a, s.lb, &beta, d, s.lc, d, s.lc, &s.heur.algo,
-                              s.workspace, s.workspace_bytes, stream));
+  CUBLAS_CHECK(impl_->lt.run(a, b, d, stream));
 }
 
 std::string LtGemm::describe() const {

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "common/check.h"
+#include "common/lt_tn.h"
 #include "common/problem.h"  // EXIT_FAIL
 
 namespace gemm {
@@ -24,24 +25,12 @@ std::string lt_mxfp8_unavailable_reason() {
 }
 
 struct LtMxfp8Gemm::Impl {
-  cublasLtHandle_t handle   = nullptr;
-  cublasLtMatmulDesc_t op   = nullptr;
-  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
-  cublasLtMatmulHeuristicResult_t heur{};
-  void* workspace        = nullptr;
-  size_t workspace_bytes = size_t(32) << 20;
+  LtTn lt;
 };
 
-namespace {
-// A cuBLAS status as the refusal line (no exit: the caller reports "no reference" and skips).
-std::string lt_error(const char* call, cublasStatus_t st) {
-  return std::string(call) + " returned cuBLAS status " + std::to_string(int(st));
-}
-}  // namespace
-
-// Row-major D[M,N] = A B^T is column-major D^T[N,M] = B A^T: cuBLAS's "A" is our B (K x N, ld K, transposed),
-// its "B" is our A (K x M, ld K). So cuBLAS's A scales are our SFB, its B scales our SFA: the blocked layout
-// of each is over its own rows (N for B, M for A) and K / 32, which is what the quantizer writes.
+// cuBLAS's "A" is our B and its "B" our A (common/lt_tn.h), so cuBLAS's A scales are our SFB, its B scales
+// our SFA: the blocked layout of each is over its own rows (N for B, M for A) and K / 32, which is what the
+// quantizer writes.
 //
 // Shapes: cuBLASLt's FP8 GEMMs (MXFP8 included) require the alignments that the cuBLAS documentation lists
 // under "Tensor Core Usage" (cublasLtMatmul, FP8 requirements): in cuBLAS's column-major terms every leading
@@ -60,59 +49,22 @@ LtMxfp8Gemm::LtMxfp8Gemm(int64_t m, int64_t n, int64_t k, const void* sfa, const
              " bytes (N must be a multiple of 4, K of 16)";
     return;
   }
-  impl_   = new Impl;
-  Impl& s = *impl_;
-#define LT_TRY(call)                    \
-  do {                                  \
-    const cublasStatus_t st_ = (call);  \
-    if (st_ != CUBLAS_STATUS_SUCCESS) { \
-      error_ = lt_error(#call, st_);    \
-      return;                           \
-    }                                   \
-  } while (0)
-  LT_TRY(cublasLtCreate(&s.handle));
-  LT_TRY(cublasLtMatmulDescCreate(&s.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-  const cublasOperation_t trans_a = CUBLAS_OP_T, trans_b = CUBLAS_OP_N;
-  LT_TRY(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSA, &trans_a, sizeof trans_a));
-  LT_TRY(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSB, &trans_b, sizeof trans_b));
+  impl_    = new Impl;
+  LtTn& lt = impl_->lt;
   const cublasLtMatmulMatrixScale_t vec32 = CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0;
-  LT_TRY(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &vec32, sizeof vec32));
-  LT_TRY(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &vec32, sizeof vec32));
-  LT_TRY(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sfb, sizeof sfb));
-  LT_TRY(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sfa, sizeof sfa));
-  LT_TRY(cublasLtMatrixLayoutCreate(&s.la, CUDA_R_8F_E4M3, uint64_t(k), uint64_t(n), k));
-  LT_TRY(cublasLtMatrixLayoutCreate(&s.lb, CUDA_R_8F_E4M3, uint64_t(k), uint64_t(m), k));
-  LT_TRY(cublasLtMatrixLayoutCreate(&s.lc, CUDA_R_32F, uint64_t(n), uint64_t(m), n));
-  if (cudaMalloc(&s.workspace, s.workspace_bytes) != cudaSuccess) {
-    error_ = "cudaMalloc of the cuBLASLt workspace failed";
-    return;
-  }
-  cublasLtMatmulPreference_t pref = nullptr;
-  LT_TRY(cublasLtMatmulPreferenceCreate(&pref));
-  const cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(
-      pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &s.workspace_bytes, sizeof s.workspace_bytes);
-  int found = 0;
-  const cublasStatus_t hst =
-      st == CUBLAS_STATUS_SUCCESS
-          ? cublasLtMatmulAlgoGetHeuristic(s.handle, s.op, s.la, s.lb, s.lc, s.lc, pref, 1, &s.heur, &found)
-          : st;
-  cublasLtMatmulPreferenceDestroy(pref);
-  LT_TRY(hst);
-#undef LT_TRY
-  if (found == 0)
-    error_ = "cuBLASLt has no MXFP8 algorithm for M=" + std::to_string(m) + " N=" + std::to_string(n) +
-             " K=" + std::to_string(k);
+  std::string err = lt.init(m, n, k, CUDA_R_8F_E4M3, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+  if (err.empty()) err = lt.set(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &vec32, sizeof vec32, "the A scale mode");
+  if (err.empty()) err = lt.set(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &vec32, sizeof vec32, "the B scale mode");
+  if (err.empty()) err = lt.set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sfb, sizeof sfb, "the A scale pointer");
+  if (err.empty()) err = lt.set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sfa, sizeof sfa, "the B scale pointer");
+  if (err.empty()) err = lt.pick(1);
+  if (err.empty() && lt.found() == 0)
+    err = "cuBLASLt has no MXFP8 algorithm for M=" + std::to_string(m) + " N=" + std::to_string(n) +
+          " K=" + std::to_string(k);
+  error_ = err;
 }
 
 LtMxfp8Gemm::~LtMxfp8Gemm() {
-  if (!impl_) return;
-  Impl& s = *impl_;
-  if (s.workspace) cudaFree(s.workspace);
-  if (s.la) cublasLtMatrixLayoutDestroy(s.la);
-  if (s.lb) cublasLtMatrixLayoutDestroy(s.lb);
-  if (s.lc) cublasLtMatrixLayoutDestroy(s.lc);
-  if (s.op) cublasLtMatmulDescDestroy(s.op);
-  if (s.handle) cublasLtDestroy(s.handle);
   delete impl_;
 }
 
@@ -122,12 +74,10 @@ void LtMxfp8Gemm::run(const void* a, const void* sfa, const void* b, const void*
     std::fprintf(stderr, "error: LtMxfp8Gemm::run without a reference: %s\n", error_.c_str());
     std::exit(EXIT_FAIL);
   }
-  Impl& s = *impl_;
-  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sfb, sizeof sfb));
-  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sfa, sizeof sfa));
-  const float alpha = 1.0f, beta = 0.0f;
-  CUBLAS_CHECK(cublasLtMatmul(s.handle, s.op, &alpha, b, s.la, a, s.lb, &beta, c, s.lc, c, s.lc, &s.heur.algo,
-                              s.workspace, s.workspace_bytes, stream));
+  LtTn& lt = impl_->lt;
+  lt_require(lt.set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sfb, sizeof sfb, "the A scale pointer"));
+  lt_require(lt.set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sfa, sizeof sfa, "the B scale pointer"));
+  CUBLAS_CHECK(lt.run(a, b, c, stream));
 }
 
 std::string LtMxfp8Gemm::describe() const {
