@@ -14,6 +14,7 @@
 
 #include "common/check.h"
 #include "common/harness.h"
+#include "gpu_test_main.h"
 
 using namespace gemm;
 
@@ -24,14 +25,6 @@ Arch g_arch = Arch::Sm90;
 const std::vector<Variant>& variants() {
   static const std::vector<Variant> v = g_arch == Arch::Sm100 ? sm100_variants() : sm90_variants();
   return v;
-}
-
-uint64_t test_seed() {
-  static const uint64_t seed = [] {
-    if (const char* s = std::getenv("GEMM_TEST_SEED")) return uint64_t(std::strtoull(s, nullptr, 10));
-    return uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) | 1;
-  }();
-  return seed;
 }
 
 // Device buffers of one problem, filled with random inputs, with the cuBLAS result on the host.
@@ -269,22 +262,11 @@ TEST_CASE("the traced kernel (--trace) gives the same result and records every r
 #endif
 
 int main(int argc, char** argv) {
-  // catch_discover_tests lists the tests at build time, on machines without a GPU: never skip a listing.
-  bool listing = false;
-  for (int i = 1; i < argc; ++i) listing = listing || std::strncmp(argv[i], "--list", 6) == 0;
-  if (!listing) {
-    GpuInfo info;
-    const std::string none = detect_gpu(info, g_arch);
-    if (!none.empty()) {
-      std::printf("Skipped: %s\n", none.c_str());
-      return GEMM_SKIP_CODE;
-    }
-    if (variants().empty()) {  // a stage built without a kernel for this GPU (the binary refuses too)
-      std::printf("Skipped: stage %s has no kernel for this GPU yet\n", GEMM_STAGE_NAME);
-      return GEMM_SKIP_CODE;
-    }
-    std::printf("%s | test seed %llu (replay with GEMM_TEST_SEED=%llu)\n", describe_gpu(info).c_str(),
-                (unsigned long long)test_seed(), (unsigned long long)test_seed());
-  }
-  return Catch::Session().run(argc, argv);
+  GpuInfo info;
+  const int skip = gpu_test_start(argc, argv, info, g_arch, [](Arch) -> std::string {
+    // a stage built without a kernel for this GPU (the binary refuses too)
+    return variants().empty() ? std::string("stage ") + GEMM_STAGE_NAME + " has no kernel for this GPU yet"
+                              : "";
+  });
+  return skip >= 0 ? skip : Catch::Session().run(argc, argv);
 }

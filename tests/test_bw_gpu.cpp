@@ -24,6 +24,7 @@
 
 #include "common/check.h"
 #include "common/gpu.h"
+#include "gpu_test_main.h"
 #include "mxfp8/bw_gemm_host.h"
 #include "mxfp8/bw_quant_gpu.h"
 #include "mxfp8/matmul_bw.h"
@@ -32,14 +33,6 @@
 using namespace gemm;
 
 namespace {
-
-uint64_t test_seed() {
-  static const uint64_t seed = [] {
-    if (const char* s = std::getenv("GEMM_TEST_SEED")) return uint64_t(std::strtoull(s, nullptr, 10));
-    return uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) | 1;
-  }();
-  return seed;
-}
 
 constexpr size_t GUARD = 4096;  // bf16 after C, poisoned: must be untouched
 
@@ -225,19 +218,10 @@ TEST_CASE("bw sm_90a: random normal inputs with outlier rows, within the derived
 }
 
 int main(int argc, char** argv) {
-  // catch_discover_tests lists the tests at build time, on machines without a GPU: never skip a listing.
-  bool listing = false;
-  for (int i = 1; i < argc; ++i) listing = listing || std::strncmp(argv[i], "--list", 6) == 0;
-  if (!listing) {
-    GpuInfo info;
-    Arch arch              = Arch::Sm90;
-    const std::string none = detect_gpu(info, arch);
-    if (!none.empty() || arch != Arch::Sm90) {
-      std::printf("Skipped: %s\n", none.empty() ? "the blockwise FP8 GEMM is a Hopper (sm_90a) kernel" : none.c_str());
-      return GEMM_SKIP_CODE;
-    }
-    std::printf("%s | test seed %llu (replay with GEMM_TEST_SEED=%llu)\n", describe_gpu(info).c_str(),
-                (unsigned long long)test_seed(), (unsigned long long)test_seed());
-  }
-  return Catch::Session().run(argc, argv);
+  GpuInfo info;
+  Arch arch;
+  const int skip = gpu_test_start(argc, argv, info, arch, [](Arch a) -> std::string {
+    return a == Arch::Sm90 ? "" : "the blockwise FP8 GEMM is a Hopper (sm_90a) kernel";
+  });
+  return skip >= 0 ? skip : Catch::Session().run(argc, argv);
 }

@@ -14,19 +14,12 @@
 
 #include "common/check.h"
 #include "common/gpu.h"
+#include "gpu_test_main.h"
 #include "mxfp8/bw_quant_gpu.h"
 
 using namespace gemm;
 
 namespace {
-
-uint64_t test_seed() {
-  static const uint64_t seed = [] {
-    if (const char* s = std::getenv("GEMM_TEST_SEED")) return uint64_t(std::strtoull(s, nullptr, 10));
-    return uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) | 1;
-  }();
-  return seed;
-}
 
 uint16_t bf16_bits_rn(float f) {  // fp32 -> bf16, round to nearest even (inputs here are finite or NaN)
   uint32_t u;
@@ -203,19 +196,8 @@ TEST_CASE("the comparison fails a quantizer that writes nothing") {
 }
 
 int main(int argc, char** argv) {
-  // catch_discover_tests lists the tests at build time, on machines without a GPU: never skip a listing.
-  bool listing = false;
-  for (int i = 1; i < argc; ++i) listing = listing || std::strncmp(argv[i], "--list", 6) == 0;
-  if (!listing) {
-    GpuInfo info;
-    Arch arch              = Arch::Sm90;
-    const std::string none = detect_gpu(info, arch);
-    if (!none.empty()) {
-      std::printf("Skipped: %s\n", none.c_str());
-      return GEMM_SKIP_CODE;
-    }
-    std::printf("%s | test seed %llu (replay with GEMM_TEST_SEED=%llu)\n", describe_gpu(info).c_str(),
-                (unsigned long long)test_seed(), (unsigned long long)test_seed());
-  }
-  return Catch::Session().run(argc, argv);
+  GpuInfo info;
+  Arch arch;
+  const int skip = gpu_test_start(argc, argv, info, arch, [](Arch) { return std::string(); });
+  return skip >= 0 ? skip : Catch::Session().run(argc, argv);
 }

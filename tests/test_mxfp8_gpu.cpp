@@ -19,6 +19,7 @@
 
 #include "common/check.h"
 #include "common/gpu.h"
+#include "gpu_test_main.h"
 #include "common/mx_scale_layout.h"
 #include "mxfp8/matmul_mxfp8.h"
 #include "mxfp8/mx_gemm_host.h"
@@ -27,14 +28,6 @@
 using namespace gemm;
 
 namespace {
-
-uint64_t test_seed() {
-  static const uint64_t seed = [] {
-    if (const char* s = std::getenv("GEMM_TEST_SEED")) return uint64_t(std::strtoull(s, nullptr, 10));
-    return uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) | 1;
-  }();
-  return seed;
-}
 
 constexpr size_t GUARD = 4096;  // fp32 after C, poisoned: must be untouched
 
@@ -194,20 +187,12 @@ TEST_CASE("mxfp8 sm_90a: random normal inputs with outlier rows, both rules, wit
 }
 
 int main(int argc, char** argv) {
-  // catch_discover_tests lists the tests at build time, on machines without a GPU: never skip a listing.
-  bool listing = false;
-  for (int i = 1; i < argc; ++i) listing = listing || std::strncmp(argv[i], "--list", 6) == 0;
-  if (!listing) {
-    GpuInfo info;
-    Arch arch              = Arch::Sm90;
-    const std::string none = detect_gpu(info, arch);
-    if (!none.empty() || arch != Arch::Sm90) {
-      std::printf("Skipped: %s\n", none.empty() ? "the MXFP8 GEMM has only a Hopper (sm_90a) kernel so far"
-                                                 : none.c_str());
-      return GEMM_SKIP_CODE;
-    }
-    std::printf("%s | test seed %llu (replay with GEMM_TEST_SEED=%llu)\n", describe_gpu(info).c_str(),
-                (unsigned long long)test_seed(), (unsigned long long)test_seed());
-  }
-  return Catch::Session().run(argc, argv);
+  GpuInfo info;
+  Arch arch;
+  const int skip = gpu_test_start(argc, argv, info, arch, [](Arch a) -> std::string {
+    return a == Arch::Sm90 ? ""
+                           : "this test runs the Hopper (sm_90a) MXFP8 kernel; gpu/mxfp8_sm100 runs the "
+                             "Blackwell one";
+  });
+  return skip >= 0 ? skip : Catch::Session().run(argc, argv);
 }

@@ -68,6 +68,7 @@
 
 #include "common/check.h"
 #include "common/gpu.h"
+#include "gpu_test_main.h"
 #include "common/mx_scale_layout.h"
 #include "mxfp8/matmul_mxfp8_sm100.h"
 #if defined(GEMM_MXFP8_EMULATED)
@@ -86,17 +87,6 @@ constexpr int PAIR_TILE_M = 256;  // the 2-CTA pair's rows (MMA M)
 constexpr int TILE_N      = 256;  // BLOCK_N
 
 GpuInfo g_gpu;  // set by main() before any test runs
-
-uint64_t test_seed() {
-  static const uint64_t seed = [] {
-    if (const char* s = std::getenv("GEMM_TEST_SEED")) return uint64_t(std::strtoull(s, nullptr, 10));
-    std::random_device rd;
-    return (uint64_t(rd()) << 32 ^ rd() ^
-            uint64_t(std::chrono::steady_clock::now().time_since_epoch().count())) |
-           1;
-  }();
-  return seed;
-}
 
 // gamma_n = n u / (1 - n u) (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., 3.1).
 double gamma_n(int64_t n, double u) {
@@ -511,32 +501,21 @@ TEST_CASE(RANDOM_CASE, "[mxfp8][sm100][gpu]") {
 }
 
 int main(int argc, char** argv) {
-  // catch_discover_tests lists the tests at build time, on machines without a GPU: never skip a listing.
-  bool listing = false;
-  for (int i = 1; i < argc; ++i) listing = listing || std::strncmp(argv[i], "--list", 6) == 0;
-  if (!listing) {
-    Arch arch              = Arch::Sm90;
-    const std::string none = detect_gpu(g_gpu, arch);
-    if (!none.empty()) {
-      std::printf("Skipped: %s\n", none.c_str());
-      return GEMM_SKIP_CODE;
-    }
+  Arch arch;
 #if defined(GEMM_MXFP8_EMULATED)
-    if (arch != Arch::Sm90) {
-      std::printf(
-          "Skipped: the emulated sm_100a MXFP8 kernel runs on a Hopper GPU (compute capability 9.0); on a "
-          "Blackwell GPU, gpu/mxfp8_sm100 runs the real instructions\n");
-      return GEMM_SKIP_CODE;
-    }
-    std::printf("tcgen05 through the emulator (common/tcgen05_emu.h): correctness only\n");
+  const int skip = gpu_test_start(
+      argc, argv, g_gpu, arch,
+      [](Arch a) -> std::string {
+        return a == Arch::Sm90
+                   ? ""
+                   : "the emulated sm_100a MXFP8 kernel runs on a Hopper GPU (compute capability 9.0); "
+                     "on a Blackwell GPU, gpu/mxfp8_sm100 runs the real instructions";
+      },
+      "tcgen05 through the emulator (common/tcgen05_emu.h): correctness only");
 #else
-    if (arch != Arch::Sm100) {
-      std::printf("Skipped: the sm_100a MXFP8 kernel needs a Blackwell GPU (compute capability 10.x)\n");
-      return GEMM_SKIP_CODE;
-    }
+  const int skip = gpu_test_start(argc, argv, g_gpu, arch, [](Arch a) -> std::string {
+    return a == Arch::Sm100 ? "" : "the sm_100a MXFP8 kernel needs a Blackwell GPU (compute capability 10.x)";
+  });
 #endif
-    std::printf("%s\nseed %llu (replay with GEMM_TEST_SEED=%llu)\n", describe_gpu(g_gpu).c_str(),
-                (unsigned long long)test_seed(), (unsigned long long)test_seed());
-  }
-  return Catch::Session().run(argc, argv);
+  return skip >= 0 ? skip : Catch::Session().run(argc, argv);
 }
