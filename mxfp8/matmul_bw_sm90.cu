@@ -305,7 +305,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     const int consumer = warpgroup - 1;
     const int wg_row   = consumer * WGMMA_M;
     const int row0     = wg_row + (warp_id % 4) * 16 + lane / 4;  // and row0 + 8, in the tile
-    float acc[ACC_REGS], part0[ACC_REGS], part1[PARTIALS == 2 ? ACC_REGS : 1];
+    float acc[ACC_REGS], part0[ACC_REGS], part1[ACC_REGS];  // part1: with PARTIALS == 2 only
     uint8_t* c_buf          = smem + C_OFFSET + consumer * C_WG_BYTES;  // this warpgroup's C staging
     const bool store_thread = warp_id % 4 == 0 && ptx::elect_one_sync();  // issues the TMA stores
     const uint32_t c_bar    = 1 + consumer;  // named barrier of the warpgroup's 128 threads
@@ -436,25 +436,22 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     auto zero_acc = [&] {
 #pragma unroll
       for (int i = 0; i < ACC_REGS; ++i) acc[i] = 0.0f;
+      wg::fence_operands(acc);  // pins the zeros: else ptxas moves acc between register sets at each K tile
     };
-    if constexpr (PARTIALS == 2 && OVERLAP) {
+    if (PARTIALS == 2 && OVERLAP && num_k_tiles % 2 == 0) {
       // One stream of K tiles over all of this CTA's tiles: K tile g in partial g % 2, K tile g + 1 issued
       // before K tile g is retired, across tile boundaries too, so that the next tile's first wgmmas run
-      // under this tile's last promotion and its epilogue.
+      // under this tile's last promotion and its epilogue. An even number of K tiles per tile puts every
+      // tile's end after the loop body's second K tile: one epilogue in the loop (two made ptxas shuffle
+      // the accumulator between register sets at every K tile).
       const int total = schedule.num_turns() * num_k_tiles;  // K tiles of every turn, padding tiles too
-      int turn = 0, k_issue = 0, k_retire = 0;                // the tile's K index of the next issue, retire
+      int turn = 0, k_issue = 0;                              // the tile's K index of the next issue
       auto issue_next = [&](float (&p)[ACC_REGS], float& s0, float& s1) {
         const uint64_t issue_time = issue(p, k_issue, s0, s1);
         if (++k_issue == num_k_tiles) k_issue = 0;
         return issue_time;
       };
-      auto tile_done = [&] {  // after each retire: the tile's last K tile stores the tile
-        if (++k_retire < num_k_tiles) return;
-        k_retire = 0;
-        store_tile(schedule.tile(turn++));
-        zero_acc();
-      };
-      // total >= 1 (persistent_grid launches no cluster without a tile). The branch holds the whole stream:
+      // total >= 2 (persistent_grid launches no cluster without a tile). The branch holds the whole stream:
       // one around the first issue alone would leave a group no wait covers, and ptxas serializes every wgmma.
       if (total > 0) {
         float s0, s1, n0s, n1s;  // scales of the K tile being retired, and of the one just issued
@@ -466,29 +463,31 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           prof.begin(Ev::WaitMma);
           wg::wait_group<1>();  // K tile g (P0) done, g + 1 (P1) may still run
           retire(part0, previous(previous(stage)), s0, s1, t_cur);
-          tile_done();
-          t_cur = issue_next(part0, s0, s1);
+          t_cur = issue_next(part0, s0, s1);  // the next tile's first K tile after a tile's last
           prof.begin(Ev::WaitMma);
           wg::wait_group<1>();  // K tile g + 1 (P1) done, g + 2 (P0) may still run
           retire(part1, previous(previous(stage)), n0s, n1s, t_next);
-          tile_done();
+          if (k_issue == 1) {  // K tile g + 1 ended a tile
+            store_tile(schedule.tile(turn++));
+            zero_acc();
+          }
         }
-        if (g + 1 < total) {  // two K tiles left: g in flight in P0, g + 1 to issue
+        // The last two K tiles: g in flight in P0, g + 1 to issue. (total is even; the branch for one left is
+        // never taken, but without it ptxas serializes every wgmma.)
+        if (g + 1 < total) {
           t_next = issue_next(part1, n0s, n1s);
           prof.begin(Ev::WaitMma);
           wg::wait_group<1>();
           retire(part0, previous(previous(stage)), s0, s1, t_cur);
-          tile_done();
           prof.begin(Ev::WaitMma);
           wg::wait_group<0>();
           retire(part1, previous(stage), n0s, n1s, t_next);
-          tile_done();
-        } else {  // one: g, in flight in P0
+        } else {
           prof.begin(Ev::WaitMma);
           wg::wait_group<0>();
           retire(part0, previous(stage), s0, s1, t_cur);
-          tile_done();
         }
+        store_tile(schedule.tile(turn));
       }
     } else {
     auto tiles = schedule;
