@@ -67,9 +67,6 @@
 #ifndef GEMM_BW_PARTIALS
 #define GEMM_BW_PARTIALS 2
 #endif
-#ifndef GEMM_BW_OVERLAP
-#define GEMM_BW_OVERLAP 1
-#endif
 
 
 namespace gemm {
@@ -98,7 +95,6 @@ constexpr int C_BOX_COLS      = 64;                 // columns of a TMA store bo
 constexpr int C_BOXES         = WGMMA_N / C_BOX_COLS;  // TMA store boxes per warpgroup and tile
 constexpr bool ORDERED        = GEMM_BW_ORDERED != 0;  // the turns: with one partial only
 constexpr int PARTIALS        = GEMM_BW_PARTIALS;    // fp32 partial register sets per consumer thread
-constexpr bool OVERLAP        = GEMM_BW_OVERLAP != 0;  // with two partials: one K-tile stream across tiles
 constexpr int ISSUED_BAR      = 1 + NUM_CONSUMERS;  // named barrier ISSUED_BAR + w: "consumer w has issued"
 
 constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 1, Swizzle::B128};
@@ -305,7 +301,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     const int consumer = warpgroup - 1;
     const int wg_row   = consumer * WGMMA_M;
     const int row0     = wg_row + (warp_id % 4) * 16 + lane / 4;  // and row0 + 8, in the tile
-    float acc[ACC_REGS], part0[ACC_REGS], part1[ACC_REGS];  // part1: with PARTIALS == 2 only
+    float acc[ACC_REGS], part0[ACC_REGS], part1[PARTIALS == 2 ? ACC_REGS : 1];
     uint8_t* c_buf          = smem + C_OFFSET + consumer * C_WG_BYTES;  // this warpgroup's C staging
     const bool store_thread = warp_id % 4 == 0 && ptx::elect_one_sync();  // issues the TMA stores
     const uint32_t c_bar    = 1 + consumer;  // named barrier of the warpgroup's 128 threads
@@ -387,112 +383,12 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       }
       prof.end(Ev::Promote);
     };
-    // ---- epilogue (v6's): bf16 through a swizzled buffer and TMA stores that drain under the next tile ----
-    auto store_tile = [&](const ScheduledTile& t) {
-      if (!t.valid) return;  // a padding tile stores nothing
-      const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
-      prof.begin(Ev::Epilogue);
-      const int wg_row0 = m0 + wg_row;  // the warpgroup's first row of C
-      if (c_tma) {
-        // stmatrix: lane l addresses row (l%8) of 8x8 matrix q = l/8; matrices 0, 1 are rows 0-7, 8-15 of
-        // column chunk j, matrices 2, 3 the same rows of chunk j + 1
-        const int q = lane / 8, r = (warp_id % 4) * 16 + (q % 2) * 8 + lane % 8;
-        // the C buffer is free once the stores that read it last (the previous tile) have read it
-        if (store_thread) ptx::bulk_wait_group_read<0>();
-        ptx::named_barrier_sync(c_bar, 128);
-#pragma unroll
-        for (int jj = 0; jj < WGMMA_N / 16; ++jj) {
-          const int j = 2 * jj;  // accumulator column chunk
-          ptx::stmatrix_x4(ptx::smem_addr(c_buf + c_smem_offset(r, 2 * jj + q / 2)),
-                           pack_bf16x2(acc[4 * j + 0], acc[4 * j + 1]), pack_bf16x2(acc[4 * j + 2], acc[4 * j + 3]),
-                           pack_bf16x2(acc[4 * j + 4], acc[4 * j + 5]), pack_bf16x2(acc[4 * j + 6], acc[4 * j + 7]));
-        }
-        ptx::fence_proxy_async_shared();  // the stmatrix writes, visible to the TMA store (async proxy)
-        ptx::named_barrier_sync(c_bar, 128);
-        if (store_thread) {
-          for (int b = 0; b < C_BOXES; ++b) {
-            const int col0 = n0 + b * C_BOX_COLS;
-            if (col0 < n && wg_row0 < m)  // boxes wholly outside C are not issued; the others clip
-              ptx::tma_store_2d(&c_map, c_buf + b * C_BOX_BYTES, col0, wg_row0);
-          }
-          ptx::bulk_commit_group();
-        }
-      } else {
-        // N % 8 != 0: predicated st.global, one bf16 at a time (row starts are only 2-byte aligned)
-        const int row = wg_row0 + (warp_id % 4) * 16 + lane / 4;
-#pragma unroll
-        for (int j = 0; j < WGMMA_N / 8; ++j) {
-          const int col = n0 + 8 * j + 2 * (lane % 4);
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const int rr = row + 8 * (e / 2), cc = col + e % 2;
-            if (rr < m && cc < n) c[size_t(rr) * n + cc] = __float2bfloat16_rn(acc[4 * j + e]);
-          }
-        }
-      }
-      prof.end(Ev::Epilogue);
-    };
     auto previous = [](int s) { return s == 0 ? NUM_STAGES - 1 : s - 1; };
-    auto zero_acc = [&] {
-#pragma unroll
-      for (int i = 0; i < ACC_REGS; ++i) acc[i] = 0.0f;
-      wg::fence_operands(acc);  // pins the zeros: else ptxas moves acc between register sets at each K tile
-    };
-    if (PARTIALS == 2 && OVERLAP && num_k_tiles % 2 == 0) {
-      // One stream of K tiles over all of this CTA's tiles: K tile g in partial g % 2, K tile g + 1 issued
-      // before K tile g is retired, across tile boundaries too, so that the next tile's first wgmmas run
-      // under this tile's last promotion and its epilogue. An even number of K tiles per tile puts every
-      // tile's end after the loop body's second K tile: one epilogue in the loop (two made ptxas shuffle
-      // the accumulator between register sets at every K tile).
-      const int total = schedule.num_turns() * num_k_tiles;  // K tiles of every turn, padding tiles too
-      int turn = 0, k_issue = 0;                              // the tile's K index of the next issue
-      auto issue_next = [&](float (&p)[ACC_REGS], float& s0, float& s1) {
-        const uint64_t issue_time = issue(p, k_issue, s0, s1);
-        if (++k_issue == num_k_tiles) k_issue = 0;
-        return issue_time;
-      };
-      // total >= 2 (persistent_grid launches no cluster without a tile). The branch holds the whole stream:
-      // one around the first issue alone would leave a group no wait covers, and ptxas serializes every wgmma.
-      if (total > 0) {
-        float s0, s1, n0s, n1s;  // scales of the K tile being retired, and of the one just issued
-        zero_acc();
-        uint64_t t_cur = issue_next(part0, s0, s1), t_next;
-        int g = 0;
-        for (; g + 2 < total; g += 2) {
-          t_next = issue_next(part1, n0s, n1s);
-          prof.begin(Ev::WaitMma);
-          wg::wait_group<1>();  // K tile g (P0) done, g + 1 (P1) may still run
-          retire(part0, previous(previous(stage)), s0, s1, t_cur);
-          t_cur = issue_next(part0, s0, s1);  // the next tile's first K tile after a tile's last
-          prof.begin(Ev::WaitMma);
-          wg::wait_group<1>();  // K tile g + 1 (P1) done, g + 2 (P0) may still run
-          retire(part1, previous(previous(stage)), n0s, n1s, t_next);
-          if (k_issue == 1) {  // K tile g + 1 ended a tile
-            store_tile(schedule.tile(turn++));
-            zero_acc();
-          }
-        }
-        // The last two K tiles: g in flight in P0, g + 1 to issue. (total is even; the branch for one left is
-        // never taken, but without it ptxas serializes every wgmma.)
-        if (g + 1 < total) {
-          t_next = issue_next(part1, n0s, n1s);
-          prof.begin(Ev::WaitMma);
-          wg::wait_group<1>();
-          retire(part0, previous(previous(stage)), s0, s1, t_cur);
-          prof.begin(Ev::WaitMma);
-          wg::wait_group<0>();
-          retire(part1, previous(stage), n0s, n1s, t_next);
-        } else {
-          prof.begin(Ev::WaitMma);
-          wg::wait_group<0>();
-          retire(part0, previous(stage), s0, s1, t_cur);
-        }
-        store_tile(schedule.tile(turn));
-      }
-    } else {
     auto tiles = schedule;
     for (ScheduledTile t; tiles.next(t);) {
-      zero_acc();
+      const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
+#pragma unroll
+      for (int i = 0; i < ACC_REGS; ++i) acc[i] = 0.0f;
       if constexpr (PARTIALS == 2) {
         // Two partials: K tile i + 1's wgmmas are issued before K tile i is promoted, so that this
         // warpgroup's own MMAs run under its promotion. P0 takes the even K tiles, P1 the odd ones, and the
@@ -535,8 +431,49 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           retire(part0, previous(stage), s0, s1, issue_time);
         }
       }
-      store_tile(t);
-    }
+      if (!t.valid) continue;  // a padding tile stores nothing
+      prof.begin(Ev::Epilogue);
+
+      // ---- epilogue (v6's): bf16 through a swizzled buffer and TMA stores that drain under the next tile ----
+      const int wg_row0 = m0 + wg_row;  // the warpgroup's first row of C
+      if (c_tma) {
+        // stmatrix: lane l addresses row (l%8) of 8x8 matrix q = l/8; matrices 0, 1 are rows 0-7, 8-15 of
+        // column chunk j, matrices 2, 3 the same rows of chunk j + 1
+        const int q = lane / 8, r = (warp_id % 4) * 16 + (q % 2) * 8 + lane % 8;
+        // the C buffer is free once the stores that read it last (the previous tile) have read it
+        if (store_thread) ptx::bulk_wait_group_read<0>();
+        ptx::named_barrier_sync(c_bar, 128);
+#pragma unroll
+        for (int jj = 0; jj < WGMMA_N / 16; ++jj) {
+          const int j = 2 * jj;  // accumulator column chunk
+          ptx::stmatrix_x4(ptx::smem_addr(c_buf + c_smem_offset(r, 2 * jj + q / 2)),
+                           pack_bf16x2(acc[4 * j + 0], acc[4 * j + 1]), pack_bf16x2(acc[4 * j + 2], acc[4 * j + 3]),
+                           pack_bf16x2(acc[4 * j + 4], acc[4 * j + 5]), pack_bf16x2(acc[4 * j + 6], acc[4 * j + 7]));
+        }
+        ptx::fence_proxy_async_shared();  // the stmatrix writes, visible to the TMA store (async proxy)
+        ptx::named_barrier_sync(c_bar, 128);
+        if (store_thread) {
+          for (int b = 0; b < C_BOXES; ++b) {
+            const int col0 = n0 + b * C_BOX_COLS;
+            if (col0 < n && wg_row0 < m)  // boxes wholly outside C are not issued; the others clip
+              ptx::tma_store_2d(&c_map, c_buf + b * C_BOX_BYTES, col0, wg_row0);
+          }
+          ptx::bulk_commit_group();
+        }
+      } else {
+        // N % 8 != 0: predicated st.global, one bf16 at a time (row starts are only 2-byte aligned)
+        const int row = wg_row0 + (warp_id % 4) * 16 + lane / 4;
+#pragma unroll
+        for (int j = 0; j < WGMMA_N / 8; ++j) {
+          const int col = n0 + 8 * j + 2 * (lane % 4);
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int rr = row + 8 * (e / 2), cc = col + e % 2;
+            if (rr < m && cc < n) c[size_t(rr) * n + cc] = __float2bfloat16_rn(acc[4 * j + e]);
+          }
+        }
+      }
+      prof.end(Ev::Epilogue);
     }
     // The TMA stores must have read the C buffer (and written C) before this CTA's shared memory goes away.
     ptx::barrier_cluster_arrive();
