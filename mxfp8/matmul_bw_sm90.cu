@@ -18,10 +18,16 @@
 //     bytes (VEC128: rows contiguous per K block) and come by TMA (a 2D map over [L, M] floats, zero-filled
 //     past M); B's one scale comes with its aligned group of 4 floats (BLK128x128: K blocks contiguous per
 //     128-row block, columns padded to 4), one 16-byte bulk copy. Both land on the stage's full barrier.
-//  4. One partial: acc 64 + P 64 registers per thread. Nothing of a K tile overlaps its own promotion; the
-//     two consumer warpgroups share the tensor core, and the other's wgmmas may run meanwhile. The stage is
-//     released as soon as the wgmmas are done (the scales are in registers by then), before the promotion:
-//     the producer and the peer CTA refill it meanwhile (measured +15-20%, README).
+//  4. Two partials, ping-ponged: K tile i + 1's four wgmmas (into P1) are issued before K tile i (in P0) is
+//     waited for and promoted, so a warpgroup's own MMAs run under its promotion, not only the other
+//     warpgroup's (wait_group 1, not 0). The K loop's body is two K tiles, so that each partial is a fixed
+//     register set; one group stays in flight across the back edge, and a tile's last K tiles drain both.
+//     acc 64 + P0 64 + P1 64 registers per thread (232 after setmaxnreg; no spill in the timed kernel).
+//     The stage is released as soon as its wgmmas are done (the scales are in registers by then), before
+//     the promotion: the producer and the peer CTA refill it meanwhile (measured +15-20%, README). The wgmma
+//     descriptors are built once; a stage and a K step add to the start-address field only.
+//     GEMM_BW_PARTIALS=1 builds the one-partial loop (each K tile waited for with wait_group 0, then
+//     promoted), kept for the paired comparison: two partials measured 4-7% faster (README).
 //  5. bf16 output through v6's epilogue: stmatrix into a 128B-swizzled buffer, fence.proxy.async, a TMA store
 //     per 64-column box, overlapping the next tile (predicated st.global where N % 8 != 0). cuBLASLt's
 //     blockwise FP8 GEMM writes bf16 too: the pairing is like for like.
@@ -34,8 +40,9 @@
 //
 // The bound: per accumulator element and 128 of K the tensor core does 128 MACs (1/32 clock at 4096 fp8
 // MACs per clock per SM) and the CUDA cores 1 FFMA (1/128 clock): the fp8 tensor peak is the ceiling again.
-// Measured on the H100 (mxfp8/README.md, "bw"): 0.77-0.81x cuBLASLt's blockwise FP8 GEMM, 1.27-1.32x cuBLAS
-// bf16; the goals (1.0x, 1.5x) are missed, and the README says what ncu shows.
+// Measured on the H100 (mxfp8/README.md, "bw"): 0.82-0.86x cuBLASLt's blockwise FP8 GEMM, 1.34-1.43x cuBLAS
+// bf16 (one partial: 0.78-0.82x, 1.29-1.34x); the goals (1.0x, 1.5x) are still missed, and the README says
+// what is left.
 //
 // PTX ISA sections: as matmul_mxfp8_sm90.cu, plus v6's "cp.async.bulk.tensor" store, "stmatrix",
 // "fence.proxy.async" and named barriers.
