@@ -18,10 +18,16 @@
 //     bytes (VEC128: rows contiguous per K block) and come by TMA (a 2D map over [L, M] floats, zero-filled
 //     past M); B's one scale comes with its aligned group of 4 floats (BLK128x128: K blocks contiguous per
 //     128-row block, columns padded to 4), one 16-byte bulk copy. Both land on the stage's full barrier.
-//  4. One partial: acc 64 + P 64 registers per thread. Nothing of a K tile overlaps its own promotion; the
-//     two consumer warpgroups share the tensor core, and the other's wgmmas may run meanwhile. The stage is
-//     released as soon as the wgmmas are done (the scales are in registers by then), before the promotion:
-//     the producer and the peer CTA refill it meanwhile (measured +15-20%, README).
+//  4. Two partials, ping-ponged: K tile i + 1's four wgmmas (into P1) are issued before K tile i (in P0) is
+//     waited for and promoted, so a warpgroup's own MMAs run under its promotion, not only the other
+//     warpgroup's (wait_group 1, not 0). The K loop's body is two K tiles, so that each partial is a fixed
+//     register set; one group stays in flight across the back edge, and a tile's last K tiles drain both.
+//     acc 64 + P0 64 + P1 64 registers per thread (232 after setmaxnreg; no spill in the timed kernel).
+//     The stage is released as soon as its wgmmas are done (the scales are in registers by then), before
+//     the promotion: the producer and the peer CTA refill it meanwhile (measured +15-20%, README). The wgmma
+//     descriptors are built once; a stage and a K step add to the start-address field only.
+//     GEMM_BW_PARTIALS=1 builds the one-partial loop (each K tile waited for with wait_group 0, then
+//     promoted), kept for the paired comparison: two partials measured 4-7% faster (README).
 //  5. bf16 output through v6's epilogue: stmatrix into a 128B-swizzled buffer, fence.proxy.async, a TMA store
 //     per 64-column box, overlapping the next tile (predicated st.global where N % 8 != 0). cuBLASLt's
 //     blockwise FP8 GEMM writes bf16 too: the pairing is like for like.
@@ -34,8 +40,9 @@
 //
 // The bound: per accumulator element and 128 of K the tensor core does 128 MACs (1/32 clock at 4096 fp8
 // MACs per clock per SM) and the CUDA cores 1 FFMA (1/128 clock): the fp8 tensor peak is the ceiling again.
-// Measured on the H100 (mxfp8/README.md, "bw"): 0.77-0.81x cuBLASLt's blockwise FP8 GEMM, 1.27-1.32x cuBLAS
-// bf16; the goals (1.0x, 1.5x) are missed, and the README says what ncu shows.
+// Measured on the H100 (mxfp8/README.md, "bw"): 0.82-0.86x cuBLASLt's blockwise FP8 GEMM, 1.34-1.43x cuBLAS
+// bf16 (one partial: 0.78-0.82x, 1.29-1.34x); the goals (1.0x, 1.5x) are still missed, and the README says
+// what is left.
 //
 // PTX ISA sections: as matmul_mxfp8_sm90.cu, plus v6's "cp.async.bulk.tensor" store, "stmatrix",
 // "fence.proxy.async" and named barriers.
@@ -61,6 +68,11 @@
 // that one's promotion runs under the other's MMAs. Measured slower than without (README); 0 is the default.
 #ifndef GEMM_BW_ORDERED
 #define GEMM_BW_ORDERED 0
+#endif
+// GEMM_BW_PARTIALS: 2 (the default) ping-pongs two partials, so that a warpgroup's next K tile's wgmmas run
+// under its promotion; 1 is the one-partial loop, kept for the paired comparison (README).
+#ifndef GEMM_BW_PARTIALS
+#define GEMM_BW_PARTIALS 2
 #endif
 
 
@@ -88,7 +100,8 @@ constexpr uint32_t B_BOX_BYTES = B_BOX_ROWS * BLOCK_K;   // one CTA's half of B
 constexpr int GROUP_M         = 16;                 // tile order: M tiles (8 cluster pairs) per group
 constexpr int C_BOX_COLS      = 64;                 // columns of a TMA store box: 128 B of bf16, one swizzle span
 constexpr int C_BOXES         = WGMMA_N / C_BOX_COLS;  // TMA store boxes per warpgroup and tile
-constexpr bool ORDERED        = GEMM_BW_ORDERED != 0;
+constexpr bool ORDERED        = GEMM_BW_ORDERED != 0;  // the turns: with one partial only
+constexpr int PARTIALS        = GEMM_BW_PARTIALS;    // fp32 partial register sets per consumer thread
 constexpr int ISSUED_BAR      = 1 + NUM_CONSUMERS;  // named barrier ISSUED_BAR + w: "consumer w has issued"
 
 constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 1, Swizzle::B128};
@@ -130,7 +143,12 @@ static_assert(PRODUCER_REGS % 8 == 0 && CONSUMER_REGS % 8 == 0 && PRODUCER_REGS 
               "setmaxnreg takes a multiple of 8 in 24..256");
 static_assert(128 * (PRODUCER_REGS + NUM_CONSUMERS * CONSUMER_REGS) <= NUM_THREADS * (65536 / NUM_THREADS / 8 * 8),
               "registers after setmaxnreg must fit the CTA's launch allocation (384 x 168 = 64512)");
-static_assert(CONSUMER_REGS >= 2 * ACC_REGS + 32, "a consumer holds its accumulator and its partial, plus addresses");
+static_assert(PARTIALS == 1 || PARTIALS == 2, "one partial, or two ping-ponged");
+static_assert(!ORDERED || PARTIALS == 1, "the turns are a variant of the one-partial loop");
+static_assert(CONSUMER_REGS >= (1 + PARTIALS) * ACC_REGS + 32,
+              "a consumer holds its accumulator and its partials, plus addresses");
+static_assert(NUM_STAGES * DATA_STAGE_BYTES + SMEM_ALIGN <= 256 * 1024,
+              "a wgmma descriptor's start address (bits 0-13, address >> 4) never carries out when offset");
 static_assert(NUM_STAGES >= 2, "a pipeline needs one stage to multiply and at least one to load into");
 static_assert(GROUP_M % CLUSTER_SIZE == 0, "the tile order groups whole cluster pairs");
 static_assert(ISSUED_BAR + NUM_CONSUMERS <= 16, "named barriers: 1..NUM_CONSUMERS for the C buffers, then the turns");
@@ -290,7 +308,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     const int consumer = warpgroup - 1;
     const int wg_row   = consumer * WGMMA_M;
     const int row0     = wg_row + (warp_id % 4) * 16 + lane / 4;  // and row0 + 8, in the tile
-    float acc[ACC_REGS], part[ACC_REGS];
+    float acc[ACC_REGS], part0[ACC_REGS], part1[PARTIALS == 2 ? ACC_REGS : 1];
     uint8_t* c_buf          = smem + C_OFFSET + consumer * C_WG_BYTES;  // this warpgroup's C staging
     const bool store_thread = warp_id % 4 == 0 && ptx::elect_one_sync();  // issues the TMA stores
     const uint32_t c_bar    = 1 + consumer;  // named barrier of the warpgroup's 128 threads
@@ -316,55 +334,108 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     int issued       = 0;
     int stage = 0;  // carried across tiles, as the producer's
     uint32_t full_phase = 0;
+    // The wgmma descriptors, built once: a stage and a K step move only the start-address field (bits 0-13,
+    // the byte address >> 4), which never carries out (the ring ends below 256 KB): one 32-bit add each.
+    const uint64_t a_desc0 = kmajor_desc_sm90(A_TILE, ptx::smem_addr(a_smem(0)), 0, wg_row);
+    const uint64_t b_desc0 = kmajor_desc_sm90(B_TILE, ptx::smem_addr(b_smem(0)), 0);
+    auto desc_at = [](uint64_t desc0, uint32_t byte_offset) {
+      return (desc0 & 0xFFFFFFFF00000000ull) | uint32_t(uint32_t(desc0) + (byte_offset >> 4));
+    };
+    // wait_full, then issue: the 128-wide block's partial of the K tile in `stage`, 4 wgmma k32 into p
+    // (scale-d 0 on the first), one commit group; then the K tile's scales for this thread's two rows,
+    // sa[row] * sb, read while the MMAs run (rounded once, as the MX kernel's sa * sb; here neither is a power
+    // of two, so the product is one more fp32 rounding). Returns the issue time (trace). A padding tile
+    // multiplies whatever its A stages hold and stores nothing (a branch around wgmmas serialises them, v6).
+    auto issue = [&](float (&p)[ACC_REGS], int k_tile, float& s0, float& s1) {
+      prof.begin(Ev::WaitFull);
+      ptx::mbarrier_wait(&tma_full_bar[stage], full_phase, "tma_full_bar");
+      prof.end(Ev::WaitFull);
+      if (ORDERED && (consumer == 1 || issued > 0)) ptx::named_barrier_sync(ISSUED_BAR + (1 - consumer), 256);
+      const uint64_t issue_time = prof.begin(Ev::IssueMma);
+      const uint32_t stage_bytes = uint32_t(stage) * DATA_STAGE_BYTES;  // A's and B's tile alike
+      wg::fence();  // p was read by its last promotion: order those reads before the MMAs overwrite it
+#pragma unroll
+      for (int k_step = 0; k_step < K_STEPS; ++k_step)
+        mma_m64n128k32_e4m3(p, desc_at(a_desc0, stage_bytes + kmajor_kstep_offset(A_TILE, k_step)),
+                            desc_at(b_desc0, stage_bytes + kmajor_kstep_offset(B_TILE, k_step)),
+                            k_step > 0 ? 1u : 0u);
+      wg::commit_group();
+      prof.end(Ev::IssueMma);
+      if (ORDERED && (consumer == 0 || issued + 1 < issues)) named_barrier_arrive(ISSUED_BAR + consumer, 256);
+      ++issued;
+      const float sb = sfb_smem(stage)[k_tile % SFB_GROUP];
+      s0 = sfa_smem(stage)[row0] * sb;
+      s1 = sfa_smem(stage)[row0 + 8] * sb;
+      if (++stage == NUM_STAGES) {
+        stage = 0;
+        full_phase ^= 1;
+      }
+      return issue_time;
+    };
+    // retire: the K tile's MMAs are done (the wait_group before this) and its scales are in registers, so its
+    // stage is free: released before the promotion (the release orders the scale loads before it), so that
+    // the producer refills it meanwhile. Then the promotion: acc += P * sa[row] * sb, one FFMA per element.
+    auto retire = [&](float (&p)[ACC_REGS], int s, float s0, float s1, uint64_t issue_time) {
+      prof.end(Ev::WaitMma);
+      prof.span(Ev::Mma, issue_time);
+      release(s);
+      prof.begin(Ev::Promote);
+      wg::fence_operands(p);  // the wait_group before this is where p became valid
+#pragma unroll
+      for (int j = 0; j < WGMMA_N / 8; ++j) {
+        acc[4 * j + 0] = fmaf(p[4 * j + 0], s0, acc[4 * j + 0]);
+        acc[4 * j + 1] = fmaf(p[4 * j + 1], s0, acc[4 * j + 1]);
+        acc[4 * j + 2] = fmaf(p[4 * j + 2], s1, acc[4 * j + 2]);
+        acc[4 * j + 3] = fmaf(p[4 * j + 3], s1, acc[4 * j + 3]);
+      }
+      prof.end(Ev::Promote);
+    };
+    auto previous = [](int s) { return s == 0 ? NUM_STAGES - 1 : s - 1; };
     auto tiles = schedule;
     for (ScheduledTile t; tiles.next(t);) {
       const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
 #pragma unroll
       for (int i = 0; i < ACC_REGS; ++i) acc[i] = 0.0f;
-      for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
-        prof.begin(Ev::WaitFull);
-        ptx::mbarrier_wait(&tma_full_bar[stage], full_phase, "tma_full_bar");
-        prof.end(Ev::WaitFull);
-        // The 128-wide block's partial: 4 wgmma k32 into P, one commit group. A padding tile multiplies
-        // whatever its A stages hold and stores nothing (a branch around wgmmas serialises them all, v6).
-        if (ORDERED && (consumer == 1 || issued > 0)) ptx::named_barrier_sync(ISSUED_BAR + (1 - consumer), 256);
-        const uint64_t issue_time = prof.begin(Ev::IssueMma);
-        const uint32_t a_addr = ptx::smem_addr(a_smem(stage)), b_addr = ptx::smem_addr(b_smem(stage));
-        wg::fence();  // P was read by the last promotion: order those reads before the MMAs overwrite it
-#pragma unroll
-        for (int k_step = 0; k_step < K_STEPS; ++k_step)
-          mma_m64n128k32_e4m3(part, kmajor_desc_sm90(A_TILE, a_addr, k_step, wg_row),
-                              kmajor_desc_sm90(B_TILE, b_addr, k_step), k_step > 0 ? 1u : 0u);
-        wg::commit_group();
-        prof.end(Ev::IssueMma);
-        if (ORDERED && (consumer == 0 || issued + 1 < issues)) named_barrier_arrive(ISSUED_BAR + consumer, 256);
-        ++issued;
-        // The scales, read while the MMAs run: this thread's two rows of A, and the tile's one B scale.
-        const float sb  = sfb_smem(stage)[k_tile % SFB_GROUP];
-        const float sa0 = sfa_smem(stage)[row0], sa1 = sfa_smem(stage)[row0 + 8];
-        prof.begin(Ev::WaitMma);
-        wg::wait_group<0>();
-        prof.end(Ev::WaitMma);
-        prof.span(Ev::Mma, issue_time);
-        // The stage is free: its MMAs are done and its scales are in registers (the release orders the loads
-        // before it). Released before the promotion, so that the producer refills it meanwhile.
-        release(stage);
-        // promote: acc += P * sa[row] * sb, one FFMA per element (sa * sb rounded once, as the MX kernel's
-        // sa * sb; here neither is a power of two, so the product is one more fp32 rounding)
-        prof.begin(Ev::Promote);
-        wg::fence_operands(part);
-        const float s0 = sa0 * sb, s1 = sa1 * sb;
-#pragma unroll
-        for (int j = 0; j < WGMMA_N / 8; ++j) {
-          acc[4 * j + 0] = fmaf(part[4 * j + 0], s0, acc[4 * j + 0]);
-          acc[4 * j + 1] = fmaf(part[4 * j + 1], s0, acc[4 * j + 1]);
-          acc[4 * j + 2] = fmaf(part[4 * j + 2], s1, acc[4 * j + 2]);
-          acc[4 * j + 3] = fmaf(part[4 * j + 3], s1, acc[4 * j + 3]);
+      if constexpr (PARTIALS == 2) {
+        // Two partials: K tile i + 1's wgmmas are issued before K tile i is promoted, so that this
+        // warpgroup's own MMAs run under its promotion. P0 takes the even K tiles, P1 the odd ones, and the
+        // loop body is two K tiles, so that each partial is a fixed set of registers. One group stays in
+        // flight across the back edge (P0's); the tail drains both.
+        float s0, s1, n0s, n1s;  // scales of the K tile being retired, and of the one just issued
+        uint64_t t_cur = issue(part0, 0, s0, s1), t_next;
+        int k_tile = 0;
+        for (; k_tile + 2 < num_k_tiles; k_tile += 2) {
+          t_next = issue(part1, k_tile + 1, n0s, n1s);
+          prof.begin(Ev::WaitMma);
+          wg::wait_group<1>();  // K tile k_tile (P0) done, k_tile + 1 (P1) may still run
+          retire(part0, previous(previous(stage)), s0, s1, t_cur);
+          t_cur = issue(part0, k_tile + 2, s0, s1);
+          prof.begin(Ev::WaitMma);
+          wg::wait_group<1>();  // K tile k_tile + 1 (P1) done, k_tile + 2 (P0) may still run
+          retire(part1, previous(previous(stage)), n0s, n1s, t_next);
         }
-        prof.end(Ev::Promote);
-        if (++stage == NUM_STAGES) {
-          stage = 0;
-          full_phase ^= 1;
+        if (k_tile + 1 < num_k_tiles) {  // two K tiles left: k_tile in flight in P0, k_tile + 1 to issue
+          t_next = issue(part1, k_tile + 1, n0s, n1s);
+          prof.begin(Ev::WaitMma);
+          wg::wait_group<1>();
+          retire(part0, previous(previous(stage)), s0, s1, t_cur);
+          prof.begin(Ev::WaitMma);
+          wg::wait_group<0>();
+          retire(part1, previous(stage), n0s, n1s, t_next);
+        } else {  // one: k_tile, in flight in P0
+          prof.begin(Ev::WaitMma);
+          wg::wait_group<0>();
+          retire(part0, previous(stage), s0, s1, t_cur);
+        }
+      } else {
+        // One partial: each K tile's wgmmas are waited for, then promoted; the other consumer warpgroup's
+        // wgmmas may run meanwhile.
+        for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
+          float s0, s1;
+          const uint64_t issue_time = issue(part0, k_tile, s0, s1);
+          prof.begin(Ev::WaitMma);
+          wg::wait_group<0>();
+          retire(part0, previous(stage), s0, s1, issue_time);
         }
       }
       if (!t.valid) continue;  // a padding tile stores nothing
