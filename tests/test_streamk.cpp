@@ -359,7 +359,14 @@ TEST_CASE("stream-K, dynamic order: every piece once, each partial drawn before 
                 last_partial_at[size_t(p.unit)] = (long long)i;
               }
               if (p.role == StreamKPiece::Finisher) finisher_at[size_t(p.unit)] = (long long)i;
-              if (i > 0) REQUIRE(order[i - 1].unit <= t.unit);  // unit after unit
+              // partials, then whole units, then finishers, each in unit order
+              const int group = p.role == StreamKPiece::Partial ? 0 : p.role == StreamKPiece::Whole ? 1 : 2;
+              if (i > 0) {
+                const StreamKPiece q = gemm::piece_of(order[i - 1], iters);
+                const int before = q.role == StreamKPiece::Partial ? 0 : q.role == StreamKPiece::Whole ? 1 : 2;
+                REQUIRE(before <= group);
+                if (before == group) REQUIRE(q.unit <= p.unit);
+              }
             }
             for (int d : done) REQUIRE(d == 1);
             for (int n : partials) REQUIRE(n <= 1);  // one partial per worker: its slot is never shared

@@ -2,7 +2,7 @@
 // CTA pairs, its ring, its epilogue and its edges, unchanged; what changes is what a pair is given to do:
 // pieces of work (an output unit and a range of its K tiles) from a stream-K plan, and the fixup that adds
 // the partial sums of a unit that several pairs shared. (The Blackwell file, matmul_v7.cu, makes the same
-// step with tcgen05 and adds Cluster Launch Control.)
+// step with tcgen05 and adds Cluster Launch Control; v7e here schedules dynamically with a global counter.)
 //
 // C[M,N] = A[M,K] * B[N,K]^T, bf16 in and out, fp32 accumulation, both operands K-major.
 //
@@ -40,6 +40,30 @@
 //     cudaOccupancyMaxActiveClusters), or only as many as the plan has ranges for. The workspace (one 64 KB
 //     partial and one flag per consumer warpgroup of each CTA) is allocated once per prepared launch, as
 //     cuBLAS's workspace is.
+//  6. Dynamic scheduling (v7e): the same pieces, drawn at run time from a global atomic counter instead of
+//     walked from a fixed per-worker list, so that a cluster on a faster SM takes more of them. The plan is
+//     v7d's, its stream-K ranges cut DYNAMIC_SPLIT (2) times shorter (more pieces than clusters), listed in
+//     one global order (common/streamk.h, streamk_dynamic_order): unit after unit, a split unit's segments
+//     from the last in K to the first, so every partial is drawn before its finisher and a finisher never
+//     waits for a piece that no running cluster holds (the proof: streamk.h; the CPU model hangs on the
+//     finisher-first order). CTA 0's producer thread draws (atom.add.relaxed.gpu), one piece ahead, and
+//     writes each piece into the same slot of a 4-slot task ring in both CTAs (st.shared::cluster, then
+//     mbarrier.arrive.release.cluster on each CTA's task_full_bar); every role of both CTAs reads every
+//     piece (both CTAs must work on the same one) and releases the slot on CTA 0's task_empty_bar. A cluster
+//     that draws past the end counts itself on a second counter (atom.add.acq_rel.gpu); the one that
+//     completes the count lowers both to 0. Every cluster draws past the end exactly once and draws nothing
+//     after it, so that cluster is the last to touch either counter; its acquire reads from the release
+//     sequence of every earlier "done" increment, each of which follows its cluster's last draw, so every
+//     draw happens before the reset. The next launch finds both at 0: no host work between launches.
+//     A piece is only ever held by a running cluster, so this order needs no residency guarantee; the grid is
+//     still sized to the clusters that fit at once (persistent), since every cluster launched draws at least
+//     once and one that starts after the work is gone costs its launch and setup for nothing.
+//     What Cluster Launch Control (the Blackwell file) adds over a counter: it cancels clusters that have
+//     not been launched yet, so its grid is one cluster per unit, sized by the problem alone (no occupancy
+//     query), and a canceled cluster costs nothing; there is no state in global memory to leave reset for
+//     the next launch (nor to keep two launches in flight on two streams from sharing); and the answer is
+//     written by the hardware into both CTAs' shared memory with a complete_tx, where the counter costs an
+//     atomic round trip to L2 per piece and a broadcast in software (remote stores and arrivals).
 //
 // Why it helps: where the units do not fill the GPU (one 256x256 unit with a long K, a row of units of a
 // skinny M) every SM gets an equal share of the MAC iterations instead of most of them idling.
@@ -48,8 +72,8 @@
 // piece boundary, and, when a worker's range spans several units, the L2 reuse of the grouped order: the
 // workers are then on units far apart in C at the same time.
 //
-// PTX ISA sections: as v6, plus "Memory Consistency Model" (release and acquire patterns at .gpu scope),
-// "st" (.release.gpu), "ld" (.acquire.gpu, .cg).
+// PTX ISA sections: as v6, plus "Memory Consistency Model" (release and acquire patterns at .gpu scope,
+// release sequences), "st" (.release.gpu; v7e: .shared::cluster), "ld" (.acquire.gpu, .cg), "atom" (v7e).
 #include <cuda_bf16.h>
 
 #include <memory>
@@ -256,19 +280,29 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   Profiler<TRACE> prof(trace, /*role=*/warpgroup, /*records=*/warp_id % 4 == 0);
   prof.begin(Ev::Setup);
 
-  // ---- v7e, the work counter: CTA 0's producer thread draws the pieces for its cluster, one ahead, with an
-  //      atomicAdd on a global counter, and writes each into the same slot of the task ring of both CTAs
+  // ---- v7e, the work counter: cluster c starts with piece c of the order (every role reads it from global
+  //      memory); counter value i stands for piece clusters + i. CTA 0's producer thread draws the next piece
+  //      with an atomicAdd once it has issued the first load of the current one (the round trip to L2 then
+  //      overlaps the loads), and writes it into the same slot of the task ring of both CTAs
   //      (st.shared::cluster, then an arrival with release at cluster scope on each CTA's task_full_bar).
   //      Every role of both CTAs reads every piece (so all walk the same ones) and releases the slot on CTA
   //      0's task_empty_bar, with release at cluster scope; the drawer acquires it there before it writes the
   //      slot again. A cluster that draws past the end writes "none" (unit -1), which ends every role's loop,
   //      and counts itself on counters[1]; the last cluster of the grid to do so lowers both counters to 0
   //      for the next launch. ----
+  const int clusters = int(gridDim.x) / CLUSTER_SIZE;
+  bool first_task    = true;  // the cluster's own piece (`worker` of the order) comes first, undrawn
   int task_slot = 0;           // the ring slot this role reads next, and its parity (each role keeps its own)
   uint32_t task_phase = 0;
   // read_task: wait until the next piece is in this CTA's slot (acquire at cluster scope: CTA 1's was written
   // from CTA 0) and read it; false at "none". owner: the plan's worker of the piece, its slot in the fixup.
   const auto read_task = [&](StreamKPiece& piece, int& owner) {
+    if (first_task) {
+      const StreamKTask t = dyn.tasks[worker];
+      piece               = piece_of(t, plan.iters);
+      owner               = t.worker;
+      return true;
+    }
     ptx::mbarrier_wait</*CLUSTER_SCOPE=*/true>(&task_full_bar[task_slot], task_phase, "task_full_bar");
     const StreamKTask t = task_ring[task_slot];
     piece               = piece_of(t, plan.iters);
@@ -277,6 +311,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   };
   // release_task: once every thread of the role has read the slot, one (`arrives`) releases it on CTA 0.
   const auto release_task = [&](bool arrives) {
+    if (first_task) {
+      first_task = false;
+      return;
+    }
     if (arrives) ptx::mbarrier_arrive_release_cluster(ptx::mapa_shared_cluster(&task_empty_bar[task_slot], 0));
     if (++task_slot == TASK_SLOTS) {
       task_slot = 0;
@@ -314,11 +352,11 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       int draw_slot = 0;              // the slot of the next piece drawn
       uint32_t draw_empty_phase = 1;  // parity of task_empty_bar[draw_slot]: 1 passes on the first lap
       const auto draw = [&] {
-        const uint32_t i = atom_add_relaxed_gpu(&dyn.counters[0], 1);
+        const int i = clusters + int(atom_add_relaxed_gpu(&dyn.counters[0], 1));
         StreamKTask t{-1, 0, 0, 0};
-        if (i < uint32_t(dyn.count)) {
+        if (i < dyn.count) {
           t = dyn.tasks[i];
-        } else if (atom_add_acq_rel_gpu(&dyn.counters[1], 1) == gridDim.x / CLUSTER_SIZE - 1) {
+        } else if (atom_add_acq_rel_gpu(&dyn.counters[1], 1) == uint32_t(clusters - 1)) {
           dyn.counters[0] = 0;  // every cluster has drawn its last: nobody touches them again in this launch
           dyn.counters[1] = 0;
         }
@@ -334,14 +372,12 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       };
       StreamKWork work(plan, worker);
       int owner = worker;
-      if (DYNAMIC && cta_rank == 0) draw();  // the cluster's first piece
       const auto next_piece = [&](StreamKPiece& piece) {
         if constexpr (!DYNAMIC) {
           return work.next(piece);
         } else {
           const bool more = read_task(piece, owner);
           release_task(true);
-          if (more && cta_rank == 0) draw();  // one ahead: the next piece is drawn while this one loads
           return more;
         }
       };
@@ -375,6 +411,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           prof.begin(Ev::IssueTma);
           load(k_tile, stage);
           prof.end(Ev::IssueTma);
+          // v7e: the next piece, drawn one ahead while this one's first load is on its way
+          if (DYNAMIC && cta_rank == 0 && k_tile == piece.k_begin) draw();
           if (++stage == NUM_STAGES) {
             stage = 0;
             empty_phase ^= 1;
