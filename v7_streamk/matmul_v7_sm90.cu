@@ -40,14 +40,14 @@
 //     cudaOccupancyMaxActiveClusters), or only as many as the plan has ranges for. The workspace (one 64 KB
 //     partial and one flag per consumer warpgroup of each CTA) is allocated once per prepared launch, as
 //     cuBLAS's workspace is.
-//  6. Dynamic scheduling (v7e): the same pieces, drawn at run time from a global atomic counter instead of
-//     walked from a fixed per-worker list, so that a cluster on a faster SM takes more of them. The plan is
-//     v7d's, its stream-K ranges cut DYNAMIC_SPLIT (2) times shorter (more pieces than clusters), listed in
-//     one global order (common/streamk.h, streamk_dynamic_order): unit after unit, a split unit's segments
-//     from the last in K to the first, so every partial is drawn before its finisher and a finisher never
-//     waits for a piece that no running cluster holds (the proof: streamk.h; the CPU model hangs on the
-//     finisher-first order). CTA 0's producer thread draws (atom.add.relaxed.gpu), one piece ahead, and
-//     writes each piece into the same slot of a 4-slot task ring in both CTAs (st.shared::cluster, then
+//  6. Dynamic scheduling (v7e): the same pieces, taken at run time from a global atomic counter instead of
+//     walked from a fixed per-worker list, so that a cluster on a faster SM can take more of them. The plan
+//     is v7d's, its stream-K ranges cut DYNAMIC_SPLIT (2) times shorter (more pieces than clusters), in one
+//     global order (common/streamk.h, streamk_dynamic_order): every partial, then the whole units, then the
+//     finishers, so a finisher never waits for a piece that no running cluster holds (the proof: streamk.h;
+//     the CPU model hangs on the finisher-first order). Cluster c starts with piece c; then CTA 0's producer
+//     thread draws (atom.add.relaxed.gpu) once it has issued the first load of its current piece, and
+//     writes the piece into the same slot of a 4-slot task ring in both CTAs (st.shared::cluster, then
 //     mbarrier.arrive.release.cluster on each CTA's task_full_bar); every role of both CTAs reads every
 //     piece (both CTAs must work on the same one) and releases the slot on CTA 0's task_empty_bar. A cluster
 //     that draws past the end counts itself on a second counter (atom.add.acq_rel.gpu); the one that
@@ -55,15 +55,17 @@
 //     after it, so that cluster is the last to touch either counter; its acquire reads from the release
 //     sequence of every earlier "done" increment, each of which follows its cluster's last draw, so every
 //     draw happens before the reset. The next launch finds both at 0: no host work between launches.
-//     A piece is only ever held by a running cluster, so this order needs no residency guarantee; the grid is
-//     still sized to the clusters that fit at once (persistent), since every cluster launched draws at least
-//     once and one that starts after the work is gone costs its launch and setup for nothing.
+//     The grid is sized to the clusters that fit at once (persistent): the first pieces are held from the
+//     start by clusters that must all be running, and every cluster launched draws at least once, so one
+//     that starts after the work is gone costs its launch and setup for nothing.
 //     What Cluster Launch Control (the Blackwell file) adds over a counter: it cancels clusters that have
 //     not been launched yet, so its grid is one cluster per unit, sized by the problem alone (no occupancy
 //     query), and a canceled cluster costs nothing; there is no state in global memory to leave reset for
 //     the next launch (nor to keep two launches in flight on two streams from sharing); and the answer is
 //     written by the hardware into both CTAs' shared memory with a complete_tx, where the counter costs an
 //     atomic round trip to L2 per piece and a broadcast in software (remote stores and arrivals).
+//     Measured slower than v7d at every shape tried (README, "Dynamic scheduling"): the finer pieces cost
+//     more in fixups than the balance wins back.
 //
 // Why it helps: where the units do not fill the GPU (one 256x256 unit with a long K, a row of units of a
 // skinny M) every SM gets an equal share of the MAC iterations instead of most of them idling.
