@@ -383,7 +383,7 @@ TEST_CASE("stream-K, dynamic order: every piece once, each partial drawn before 
   REQUIRE(split > 1000);
 }
 
-TEST_CASE("stream-K, dynamic order: no interleaving of drawing clusters deadlocks; finisher first does",
+TEST_CASE("stream-K, dynamic order: no interleaving of drawing clusters deadlocks, finisher first does",
           "[streamk]") {
   const uint32_t seed = std::random_device{}();
   std::printf("stream-K dynamic interleavings: seed %u\n", seed);
