@@ -196,4 +196,62 @@ class StreamKWork {
   long long next_sk_, end_sk_ = 0;
 };
 
+// ---- The dynamic order (v7e, the Hopper twin): the same pieces, handed out at run time by a counter ----
+//
+// A static plan fixes on the host which worker does which piece. The dynamic order lists every piece of every
+// worker of a plan once, in one global order, and the running clusters take them from it in turn (cluster c
+// piece c at its start, then each the next one an atomicAdd on a counter in global memory gives it): a
+// cluster that runs faster takes more of them. The plan's `workers` are then not clusters but ranges of
+// iterations (a plan over 2 x the clusters cuts ranges half as long); a piece keeps its worker's index, which
+// names its slot in the fixup's workspace (a worker writes at most one partial, so the slots stay one per
+// worker).
+//
+// The order: every partial (k_begin > 0) first, then the whole units, then the finishers, each group in unit
+// order (v6b's grouped order, as the units are numbered). Why partials first: a finisher waits for its unit's
+// partials. When it is taken, every partial of every unit has been taken already, by clusters that are
+// running; and a running cluster reaches every piece it took: by induction over the order, the first piece
+// (in the order) that never finished could only wait for partials before it, all finished. So nothing waits
+// for a piece that nobody holds, provided the clusters that take the first pieces at their start are all
+// resident (the grid is sized so). And a finisher comes late, after its partials had time to be written,
+// as in a static stream-K range (a unit's head at the END of a worker's range). Taken the other way
+// (finisher first), a cluster can hold the finisher while the partials it waits for are still in the list,
+// behind pieces that every other cluster is stuck on: tests/test_v7_protocol.cpp shows that hang.
+struct StreamKTask {  // one entry of the order: 16 bytes, what the drawing thread hands to the cluster's roles
+  int unit = 0, k_begin = 0, k_end = 0;
+  int worker = 0;  // the plan's worker of this piece: a partial's slot; a finisher adds worker + 1 .. last
+};
+
+// Writes the order of `plan`'s pieces into `out` (when not null); returns how many there are.
+GEMM_HD constexpr int streamk_dynamic_order(const StreamKPlan& plan, StreamKTask* out) {
+  int n = 0;
+  for (int group = 0; group < 3; ++group)  // 0: partials, 1: whole units, 2: finishers
+    for (int u = 0; u < plan.units; ++u) {
+      if (u < plan.dp_units) {
+        if (group == 1) {
+          if (out) out[n] = {u, 0, plan.iters, u % plan.workers};
+          ++n;
+        }
+        continue;
+      }
+      for (int w = plan.first_worker(u); w <= plan.last_worker(u); ++w) {
+        const int b = plan.segment_k_begin(u, w), e = plan.segment_k_end(u, w);
+        if (group != (b > 0 ? 0 : e == plan.iters ? 1 : 2)) continue;
+        if (out) out[n] = {u, b, e, w};
+        ++n;
+      }
+    }
+  return n;
+}
+
+// The piece an entry of the order stands for (its role as StreamKWork would give it).
+GEMM_HD constexpr StreamKPiece piece_of(const StreamKTask& t, int iters) {
+  StreamKPiece p;
+  p.unit    = t.unit;
+  p.k_begin = t.k_begin;
+  p.k_end   = t.k_end;
+  p.k_tiles = iters;
+  p.role    = t.k_begin > 0 ? StreamKPiece::Partial : t.k_end == iters ? StreamKPiece::Whole : StreamKPiece::Finisher;
+  return p;
+}
+
 }  // namespace gemm

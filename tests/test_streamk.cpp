@@ -273,3 +273,143 @@ TEST_CASE("stream-K: the interleaving check fails when not every worker is resid
   CHECK(interleaving_completes(plan, rng, 3));
   CHECK_FALSE(interleaving_completes(plan, rng, 1));
 }
+
+// ---- the dynamic order (v7e): the same pieces, drawn at run time from a global counter ----
+namespace {
+
+std::vector<gemm::StreamKTask> dynamic_order(const StreamKPlan& plan) {
+  std::vector<gemm::StreamKTask> order(size_t(gemm::streamk_dynamic_order(plan, nullptr)));
+  gemm::streamk_dynamic_order(plan, order.data());
+  return order;
+}
+
+// `clusters` clusters, all resident, draw the pieces of `order` in a random interleaving, each up to
+// `ahead` pieces beyond the one it works on, and work through what they drew in draw order: a Finisher
+// completes only once the partials of its unit's later segments are flagged. False on a deadlock (every
+// cluster blocked with the order not yet exhausted, or waiting on a partial nobody holds).
+bool dynamic_completes(const StreamKPlan& plan, const std::vector<gemm::StreamKTask>& order, int clusters,
+                       int ahead, std::mt19937& rng) {
+  std::vector<std::vector<size_t>> held(static_cast<size_t>(clusters));  // drawn, not yet done, in draw order
+  std::vector<char> flagged(size_t(plan.workers), 0);
+  size_t next = 0;
+  for (;;) {
+    std::vector<std::pair<int, bool>> moves;  // (cluster, true: draw / false: complete its current piece)
+    for (int c = 0; c < clusters; ++c) {
+      auto& h = held[size_t(c)];
+      if (next < order.size() && int(h.size()) <= ahead) moves.push_back({c, true});
+      if (h.empty()) continue;
+      const gemm::StreamKPiece p = gemm::piece_of(order[h.front()], plan.iters);
+      bool ready                 = true;
+      if (p.role == StreamKPiece::Finisher)
+        for (int v = order[h.front()].worker + 1; v <= plan.last_worker(p.unit); ++v) ready &= flagged[size_t(v)] != 0;
+      if (ready) moves.push_back({c, false});
+    }
+    if (moves.empty()) {
+      for (const auto& h : held)
+        if (!h.empty()) return false;
+      return next == order.size();
+    }
+    const auto [c, draw] = moves[std::uniform_int_distribution<size_t>(0, moves.size() - 1)(rng)];
+    auto& h              = held[size_t(c)];
+    if (draw) {
+      h.push_back(next++);
+    } else {
+      const gemm::StreamKTask& t = order[h.front()];
+      if (gemm::piece_of(t, plan.iters).role == StreamKPiece::Partial) flagged[size_t(t.worker)] = 1;
+      h.erase(h.begin());
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("stream-K, dynamic order: every piece once, each partial drawn before its unit's finisher", "[streamk]") {
+  int configs = 0, split = 0;
+  for (int units : {1, 2, 3, 7, 13, 32, 66, 67, 256})
+    for (int iters : {1, 2, 5, 16, 17, 128})
+      for (int workers : {1, 2, 7, 64, 132, 264})
+        for (StreamKPolicy policy : {StreamKPolicy::DataParallel, StreamKPolicy::StreamK, StreamKPolicy::Hybrid})
+          for (int min_iters : {1, 4, 32}) {
+            const StreamKPlan plan = make_streamk_plan(units, iters, workers, policy, min_iters);
+            INFO(name(policy) << " units=" << units << " iters=" << iters << " workers=" << workers
+                              << " min_iters=" << min_iters);
+            const auto order  = dynamic_order(plan);
+            const auto pieces = all_pieces(plan);
+            size_t total      = 0;
+            for (const auto& w : pieces) total += w.size();
+            REQUIRE(order.size() == total);  // exactly the static plan's pieces, no more, no fewer
+            std::vector<int> done(size_t(units) * iters, 0), partials(size_t(plan.workers), 0);
+            std::vector<long long> finisher_at(size_t(units), -1), last_partial_at(size_t(units), -1);
+            for (size_t i = 0; i < order.size(); ++i) {
+              const gemm::StreamKTask& t = order[i];
+              const StreamKPiece p       = gemm::piece_of(t, iters);
+              REQUIRE(t.worker >= 0);
+              REQUIRE(t.worker < plan.workers);
+              // the piece is the one that worker computes for that unit in the static plan (role included)
+              const auto& mine = pieces[size_t(t.worker)];
+              const auto it    = std::find_if(mine.begin(), mine.end(), [&](const StreamKPiece& q) {
+                return q.unit == p.unit && q.k_begin == p.k_begin;
+              });
+              REQUIRE(it != mine.end());
+              REQUIRE(it->k_end == p.k_end);
+              REQUIRE(it->role == p.role);
+              for (int k = p.k_begin; k < p.k_end; ++k) ++done[size_t(p.unit) * iters + k];
+              if (p.role == StreamKPiece::Partial) {
+                ++partials[size_t(t.worker)];
+                last_partial_at[size_t(p.unit)] = (long long)i;
+              }
+              if (p.role == StreamKPiece::Finisher) finisher_at[size_t(p.unit)] = (long long)i;
+              // partials, then whole units, then finishers, each in unit order
+              const int group = p.role == StreamKPiece::Partial ? 0 : p.role == StreamKPiece::Whole ? 1 : 2;
+              if (i > 0) {
+                const StreamKPiece q = gemm::piece_of(order[i - 1], iters);
+                const int before = q.role == StreamKPiece::Partial ? 0 : q.role == StreamKPiece::Whole ? 1 : 2;
+                REQUIRE(before <= group);
+                if (before == group) REQUIRE(q.unit <= p.unit);
+              }
+            }
+            for (int d : done) REQUIRE(d == 1);
+            for (int n : partials) REQUIRE(n <= 1);  // one partial per worker: its slot is never shared
+            for (int u = 0; u < units; ++u) {
+              REQUIRE((finisher_at[size_t(u)] >= 0) == (last_partial_at[size_t(u)] >= 0));
+              REQUIRE(last_partial_at[size_t(u)] <= finisher_at[size_t(u)]);  // -1 == -1: not split
+              if (finisher_at[size_t(u)] >= 0)  // every partial drawn before the finisher
+                REQUIRE(last_partial_at[size_t(u)] < finisher_at[size_t(u)]);
+              split += finisher_at[size_t(u)] >= 0;
+            }
+            ++configs;
+          }
+  std::printf("stream-K dynamic order: %d configurations, %d split units checked\n", configs, split);
+  REQUIRE(split > 1000);
+}
+
+TEST_CASE("stream-K, dynamic order: no interleaving of drawing clusters deadlocks, finisher first does",
+          "[streamk]") {
+  const uint32_t seed = std::random_device{}();
+  std::printf("stream-K dynamic interleavings: seed %u\n", seed);
+  std::mt19937 rng(seed);
+  INFO("seed " << seed);
+  // (units, iters, plan workers, clusters): more ranges than clusters (v7e's), a single unit in 8 pieces
+  // on 1, 2, 5 clusters, fewer pieces than clusters
+  const int cases[][4] = {{32, 128, 132, 66}, {1, 128, 8, 1}, {1, 128, 8, 2}, {13, 17, 14, 5},
+                          {3, 5, 7, 2},       {67, 5, 132, 66}, {16, 224, 132, 3}, {2, 3, 6, 9}};
+  for (const auto& c : cases)
+    for (int ahead : {0, 1, 3})
+      for (int run = 0; run < 20; ++run) {
+        const StreamKPlan plan = make_streamk_plan(c[0], c[1], c[2], StreamKPolicy::StreamK, 1);
+        INFO("units=" << c[0] << " iters=" << c[1] << " workers=" << c[2] << " clusters=" << c[3]
+                      << " ahead=" << ahead);
+        REQUIRE(dynamic_completes(plan, dynamic_order(plan), c[3], ahead, rng));
+      }
+  // The mutant: each split unit's pieces drawn in K order, the finisher first. One cluster holds the
+  // finisher and waits for partials still in the list: a deadlock, caught; with enough clusters to hold
+  // every piece of a unit at once it can get through, so it is a possible deadlock, not a certain one.
+  const StreamKPlan plan = make_streamk_plan(1, 128, 8, StreamKPolicy::StreamK, 1);
+  auto finisher_first    = dynamic_order(plan);
+  std::reverse(finisher_first.begin(), finisher_first.end());  // one unit: its segments in K order
+  REQUIRE(gemm::piece_of(finisher_first.front(), plan.iters).role == StreamKPiece::Finisher);
+  CHECK_FALSE(dynamic_completes(plan, finisher_first, 1, 0, rng));
+  int deadlocks = 0;
+  for (int run = 0; run < 50; ++run) deadlocks += dynamic_completes(plan, finisher_first, 4, 1, rng) ? 0 : 1;
+  CHECK(deadlocks > 0);
+}

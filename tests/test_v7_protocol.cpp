@@ -28,8 +28,24 @@
 // complete; every tile stored once per quarter; every flag 0 after each of two launches that share them.
 // Mutants caught: a finisher that does not wait, a flag raised before its partial is written, a finisher that
 // leaves the flags raised (the next launch reads stale partials).
+//
+// The global work counter (the Hopper twin's v7e, v7_streamk/matmul_v7_sm90.cu) on the same model: the pieces
+// of a plan over more ranges than clusters, in the dynamic order (common/streamk.h), drawn at run time. CTA 0's
+// producer draws (the counter is a shared integer: each draw an atomic step, the clusters' draws interleaving
+// as the threads run), one piece ahead of its own reads, and writes each piece into a ring slot of both CTAs
+// (an event that lands in each CTA on its own: the remote store and the release arrival on its
+// task_full_bar); every role of both CTAs reads every piece and arrives on CTA 0's task_empty_bar, which the
+// drawer waits for before it writes the slot again. Cluster c starts with piece c, undrawn; the counter hands
+// out the pieces after the grid's. A cluster that draws past the end counts itself done; the
+// last one resets both counters. (The roles are this model's Blackwell ones; the Hopper kernel's readers are
+// its producer threads and consumer warpgroups: the ring, its counts and the order are the same.) Checked,
+// besides the stream-K checks: a slot never overwritten before every reader of its CTA read it, the readers
+// read the pieces in draw order, both counters 0 after each of two launches. Mutants caught: the finishers
+// ordered first (a hang: a cluster waits for partials still in the list, behind it), the counters not reset
+// (the second launch draws nothing).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -69,7 +85,8 @@ constexpr int CLC_READERS           = READERS[0] + READERS[1];
 enum class Mutant {
   None,
   ClcEmptyCountsCta0, NoClcEmptyWait, RequestAfterFail, ReadBeforeFull,  // CLC (v7clc)
-  FinisherNoWait, FlagBeforeData, FlagNotLowered                          // the stream-K fixup (v7a-v7d)
+  FinisherNoWait, FlagBeforeData, FlagNotLowered,                         // the stream-K fixup (v7a-v7d)
+  FinisherFirst, CounterNotReset                                          // the work counter (v7e)
 };
 
 struct Config {
@@ -89,6 +106,11 @@ struct Config {
   int min_iters         = 4;
   std::vector<int>* flags = nullptr;  // one per (worker, CTA, epilogue warp); required with streamk
   int slow_worker       = -1;         // this worker's epilogue warps sleep slow_epilogue_us before each piece
+  // The work counter (with streamk): the plan has plan_workers ranges, drawn by `pairs` clusters; the two
+  // counters are shared by the launches of one test, as the kernel's are (each launch must leave them 0).
+  bool counter               = false;
+  int plan_workers           = 0;
+  std::vector<int>* counters = nullptr;  // [0] the next piece, [1] clusters done; required with counter
 };
 
 class Model {
@@ -105,9 +127,20 @@ class Model {
         finished_(size_t(units_ > c.pairs ? units_ : c.pairs), 0) {
     for (size_t i = 0; i < finished_.size(); ++i) clusters_.push_back(std::make_unique<Cluster>());
     if (c.streamk) {
-      plan_     = gemm::make_streamk_plan(units_, k_tiles_, c.pairs, c.policy, c.min_iters);
+      plan_     = gemm::make_streamk_plan(units_, k_tiles_, c.counter ? c.plan_workers : c.pairs, c.policy,
+                                          c.min_iters);
       launched_ = plan_.dp_units > 0 ? plan_.workers : plan_.sk_workers;
-      partial_.assign(size_t(launched_) * CLUSTER_SIZE * NUM_EPILOGUE_WARPS, {});
+      if (c.counter) {
+        order_.resize(size_t(gemm::streamk_dynamic_order(plan_, nullptr)));
+        gemm::streamk_dynamic_order(plan_, order_.data());
+        if (c.mutant == Mutant::FinisherFirst)  // the finishers first, before the partials they wait for
+          std::stable_partition(order_.begin(), order_.end(), [this](const gemm::StreamKTask& t) {
+            return gemm::piece_of(t, k_tiles_).role == StreamKPiece::Finisher;
+          });
+        launched_ = int(order_.size()) < c.pairs ? int(order_.size()) : c.pairs;
+        if (c.counters->size() < 2) c.counters->resize(2, 0);
+      }
+      partial_.assign(size_t(c.counter ? plan_.workers : launched_) * CLUSTER_SIZE * NUM_EPILOGUE_WARPS, {});
       if (c.flags->size() < partial_.size()) c.flags->resize(partial_.size(), 0);
     }
     for (int sm = 0; sm < 2 * c.pairs; ++sm) {
@@ -126,6 +159,9 @@ class Model {
         s.clc_full.push_back(&m_.barrier(sm, "clc_full_bar[" + std::to_string(i) + "]"));
         s.clc_empty.push_back(&m_.barrier(sm, "clc_empty_bar[" + std::to_string(i) + "]"));
         s.response.push_back({});
+        s.task_full.push_back(&m_.barrier(sm, "task_full_bar[" + std::to_string(i) + "]"));
+        s.task_empty.push_back(&m_.barrier(sm, "task_empty_bar[" + std::to_string(i) + "]"));
+        s.task.push_back({});
       }
     }
   }
@@ -202,10 +238,11 @@ class Model {
     int expected = 0;        // readers of this CTA
   };
   struct Sm {  // what lives at fixed offsets of one SM, whichever CTA runs there
-    std::vector<Barrier*> full, mma_done, tmem_full, tmem_empty, clc_full, clc_empty;
+    std::vector<Barrier*> full, mma_done, tmem_full, tmem_empty, clc_full, clc_empty, task_full, task_empty;
     std::vector<StageContent> stage[2];
     std::vector<AccContent> acc;
     std::vector<Response> response;
+    std::vector<Response> task;  // the work counter's ring: `unit` holds the drawn index (-1: none left)
   };
   struct Cluster {
     int unit = -1, pair = -1;
@@ -274,6 +311,9 @@ class Model {
         m_.init_locked(*s.clc_full[size_t(i)], cl.cta[rank], 1);
         m_.init_locked(*s.clc_empty[size_t(i)], cl.cta[rank], empty_count);
         s.response[size_t(i)] = {cl.cta[rank], -1, -1, READERS[rank], READERS[rank]};  // a free slot
+        m_.init_locked(*s.task_full[size_t(i)], cl.cta[rank], 1);  // the drawer's release arrival
+        m_.init_locked(*s.task_empty[size_t(i)], cl.cta[rank], CLC_READERS);
+        s.task[size_t(i)] = {cl.cta[rank], -1, -1, READERS[rank], READERS[rank]};
       }
     }
     if (!m_.cluster_sync(cl.mid, "setup 1")) return false;
@@ -354,8 +394,89 @@ class Model {
     return unit;
   }
 
-  // The first piece of a role: the cluster's own unit, whole (CLC), or the worker's first piece of the plan.
-  bool first_piece(int id, StreamKWork& work, StreamKPiece& piece) {
+  // ---- the work counter (v7e) ----
+  struct Drawer {  // CTA 0's producer: the slot of its next draw, the parity of its empty barrier
+    int slot = 0, empty_phase = 1, seq = 0;
+  };
+  // Draws the next index (or past the end: counts the cluster done, and the last one resets both counters),
+  // waits until every reader has read the slot's previous piece, and writes the piece into both CTAs.
+  bool draw(int id, Drawer& d) {
+    std::vector<int>& ctr = *c_.counters;
+    int index             = -1;
+    {
+      std::lock_guard<std::mutex> lock(m_.mu);
+      const int i = launched_ + ctr[0]++;  // cluster c took piece c at its start: the counter hands out the rest
+      if (i < int(order_.size())) {
+        index = i;
+      } else if (++ctr[1] == launched_ && c_.mutant != Mutant::CounterNotReset) {
+        ctr[0] = 0;  // every cluster of the grid has drawn its last
+        ctr[1] = 0;
+      }
+    }
+    if (!m_.wait(*sm(id, 0).task_empty[size_t(d.slot)], d.empty_phase, "task_empty_bar")) return false;
+    std::lock_guard<std::mutex> lock(m_.mu);
+    const Cluster& cl = (*clusters_[size_t(id)]);
+    for (int r = 0; r < CLUSTER_SIZE; ++r) {  // st.shared::cluster + arrive.release.cluster: one event each
+      Barrier& full = *sm(id, r).task_full[size_t(d.slot)];
+      Machine::Event land;
+      land.fn = [this, id, r, seq = d.seq, slot = d.slot, index, &full] {
+        const Cluster& c = (*clusters_[size_t(id)]);
+        Response& t      = sm(id, r).task[size_t(slot)];
+        if (t.cta == c.cta[r] && t.reads < t.expected)
+          return m_.fail_locked("a drawn piece overwrote one that a reader of its CTA had not read");
+        t = {c.cta[r], seq, index, 0, READERS[r]};
+        m_.arrive_locked(full);
+      };
+      land.key         = &full;
+      land.target      = &full;
+      land.target_cta  = cl.cta[r];
+      land.smem_cta[0] = cl.cta[r];
+      land.what        = "a drawn piece to CTA " + std::to_string(cl.cta[r]);
+      m_.post_locked(std::move(land));
+    }
+    ++d.seq;
+    if (++d.slot == c_.clc_slots) {
+      d.slot = 0;
+      d.empty_phase ^= 1;
+    }
+    return true;
+  }
+  // A reader: waits for the next drawn piece and reads it; releases the slot on CTA 0. False: none left or a
+  // failure. owner: the plan's worker of the piece (its fixup slot).
+  bool read_task(int id, int rank, Reader& rd, StreamKPiece& piece, int& owner) {
+    Sm& s = sm(id, rank);
+    if (!m_.wait(*s.task_full[size_t(rd.slot)], rd.full_phase, "task_full_bar")) return false;
+    std::lock_guard<std::mutex> lock(m_.mu);
+    const Cluster& cl = (*clusters_[size_t(id)]);
+    Response& t       = s.task[size_t(rd.slot)];
+    if (t.cta != cl.cta[rank] || t.seq != rd.seq) {
+      m_.fail_locked("a reader read a task slot that does not hold its cluster's piece " + std::to_string(rd.seq));
+      return false;
+    }
+    ++t.reads;
+    const int index = t.unit;
+    m_.arrive_on_locked(*sm(id, 0).task_empty[size_t(rd.slot)], cl.cta[0]);
+    if (++rd.slot == c_.clc_slots) {
+      rd.slot = 0;
+      rd.full_phase ^= 1;
+    }
+    ++rd.seq;
+    if (index < 0) return false;
+    piece = gemm::piece_of(order_[size_t(index)], k_tiles_);
+    owner = order_[size_t(index)].worker;
+    return true;
+  }
+
+  // The first piece of a role: the cluster's own unit, whole (CLC), the worker's first piece of the plan, or
+  // (the counter) piece `id` of the order. owner: the plan's worker of the piece (stream-K: the cluster).
+  bool first_piece(int id, int rank, StreamKWork& work, Reader& rd, StreamKPiece& piece, int& owner) {
+    owner = id;
+    if (c_.counter) {
+      (void)rank, (void)rd;
+      piece = gemm::piece_of(order_[size_t(id)], k_tiles_);
+      owner = order_[size_t(id)].worker;
+      return true;
+    }
     if (c_.streamk) return work.next(piece);
     piece = whole(clusters_[size_t(id)]->unit);
     return true;
@@ -366,7 +487,8 @@ class Model {
     return p;
   }
   // The next piece: the plan's, or the unit the next CLC response names (false: none left, or a failure).
-  bool next_piece(int id, int rank, StreamKWork& work, Reader& rd, StreamKPiece& piece) {
+  bool next_piece(int id, int rank, StreamKWork& work, Reader& rd, StreamKPiece& piece, int& owner) {
+    if (c_.counter) return read_task(id, rank, rd, piece, owner);
     if (c_.streamk) return work.next(piece);
     const int unit = read_next(id, rank, rd);
     if (unit < 0) return false;
@@ -403,7 +525,10 @@ class Model {
     };
     StreamKWork work(plan_, id);
     StreamKPiece piece;
-    bool more = first_piece(id, work, piece);
+    int owner = id;
+    Drawer drawer;
+    const bool drawer_here = c_.counter && rank == 0;  // CTA 0's producer draws, one piece ahead of its reads
+    bool more              = first_piece(id, rank, work, rd, piece, owner);
     if (!c_.streamk && !request()) return;
     while (more) {
       const int unit = piece.unit;
@@ -449,7 +574,9 @@ class Model {
         }
       }
       if (c_.streamk) {
-        more = work.next(piece);
+        // the counter: the next piece is drawn once this one's loads are issued (the kernel: after the first)
+        if (drawer_here && !draw(id, drawer)) return;
+        more = next_piece(id, rank, work, rd, piece, owner);
         continue;
       }
       const int next = read_next(id, rank, rd);
@@ -480,7 +607,9 @@ class Model {
     }
     StreamKWork work(plan_, id);
     StreamKPiece piece;
-    for (bool more = first_piece(id, work, piece); more; more = next_piece(id, 0, work, rd, piece)) {
+    int owner = id;
+    for (bool more = first_piece(id, 0, work, rd, piece, owner); more;
+         more      = next_piece(id, 0, work, rd, piece, owner)) {
       const int unit = piece.unit, k_begin = piece.k_begin;
       if (!m_.wait(*sm(id, 0).tmem_empty[size_t(acc)], acc_empty_phase, "tmem_empty_bar")) return;
       const ScheduledTile tiles[CLUSTER_SIZE] = {tile_of(unit, 0), tile_of(unit, 1)};
@@ -567,7 +696,9 @@ class Model {
     }
     StreamKWork work(plan_, id);
     StreamKPiece piece;
-    for (bool more = first_piece(id, work, piece); more; more = next_piece(id, rank, work, rd, piece)) {
+    int owner = id;  // the plan's worker of the piece: the fixup slot it writes, the partials it adds
+    for (bool more = first_piece(id, rank, work, rd, piece, owner); more;
+         more      = next_piece(id, rank, work, rd, piece, owner)) {
       const int unit = piece.unit;
       if (rank == c_.slow_epilogue_rank || id == c_.slow_worker)
         std::this_thread::sleep_for(std::chrono::microseconds(c_.slow_epilogue_us));
@@ -575,9 +706,9 @@ class Model {
       const ScheduledTile t = tile_of(unit, rank);
       const bool finisher   = c_.streamk && piece.role == StreamKPiece::Finisher && t.valid;
       const bool partial    = c_.streamk && piece.role == StreamKPiece::Partial && t.valid;
-      const int last        = finisher ? plan_.last_worker(unit) : id;
+      const int last        = finisher ? plan_.last_worker(unit) : owner;
       // the finisher: lane 0 acquires the later workers' flags (a padding tile takes no part in the fixup)
-      for (int w = id + 1; w <= last && c_.mutant != Mutant::FinisherNoWait; ++w) {
+      for (int w = owner + 1; w <= last && c_.mutant != Mutant::FinisherNoWait; ++w) {
         const int f = slot_of(w, rank, quarter);
         if (!m_.wait_until(&flags[size_t(f)], [&flags, f] { return flags[size_t(f)] != 0; },
                            "the fixup flag of worker " + std::to_string(w)))
@@ -589,7 +720,7 @@ class Model {
         return m_.fail_locked("an epilogue read an accumulator that does not hold its whole piece");
       ++ac.reads;
       if (partial) {
-        const int f = slot_of(id, rank, quarter);
+        const int f = slot_of(owner, rank, quarter);
         if (flags[size_t(f)] != 0)
           return m_.fail_locked("a fixup flag was still raised when its worker wrote the next partial "
                                 "(not lowered by the last launch's finisher?)");
@@ -612,7 +743,7 @@ class Model {
         if (c_.mutant != Mutant::FlagBeforeData) raise();
       } else {
         int k_next = piece.k_end;  // the finisher's own segment is [0, k_end): the later ones follow in K order
-        for (int w = id + 1; w <= last; ++w) {
+        for (int w = owner + 1; w <= last; ++w) {
           const int f       = slot_of(w, rank, quarter);
           const Partial& pt = partial_[size_t(f)];
           if (pt.unit != unit || pt.k_begin != plan_.segment_k_begin(unit, w) ||
@@ -664,6 +795,8 @@ class Model {
     if (c_.mutant != Mutant::FlagNotLowered)
       for (int f : *c_.flags)
         if (f != 0) return "a fixup flag is still raised after the launch";
+    if (c_.counter && c_.mutant != Mutant::CounterNotReset && ((*c_.counters)[0] != 0 || (*c_.counters)[1] != 0))
+      return "the work counters are not 0 after the launch";
     return "";
   }
 
@@ -683,6 +816,7 @@ class Model {
   std::vector<Partial> partial_;               // per slot: the partial its worker's warp left
   std::vector<int> no_flags_;                  // (CLC: no fixup)
   std::map<std::pair<int, int>, int> k_done_;  // (unit, K tile): times loaded (rank 0's producer)
+  std::vector<gemm::StreamKTask> order_;       // the work counter: the pieces in draw order
 };
 
 std::string describe(const Config& c) {
@@ -825,6 +959,79 @@ TEST_CASE("v7 Blackwell protocol: the model catches broken fixups", "[v7][protoc
       failures += error.empty() ? 0 : 1;
     }
     INFO(m.name << ": failed " << failures << " of 6 runs");
+    CHECK(failures > 0);
+  }
+}
+
+TEST_CASE("v7 protocol, the work counter (v7e): pieces drawn at run time, two launches each",
+          "[v7][protocol][counter]") {
+  // shapes: one unit of many K tiles (split into more pieces than clusters); a padding tile; units that do
+  // not fill the clusters; a ragged everything; one K tile
+  const int shapes[][3] = {{256, 256, 64 * 24}, {129, 100, 72 * 8}, {1000, 600, 640}, {300, 513, 520}, {1, 1, 8}};
+  int runs = 0, split = 0, drawn = 0;
+  for (const auto& sh : shapes)
+    for (StreamKPolicy policy : {StreamKPolicy::StreamK, StreamKPolicy::DataParallel})
+      for (int pairs : {1, 2, 3}) {
+        std::vector<int> flags, counters;  // zeroed once, then left 0 by every launch
+        Config c{sh[0], sh[1], sh[2], pairs, runs % 2 == 0 ? 2 : 7, runs % 3 == 0 ? 2 : 4};
+        c.streamk      = true;
+        c.counter      = true;
+        c.policy       = policy;
+        c.min_iters    = 1;
+        c.plan_workers = policy == StreamKPolicy::StreamK ? 2 * pairs + 1 : pairs;  // more ranges than clusters
+        c.flags        = &flags;
+        c.counters     = &counters;
+        c.slow_worker  = runs % 4 - 1;  // none, or cluster 0, 1 or 2 far behind
+        for (int launch = 0; launch < 2; ++launch) {
+          c.seed = protocol::run_seed(7000 + uint64_t(runs));
+          c.lazy = (runs + launch) % 2 == 1;
+          INFO(describe(c) << ", policy " << int(policy) << ", " << c.plan_workers << " ranges, launch " << launch);
+          const gemm::StreamKPlan plan = gemm::make_streamk_plan(
+              int(gemm::num_tiles(gemm::num_tiles(c.m, BLOCK_M), CLUSTER_SIZE) * gemm::num_tiles(c.n, BLOCK_N)),
+              gemm::num_k_tiles(c.k, BLOCK_K), c.plan_workers, policy, c.min_iters);
+          for (int u = plan.dp_units; u < plan.units; ++u) split += plan.last_worker(u) > plan.first_worker(u);
+          drawn += gemm::streamk_dynamic_order(plan, nullptr);
+          const std::string error = Model(c).run();
+          INFO(error);
+          CHECK(error.empty());
+        }
+        ++runs;
+      }
+  std::printf("v7 work counter: %d configurations, two launches each, %d pieces drawn, %d split units, all passed\n",
+              runs, drawn, split);
+  CHECK(runs == 30);
+  CHECK(split > 0);
+}
+
+TEST_CASE("v7 protocol, the work counter: the model catches a finisher drawn first and counters left up",
+          "[v7][protocol][counter][negative]") {
+  struct Case {
+    Mutant mutant;
+    const char* name;
+  };
+  for (const Case& m : {Case{Mutant::FinisherFirst, "the finishers ordered before the partials"},
+                        Case{Mutant::CounterNotReset, "the last cluster does not reset the counters"}}) {
+    int failures = 0;
+    for (uint64_t run = 1; run <= 4; ++run) {
+      std::vector<int> flags, counters;
+      // one unit of 12 K tiles in 3 pieces, taken by 1 cluster (it must hang) or 2 (it may)
+      Config c{256, 256, 64 * 12, int(1 + run % 2), 2, 2, m.mutant, protocol::run_seed(8000 + run)};
+      c.streamk       = true;
+      c.counter       = true;
+      c.policy        = StreamKPolicy::StreamK;
+      c.min_iters     = 1;
+      c.plan_workers  = 3;
+      c.flags         = &flags;
+      c.counters      = &counters;
+      c.lazy          = run % 2 == 0;
+      c.model.hang_ms = 500;
+      std::string error;
+      for (int launch = 0; launch < 2 && error.empty(); ++launch) error = Model(c).run();
+      if (std::getenv("V7_PROTOCOL_VERBOSE")) std::printf("%s run %d: %s\n", m.name, int(run), error.c_str());
+      failures += error.empty() ? 0 : 1;
+      if (m.mutant == Mutant::FinisherFirst && !error.empty()) CHECK(error.find("hang") != std::string::npos);
+    }
+    INFO(m.name << ": failed " << failures << " of 4 runs");
     CHECK(failures > 0);
   }
 }
