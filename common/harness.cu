@@ -130,14 +130,21 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
   if (opt.variant == "all") {
     for (const Variant& v : all) chosen.push_back(&v);
   } else if (opt.variant != "cublas") {
-    for (const Variant& v : all)
-      if (opt.variant == v.name) chosen.push_back(&v);
-    if (chosen.empty()) {
-      std::string names;
-      for (const Variant& v : all) names += std::string(names.empty() ? "" : ", ") + v.name;
-      std::fprintf(stderr, "%s: unknown variant '%s' (this stage has: %s, all, cublas)\n", prog.c_str(),
-                   opt.variant.c_str(), names.c_str());
-      return EXIT_BAD_INPUT;
+    // one name, or several separated by commas (timed one after the other against the same cuBLAS)
+    for (size_t at = 0; at <= opt.variant.size();) {
+      const size_t end       = std::min(opt.variant.find(',', at), opt.variant.size());
+      const std::string name = opt.variant.substr(at, end - at);
+      const size_t before    = chosen.size();
+      for (const Variant& v : all)
+        if (name == v.name) chosen.push_back(&v);
+      if (chosen.size() == before) {
+        std::string names;
+        for (const Variant& v : all) names += std::string(names.empty() ? "" : ", ") + v.name;
+        std::fprintf(stderr, "%s: unknown variant '%s' (this stage has: %s, all, cublas)\n", prog.c_str(),
+                     name.c_str(), names.c_str());
+        return EXIT_BAD_INPUT;
+      }
+      at = end + 1;
     }
   }
   for (const Variant* v : chosen) {
