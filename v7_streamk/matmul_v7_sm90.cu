@@ -40,6 +40,13 @@
 //     cudaOccupancyMaxActiveClusters), or only as many as the plan has ranges for. The workspace (one 64 KB
 //     partial and one flag per consumer warpgroup of each CTA) is allocated once per prepared launch, as
 //     cuBLAS's workspace is.
+//  6. The unit: the pair, or a CTA alone (the kernel's UNIT_CTAS, CLUSTER_SIZE or 1). A CTA alone is a
+//     128x256 unit with no cluster: it loads both halves of B itself (no multicast) and releases its stages
+//     in its own CTA only; 132 workers instead of 66, each with units of its own where M <= 128 leaves a
+//     pair's second CTA without rows. v7d picks the unit per shape (pick_unit, common/streamk.h): a CTA alone
+//     only with whole units, and only where they take fewer turns than the pair's plan (128x28672x4096: one
+//     turn of 132 CTAs against two of 66 pairs). Stream-K on CTAs alone measured slower than on pairs at every
+//     shape tried: v7d1 runs it (v7d's plans on CTAs alone), v7d2 v7d's plans on pairs (README, "The unit").
 //
 // Why it helps: where the units do not fill the GPU (one 256x256 unit with a long K, a row of units of a
 // skinny M) every SM gets an equal share of the MAC iterations instead of most of them idling.
