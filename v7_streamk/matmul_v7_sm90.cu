@@ -353,7 +353,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         mma_issued = issued;
 
         // release: one thread per consumer warpgroup says it no longer reads the stage of k_tile - 1, to both
-        // CTAs of the pair, since both multicast into it (release_stage, below)
+        // CTAs of the pair, since both multicast into it (release_stage, above)
         const int prev_stage = stage == 0 ? NUM_STAGES - 1 : stage - 1;
         if (k_tile > piece.k_begin && warp_id % 4 == 0 && ptx::elect_one_sync()) release_stage(prev_stage);
 
