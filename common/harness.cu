@@ -130,24 +130,21 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
   if (opt.variant == "all") {
     for (const Variant& v : all) chosen.push_back(&v);
   } else if (opt.variant != "cublas") {
-    // one name, or several separated by commas (run one after the other in this process, in this order)
-    std::string unknown;
-    for (size_t b = 0; b <= opt.variant.size() && unknown.empty();) {
-      const size_t e = std::min(opt.variant.find(',', b), opt.variant.size());
-      const std::string name = opt.variant.substr(b, e - b);
+    // one name, or several separated by commas (timed one after the other against the same cuBLAS)
+    for (size_t at = 0; at <= opt.variant.size();) {
+      const size_t end       = std::min(opt.variant.find(',', at), opt.variant.size());
+      const std::string name = opt.variant.substr(at, end - at);
       const size_t before    = chosen.size();
       for (const Variant& v : all)
         if (name == v.name) chosen.push_back(&v);
-      if (chosen.size() == before) unknown = name;
-      b = e + 1;
-    }
-    if (!unknown.empty()) chosen.clear();
-    if (chosen.empty()) {
-      std::string names;
-      for (const Variant& v : all) names += std::string(names.empty() ? "" : ", ") + v.name;
-      std::fprintf(stderr, "%s: unknown variant '%s' (this stage has: %s, all, cublas)\n", prog.c_str(),
-                   unknown.c_str(), names.c_str());
-      return EXIT_BAD_INPUT;
+      if (chosen.size() == before) {
+        std::string names;
+        for (const Variant& v : all) names += std::string(names.empty() ? "" : ", ") + v.name;
+        std::fprintf(stderr, "%s: unknown variant '%s' (this stage has: %s, all, cublas)\n", prog.c_str(),
+                     name.c_str(), names.c_str());
+        return EXIT_BAD_INPUT;
+      }
+      at = end + 1;
     }
   }
   for (const Variant* v : chosen) {

@@ -30,8 +30,8 @@ std::string usage(const char* prog) {
   u += prog;
   u += R"( [options]
   --m M, --n N, --k K   problem size: C[M,N] = A[M,K] * B[N,K]^T, all bf16, fp32 accumulation (default 4096)
-  --variant NAME        one variant of this stage (e.g. v1a), several (v7d,v7e), "all" (default), or
-                        "cublas" (reference only)
+  --variant NAME        one variant of this stage (e.g. v1a), several separated by commas (v1a,v1b), "all"
+                        (default), or "cublas" (reference only)
   --iters N             timed launches of each side, the kernel and cuBLAS, at least (default 100;
                         0 = verify only)
   --round N             launches per round: the two sides alternate in rounds of N launches, and the ratio

@@ -155,6 +155,45 @@ GEMM_HD constexpr StreamKChoice pick_streamk(int units, int iters, int workers, 
   return best;
 }
 
+// ---- The unit (v7 on Hopper): a CTA pair, or a CTA alone ----
+//
+// The same plans can run on two units: the pair (a 2-CTA cluster: 256 x 256, each CTA 128 x 256, B multicast),
+// on `pair_workers` clusters, or a CTA alone (128 x 256, no cluster), on `cta_workers` CTAs, twice as many.
+// An iteration is one K tile of a 128 x 256 tile on one SM in both, so the model's costs (iterations of the
+// busiest worker) compare as they are. The rule, from the measurements (v7_streamk/README.md, "The unit"):
+//  - the pair with its plan from pick_streamk, unless
+//  - a CTA alone with whole units only (data-parallel) costs fewer iterations: ceil(tiles / cta_workers) turns
+//    of `iters`. Where M <= 128 a pair's second CTA computes nothing useful, and 112 units of 128 x 256 are
+//    two turns of 66 pairs but one of 132 CTAs (128 x 28672 x 4096: 1.02x cuBLAS against 0.87x).
+// Stream-K on a CTA alone is never taken: it measured slower than the pair's wherever the model favoured it
+// or tied. At 128 x 8192 x 8192 its quarters on 128 CTAs (48 by the model) ran slower than the pair's halves
+// on 64 clusters (72): the shape is memory-bound, where twice as many ranges only add fixups (the pair's second
+// CTA is not idle there either: it issues half of the B loads). At 256 x 4096 x 14336 (79 either way) the two M
+// tiles of a B column fall in different workers' ranges, read at different times: B crosses L2 twice instead
+// of once multicast (0.56x against 0.79x).
+struct UnitChoice {
+  int ctas = 2;        // CTAs per unit: 2 (the pair) or 1 (a CTA alone, data-parallel)
+  StreamKChoice plan;  // the chosen unit's plan: pick_streamk's for the pair, data-parallel for a CTA alone
+  long long cost_pair = 0, cost_cta = 0;  // the model's estimates, in iterations: the pair's picked plan,
+                                          // a CTA alone's whole units
+};
+
+GEMM_HD constexpr UnitChoice pick_unit(int tiles_m, int tiles_n, int iters, int pair_workers, int cta_workers,
+                                       int fixup_iters) {
+  UnitChoice u;
+  u.plan       = pick_streamk((tiles_m + 1) / 2 * tiles_n, iters, pair_workers, fixup_iters);
+  u.cost_pair  = u.plan.cost;
+  const int tiles = tiles_m * tiles_n;
+  u.cost_cta   = (long long)((tiles + cta_workers - 1) / cta_workers) * iters;
+  if (u.cost_cta < u.cost_pair) {
+    u.ctas                    = 1;
+    u.plan                    = StreamKChoice{};  // data-parallel
+    u.plan.cost               = u.cost_cta;
+    u.plan.cost_data_parallel = u.cost_cta;
+  }
+  return u;
+}
+
 // One worker's pieces, in the order it computes them: its data-parallel units, then its stream-K range.
 class StreamKWork {
  public:

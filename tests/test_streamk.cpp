@@ -249,6 +249,61 @@ TEST_CASE("stream-K: the picking rule (v7's default variant) at the README's sha
     }
 }
 
+TEST_CASE("stream-K: the unit the picking rule takes on Hopper, a CTA pair or a CTA alone", "[streamk]") {
+  using gemm::pick_unit;
+  // An H100: 66 clusters of a pair or 132 CTAs alone; the fixup as in matmul_v7_sm90.cu (FIXUP_ITERS).
+  // Arguments: M tiles of 128, N tiles of 256, K tiles of 64.
+  constexpr int P = 66, C = 132, F = 4;
+  // 128 x 28672 x 4096: 112 units, two turns of the pair's 66 clusters (112 > 66: data-parallel), one of the
+  // 132 CTAs.
+  const auto wide = pick_unit(1, 112, 64, P, C, F);
+  CHECK(wide.ctas == 1);
+  CHECK(wide.cost_pair == 128);
+  CHECK(wide.cost_cta == 64);
+  CHECK(wide.plan.policy == StreamKPolicy::DataParallel);
+  // 384 x 10240 x 4096 (an odd number of M tiles: a pair's third row is half padding): 80 pair units, two
+  // turns; 120 tiles, one turn of CTAs alone. 4099 x 4093 x 1032: 272 pair units, 5 turns; 528 tiles, 4.
+  CHECK(pick_unit(3, 40, 64, P, C, F).ctas == 1);
+  CHECK(pick_unit(33, 16, 17, P, C, F).cost_cta == 4 * 17);
+  CHECK(pick_unit(33, 16, 17, P, C, F).cost_pair == 5 * 17);
+  CHECK(pick_unit(33, 16, 17, P, C, F).ctas == 1);
+  // The pair, with pick_streamk's plan: 128 x 8192 x 8192 (stream-K halves, 72, against 128 for whole
+  // 128 x 256 units: a CTA alone's stream-K quarters are never considered, README "The unit"),
+  // 256 x 4096 x 14336, 256 x 256 x 8192, 128 x 8192 x 2048; ties: 4096^3, 2048^3, 1024^3, 100 x 700 x 264,
+  // 1100 x 700 x 264, 128 x 16384 x 8192 (64 units: one turn either way).
+  const int pairs[][3] = {{1, 32, 128}, {2, 16, 224}, {2, 1, 128}, {1, 32, 32}, {32, 16, 64}, {16, 8, 32},
+                          {8, 4, 16},   {1, 3, 5},    {9, 3, 5},   {1, 64, 128}};
+  for (const auto& t : pairs) {
+    const auto u = pick_unit(t[0], t[1], t[2], P, C, F);
+    INFO("tiles " << t[0] << " x " << t[1] << ", " << t[2] << " K tiles");
+    CHECK(u.ctas == 2);
+    CHECK(u.cost_pair <= u.cost_cta);
+  }
+  const auto skinny = pick_unit(1, 32, 128, P, C, F);
+  CHECK(skinny.plan.policy == StreamKPolicy::StreamK);
+  CHECK(skinny.plan.min_iters == 64);
+  CHECK(skinny.cost_pair == 64 + 2 * F);
+  CHECK(skinny.cost_cta == 128);
+  // The rule as stated, over a grid: a CTA alone exactly where its whole units cost fewer iterations than the
+  // pair's picked plan, and then with whole units; otherwise the pair with pick_streamk's plan. An even number
+  // of M tiles never takes a CTA alone (twice the units on twice the workers: the same turns).
+  for (int tiles_m : {1, 2, 3, 5, 8, 33})
+    for (int tiles_n : {1, 3, 16, 32, 67, 112})
+      for (int iters : {1, 5, 16, 64, 128, 224}) {
+        const auto u = pick_unit(tiles_m, tiles_n, iters, P, C, F);
+        INFO("tiles " << tiles_m << " x " << tiles_n << ", " << iters << " K tiles");
+        const auto pair    = gemm::pick_streamk((tiles_m + 1) / 2 * tiles_n, iters, P, F);
+        const long long dp = (long long)((tiles_m * tiles_n + C - 1) / C) * iters;
+        CHECK(u.cost_pair == pair.cost);
+        CHECK(u.cost_cta == dp);
+        CHECK((u.ctas == 1) == (dp < pair.cost));
+        if (tiles_m % 2 == 0) CHECK(u.ctas == 2);
+        CHECK(u.plan.policy == (u.ctas == 1 ? StreamKPolicy::DataParallel : pair.policy));
+        CHECK(u.plan.min_iters == (u.ctas == 1 ? 0 : pair.min_iters));
+        CHECK(u.plan.cost == (u.ctas == 1 ? dp : pair.cost));
+      }
+}
+
 TEST_CASE("stream-K: no interleaving of resident workers deadlocks on the fixup", "[streamk]") {
   const uint32_t seed = std::random_device{}();
   std::printf("stream-K interleavings: seed %u\n", seed);

@@ -66,6 +66,13 @@
 //     atomic round trip to L2 per piece and a broadcast in software (remote stores and arrivals).
 //     Measured slower than v7d at every shape tried (README, "Dynamic scheduling"): the finer pieces cost
 //     more in fixups than the balance wins back.
+//  7. The unit: the pair, or a CTA alone (the kernel's UNIT_CTAS, CLUSTER_SIZE or 1). A CTA alone is a
+//     128x256 unit with no cluster: it loads both halves of B itself (no multicast) and releases its stages
+//     in its own CTA only; 132 workers instead of 66, each with units of its own where M <= 128 leaves a
+//     pair's second CTA without rows. v7d picks the unit per shape (pick_unit, common/streamk.h): a CTA alone
+//     only with whole units, and only where they take fewer turns than the pair's plan (128x28672x4096: one
+//     turn of 132 CTAs against two of 66 pairs). Stream-K on CTAs alone measured slower than on pairs at every
+//     shape tried: v7d1 runs it (v7d's plans on CTAs alone), v7d2 v7d's plans on pairs (README, "The unit").
 //
 // Why it helps: where the units do not fill the GPU (one 256x256 unit with a long K, a row of units of a
 // skinny M) every SM gets an equal share of the MAC iterations instead of most of them idling.
@@ -120,7 +127,7 @@ constexpr int NUM_THREADS    = 128 * (1 + NUM_CONSUMERS);  // + the producer war
 constexpr int ACC_REGS       = WGMMA_M * BLOCK_N / 128;  // fp32 accumulators per consumer thread
 constexpr int PRODUCER_REGS  = 40;                  // registers per producer thread after setmaxnreg.dec
 constexpr int CONSUMER_REGS  = 232;                 // registers per consumer thread after setmaxnreg.inc
-constexpr int CLUSTER_SIZE   = 2;                   // CTAs per cluster, along M: they share the B tile
+constexpr int CLUSTER_SIZE   = 2;                   // CTAs per cluster of a pair unit, along M: they share B
 constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;  // multicast to every CTA of the cluster: 0b11
 constexpr int BOX_ROWS       = BLOCK_N / CLUSTER_SIZE;  // rows of a TMA box: A's tile, one CTA's half of B
 constexpr int GROUP_M        = 16;                  // grouped order: M tiles (8 cluster pairs) per group
@@ -245,20 +252,26 @@ struct DynamicWork {
 };
 
 // ---- the kernel ----
+// UNIT_CTAS: the CTAs of one unit, which are one cluster: CLUSTER_SIZE (the pair: a 256 x 256 unit, each CTA
+// multicasts its half of B) or 1 (a CTA alone: a 128 x 256 unit, the CTA loads both halves of B itself, no
+// peer). The ring, the tiles and the boxes are the same in both; only who issues which half of B, and who
+// releases a stage in which CTA, differ.
 // TRACE: the in-kernel profiler's `prof.` lines record each role's waits and issues (--trace); compiled out
 // of the TRACE=false instantiation, which is the one checked and timed (common/profiler.cuh).
 // plan: the stream-K plan (common/streamk.h), the same for every variant's kernel: whole units, stream-K
 // ranges, or both. c_tma: N % 8 == 0, C is stored through c_map; else with predicated st.global.
 // workspace, flags: one fp32 partial and one flag per consumer warpgroup of every CTA (the fixup). A flag is
 // 0 between launches: raised (1) by its partial's writer, lowered again by the finisher that consumes it.
-// DYNAMIC (v7e): the pieces are not StreamKWork's but drawn at run time from `dyn` (see "the work counter").
-template <bool TRACE, bool DYNAMIC>
+// UNIT_CTAS: see above. DYNAMIC (v7e, pairs only): the pieces are not StreamKWork's but drawn at run time
+// from `dyn` (see "the work counter").
+template <bool TRACE, int UNIT_CTAS, bool DYNAMIC>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     matmul_v7_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                      const __grid_constant__ CUtensorMap c_map, __nv_bfloat16* c, int m, int n, int k,
                      bool c_tma, const StreamKPlan plan, float* workspace, uint32_t* flags,
                      const DynamicWork dyn, TraceBuffer trace) {
 #if defined(GEMM_HAS_WGMMA)
+  static_assert(UNIT_CTAS == CLUSTER_SIZE || UNIT_CTAS == 1, "a unit is the CTA pair, or one CTA alone");
   extern __shared__ uint8_t smem_raw[];
   uint8_t* ring = align_smem_1024(smem_raw);  // stage s: A tile at s * STAGE_BYTES, then its B tile
   auto a_smem   = [&](int s) { return ring + a_tile_offset(s); };
@@ -272,13 +285,13 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   const int warp_id   = threadIdx.x / 32;
   const int lane      = threadIdx.x % 32;
   const int warpgroup = threadIdx.x / 128;  // 0: producer; 1, 2: consumers
-  // A 1-D grid of clusters along x (cluster dims 2 x 1): cluster blockIdx.x / 2 is worker `worker` of the
-  // plan, and the CTA of rank r takes M tile 2 * (the unit's pair row) + r. Units are numbered in v6b's
-  // grouped order, so the units that run together are close in C.
+  // A 1-D grid of clusters along x (cluster dims UNIT_CTAS x 1): cluster blockIdx.x / UNIT_CTAS is worker
+  // `worker` of the plan, and the CTA of rank r takes M tile UNIT_CTAS * (the unit's row) + r. Units are
+  // numbered in v6b's grouped order, so the units that run together are close in C.
   const int cta_rank = int(ptx::cluster_ctarank());
-  const int worker   = int(blockIdx.x) / CLUSTER_SIZE;
+  const int worker   = int(blockIdx.x) / UNIT_CTAS;
   const int tiles_m  = num_tiles(m, BLOCK_M), tiles_n = num_tiles(n, BLOCK_N);
-  const TileSchedule<ScheduleKind::Grouped> order(tiles_m, tiles_n, 1, 0, CLUSTER_SIZE, cta_rank, GROUP_M);
+  const TileSchedule<ScheduleKind::Grouped> order(tiles_m, tiles_n, 1, 0, UNIT_CTAS, cta_rank, GROUP_M);
   Profiler<TRACE> prof(trace, /*role=*/warpgroup, /*records=*/warp_id % 4 == 0);
   prof.begin(Ev::Setup);
 
@@ -292,7 +305,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   //      slot again. A cluster that draws past the end writes "none" (unit -1), which ends every role's loop,
   //      and counts itself on counters[1]; the last cluster of the grid to do so lowers both counters to 0
   //      for the next launch. ----
-  const int clusters = int(gridDim.x) / CLUSTER_SIZE;
+  const int clusters = int(gridDim.x) / UNIT_CTAS;
   bool first_task    = true;  // the cluster's own piece (`worker` of the order) comes first, undrawn
   int task_slot = 0;           // the ring slot this role reads next, and its parity (each role keeps its own)
   uint32_t task_phase = 0;
@@ -328,7 +341,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   if (warp_id == 0 && ptx::elect_one_sync()) {
     for (int s = 0; s < NUM_STAGES; ++s) {
       ptx::mbarrier_init(&tma_full_bar[s], 1);  // one arrival: this CTA's TMA thread (the peer's adds bytes)
-      ptx::mbarrier_init(&mma_done_bar[s], NUM_CONSUMERS * CLUSTER_SIZE);  // every consumer of the pair
+      ptx::mbarrier_init(&mma_done_bar[s], NUM_CONSUMERS * UNIT_CTAS);  // every consumer of the unit
     }
     for (int i = 0; i < TASK_SLOTS; ++i) {
       ptx::mbarrier_init(&task_full_bar[i], 1);              // CTA 0's drawer, once per piece written
@@ -336,7 +349,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     }
     ptx::fence_mbarrier_init();
   }
-  // Both CTAs' barriers are initialised before either CTA multicasts into or arrives on the other's.
+  // Both CTAs' barriers are initialised before either CTA multicasts into or arrives on the other's (a CTA
+  // alone is a cluster of one: the barrier is its own).
   ptx::barrier_cluster_arrive();
   ptx::barrier_cluster_wait();
   prof.end(Ev::Setup);
@@ -363,7 +377,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           dyn.counters[1] = 0;
         }
         ptx::mbarrier_wait</*CLUSTER_SCOPE=*/true>(&task_empty_bar[draw_slot], draw_empty_phase, "task_empty_bar");
-        for (int peer = 0; peer < CLUSTER_SIZE; ++peer) {
+        for (int peer = 0; peer < UNIT_CTAS; ++peer) {
           st_shared_cluster_v4(ptx::mapa_shared_cluster(&task_ring[draw_slot], uint32_t(peer)), t);
           ptx::mbarrier_arrive_release_cluster(ptx::mapa_shared_cluster(&task_full_bar[draw_slot], uint32_t(peer)));
         }
@@ -389,21 +403,30 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         // Boxes wholly outside the tensors are not issued (see the header): this CTA's A unless it is a
         // padding tile, each half of B that starts below N. Both CTAs see the same n0, so they agree on
         // the bytes of B that land in each.
-        const bool load_a = m0 < m, load_b = n0 + cta_rank * BOX_ROWS < n;
+        const bool load_a = m0 < m;
         uint32_t bytes    = load_a ? A_TILE_BYTES : 0;
         for (int j = 0; j < CLUSTER_SIZE; ++j) bytes += n0 + j * BOX_ROWS < n ? B_BOX_BYTES : 0;
         // load: announce the bytes of K tile `k_tile` that land in this CTA (its A, the halves of B), then
-        // issue its copies into ring stage `s`: its A, and its half of B multicast to both CTAs
+        // issue its copies into ring stage `s`: its A, and its halves h of B: in a pair its own (h = its
+        // rank), multicast to both CTAs; alone, both (h = 0, 1), into its own ring only
         auto load = [&](int k_tile, int s) {
           ptx::mbarrier_arrive_expect_tx(&tma_full_bar[s], bytes);
           const int k0 = k_tile * BLOCK_K;
           for (int j = 0; j < TMA_BOXES; ++j) {
-            const TmaBox a = tma_box(A_TILE, m0, k0, j), b = tma_box(B_TILE, n0, k0, cta_rank);
+            const TmaBox a = tma_box(A_TILE, m0, k0, j);
             if (load_a)
               ptx::tma_load_2d(a_smem(s) + a.smem_offset, &a_map, &tma_full_bar[s], a.coords[0], a.coords[1]);
-            if (load_b)
-              ptx::tma_load_2d_multicast(b_smem(s) + b.smem_offset, &b_map, &tma_full_bar[s], CLUSTER_MASK,
-                                         b.coords[0], b.coords[1]);
+#pragma unroll
+            for (int i = 0; i < CLUSTER_SIZE / UNIT_CTAS; ++i) {
+              const int h      = cta_rank * (CLUSTER_SIZE / UNIT_CTAS) + i;
+              const TmaBox b   = tma_box(B_TILE, n0, k0, h);
+              if (n0 + h * BOX_ROWS >= n) continue;
+              if constexpr (UNIT_CTAS > 1)
+                ptx::tma_load_2d_multicast(b_smem(s) + b.smem_offset, &b_map, &tma_full_bar[s], CLUSTER_MASK,
+                                           b.coords[0], b.coords[1]);
+              else
+                ptx::tma_load_2d(b_smem(s) + b.smem_offset, &b_map, &tma_full_bar[s], b.coords[0], b.coords[1]);
+            }
           }
         };
         for (int k_tile = piece.k_begin; k_tile < piece.k_end; ++k_tile) {
@@ -435,9 +458,19 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     const uint32_t c_bar     = 1 + consumer;  // named barrier of the warpgroup's 128 threads
     const int wg_thread      = threadIdx.x % 128;
     // The fixup's slots: warpgroup `consumer` of the CTA of rank r of worker w owns partial and flag
-    // (w * CLUSTER_SIZE + r) * NUM_CONSUMERS + consumer. Thread t keeps float4 j of its accumulators at
+    // (w * UNIT_CTAS + r) * NUM_CONSUMERS + consumer. Thread t keeps float4 j of its accumulators at
     // float4 j * 128 + t of the partial: coalesced, and the finisher's thread t holds the same elements.
-    auto slot = [&](int w) { return (w * CLUSTER_SIZE + cta_rank) * NUM_CONSUMERS + consumer; };
+    auto slot = [&](int w) { return (w * UNIT_CTAS + cta_rank) * NUM_CONSUMERS + consumer; };
+
+    // A stage is free again once every consumer of the unit has released it: in each CTA of a pair (both
+    // multicast into it, the peer's through mapa), in its own CTA alone.
+    auto release_stage = [&](int s) {
+      if constexpr (UNIT_CTAS > 1)
+        for (int peer = 0; peer < UNIT_CTAS; ++peer)
+          ptx::mbarrier_arrive_cluster(ptx::mapa_shared_cluster(&mma_done_bar[s], uint32_t(peer)));
+      else
+        ptx::mbarrier_arrive(&mma_done_bar[s]);
+    };
 
     int stage           = 0;  // ring stage of the next K tile: carried across output tiles
     uint32_t full_phase = 0;  // parity of this use of the stage's "full" barrier: flips when `stage` wraps
@@ -485,11 +518,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         mma_issued = issued;
 
         // release: one thread per consumer warpgroup says it no longer reads the stage of k_tile - 1, to both
-        // CTAs of the pair, since both multicast into it
+        // CTAs of the pair, since both multicast into it (release_stage, above)
         const int prev_stage = stage == 0 ? NUM_STAGES - 1 : stage - 1;
-        if (k_tile > piece.k_begin && warp_id % 4 == 0 && ptx::elect_one_sync())
-          for (int peer = 0; peer < CLUSTER_SIZE; ++peer)
-            ptx::mbarrier_arrive_cluster(ptx::mapa_shared_cluster(&mma_done_bar[prev_stage], uint32_t(peer)));
+        if (k_tile > piece.k_begin && warp_id % 4 == 0 && ptx::elect_one_sync()) release_stage(prev_stage);
 
         if (++stage == NUM_STAGES) {
           stage = 0;
@@ -502,9 +533,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       prof.span(Ev::Mma, mma_issued);
       // ... and the tile's last stage is free: release it too (the next tile's loads are waiting for it)
       const int last_stage = stage == 0 ? NUM_STAGES - 1 : stage - 1;
-      if (warp_id % 4 == 0 && ptx::elect_one_sync())
-        for (int peer = 0; peer < CLUSTER_SIZE; ++peer)
-          ptx::mbarrier_arrive_cluster(ptx::mapa_shared_cluster(&mma_done_bar[last_stage], uint32_t(peer)));
+      if (warp_id % 4 == 0 && ptx::elect_one_sync()) release_stage(last_stage);
       if (!t.valid) continue;  // a padding tile stores nothing, and takes no part in a fixup
 
       // ---- the fixup of a split unit (common/streamk.h): a later segment leaves its partial sums and
@@ -662,9 +691,10 @@ struct CounterMemory {
 
 // With `trace`: the TRACE=true instantiation, recording into a buffer sized from the plan (--trace).
 // PICK: the policy and the ranges' minimum length come from the picking rule (pick_streamk), not POLICY.
-// DYNAMIC (v7e, with PICK): the picking rule's plan, its stream-K ranges DYNAMIC_SPLIT times shorter, drawn
-// at run time in the dynamic order (common/streamk.h); no traced kernel.
-template <StreamKPolicy POLICY, bool PICK, bool DYNAMIC = false>
+// UNIT_CTAS: the unit, the pair (CLUSTER_SIZE) or a CTA alone (1).
+// DYNAMIC (v7e, with PICK, on pairs): the picking rule's plan, its stream-K ranges DYNAMIC_SPLIT times
+// shorter, drawn at run time in the dynamic order (common/streamk.h); no traced kernel.
+template <StreamKPolicy POLICY, bool PICK, int UNIT_CTAS, bool DYNAMIC = false>
 Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
   // The tensor maps are v6's.
   const TmaDesc a_desc    = kmajor_tma_2d(g.m, g.k, BLOCK_M, BLOCK_K, 2, Swizzle::B128);
@@ -675,8 +705,9 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
   CUtensorMap c_map       = {};  // unused by the st.global epilogue
   if (c_tma)
     c_map = make_tensor_map(kmajor_tma_2d(g.m, g.n, WGMMA_M, C_BOX_COLS, 2, Swizzle::B128), g.c, "C");
-  auto* kernel = DYNAMIC ? matmul_v7_kernel<false, true>
-                 : trace ? matmul_v7_kernel<true, false> : matmul_v7_kernel<false, false>;
+  static_assert(!DYNAMIC || UNIT_CTAS == CLUSTER_SIZE, "v7e draws pieces for CTA pairs");
+  auto* kernel = trace && !DYNAMIC ? matmul_v7_kernel<!DYNAMIC, UNIT_CTAS, DYNAMIC>
+                                   : matmul_v7_kernel<false, UNIT_CTAS, DYNAMIC>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
 
   // The plan. Data-parallel: v6's grid, at most one cluster per unit. Stream-K and hybrid: every cluster
@@ -684,8 +715,8 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
   // only as many as the plan gives a stream-K range where it has no whole units.
   const int tiles_m = num_tiles(g.m, BLOCK_M), tiles_n = num_tiles(g.n, BLOCK_N);
   PersistentGrid grid =
-      persistent_grid(kernel, NUM_THREADS, SMEM_BYTES, CLUSTER_SIZE, tiles_m, tiles_n, "v7 (sm_90a)");
-  const int units = (tiles_m + CLUSTER_SIZE - 1) / CLUSTER_SIZE * tiles_n, iters = num_k_tiles(g.k, BLOCK_K);
+      persistent_grid(kernel, NUM_THREADS, SMEM_BYTES, UNIT_CTAS, tiles_m, tiles_n, "v7 (sm_90a)");
+  const int units = (tiles_m + UNIT_CTAS - 1) / UNIT_CTAS * tiles_n, iters = num_k_tiles(g.k, BLOCK_K);
   StreamKPolicy policy = POLICY;
   int min_iters        = MIN_SK_ITERS;
   if (PICK) {
@@ -708,8 +739,8 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
     counter = std::make_shared<CounterMemory>(tasks);
   }
   const DynamicWork dyn = counter ? counter->work : DynamicWork{};
-  std::shared_ptr<FixupMemory> fixup;  // one slot per worker of the plan's stream-K ranges (v7a-v7d: a cluster)
-  if (plan.sk_workers > 0) fixup = std::make_shared<FixupMemory>(plan.sk_workers * CLUSTER_SIZE);
+  std::shared_ptr<FixupMemory> fixup;  // one slot per CTA of each of the plan's stream-K ranges (v7a-v7d: a worker)
+  if (plan.sk_workers > 0) fixup = std::make_shared<FixupMemory>(plan.sk_workers * UNIT_CTAS);
   float* workspace = fixup ? fixup->workspace : nullptr;
   uint32_t* flags  = fixup ? fixup->flags : nullptr;
 
@@ -732,13 +763,34 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
     (void)counter;
   };
 }
-template <StreamKPolicy POLICY, bool PICK = false, bool DYNAMIC = false>
-Launch prepare_v7_untraced(const GemmArgs& g) {
-  return prepare_v7<POLICY, PICK, DYNAMIC>(g, nullptr);
+
+// v7d: the unit as well as the plan picked per shape (pick_unit, common/streamk.h), from the workers each
+// unit can have resident at once (66 clusters or 132 CTAs on an H100): the pair with pick_streamk's plan, or
+// a CTA alone with whole units where that takes fewer turns.
+template <int UNIT_CTAS>
+int resident_workers() {
+  auto* kernel = matmul_v7_kernel<false, UNIT_CTAS, false>;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+  return persistent_grid(kernel, NUM_THREADS, SMEM_BYTES, UNIT_CTAS, 1, 1, "v7 (sm_90a)").max_clusters;
 }
-template <StreamKPolicy POLICY, bool PICK = false>
+Launch prepare_v7_picked(const GemmArgs& g, DeviceTrace* trace) {
+  const UnitChoice unit =
+      pick_unit(num_tiles(g.m, BLOCK_M), num_tiles(g.n, BLOCK_N), num_k_tiles(g.k, BLOCK_K),
+                resident_workers<CLUSTER_SIZE>(), resident_workers<1>(), FIXUP_ITERS);
+  return unit.ctas == 1 ? prepare_v7<StreamKPolicy::DataParallel, false, 1>(g, trace)
+                        : prepare_v7<StreamKPolicy::DataParallel, true, CLUSTER_SIZE>(g, trace);
+}
+
+constexpr int UNIT_PICKED = 0;  // a variant's UNIT_CTAS: the pair or a CTA alone, per shape (v7d)
+template <StreamKPolicy POLICY, bool PICK = false, int UNIT_CTAS = CLUSTER_SIZE, bool DYNAMIC = false>
+Launch prepare_v7_untraced(const GemmArgs& g) {
+  if constexpr (UNIT_CTAS == UNIT_PICKED) return prepare_v7_picked(g, nullptr);
+  else return prepare_v7<POLICY, PICK, UNIT_CTAS, DYNAMIC>(g, nullptr);
+}
+template <StreamKPolicy POLICY, bool PICK = false, int UNIT_CTAS = CLUSTER_SIZE>
 Launch prepare_v7_traced(const GemmArgs& g, DeviceTrace& trace) {
-  return prepare_v7<POLICY, PICK>(g, &trace);
+  if constexpr (UNIT_CTAS == UNIT_PICKED) return prepare_v7_picked(g, &trace);
+  else return prepare_v7<POLICY, PICK, UNIT_CTAS>(g, &trace);
 }
 
 }  // namespace
@@ -748,6 +800,10 @@ std::vector<Variant> sm90_variants() {
   const char* kernel     = "sm_90a wgmma kernel, the Hopper twin (v7_streamk/matmul_v7_sm90.cu)";
   SmemTiles tiles{A_TILE, B_TILE, WGMMA_M, /*tma_3d=*/false, NUM_STAGES, SLICE_K, TMA_BOXES, tma_box};
   tiles.b_split = CLUSTER_SIZE;  // B's tile: one 128-row box multicast by each CTA of the pair
+  SmemTiles cta_tiles = tiles;   // v7d1: the same ring and boxes, both of B's boxes issued by a CTA alone
+  cta_tiles.cluster   = 1;
+  SmemTiles picked    = tiles;   // v7d: either, per shape
+  picked.cluster      = CLUSTER_PICKED;
   return {
       {"v7a", "v6b's schedule as a plan: whole units only (data-parallel)", kernel, any_mn, tiles,
        prepare_v7_untraced<StreamKPolicy::DataParallel>, prepare_v7_traced<StreamKPolicy::DataParallel>},
@@ -755,12 +811,18 @@ std::vector<Variant> sm90_variants() {
        prepare_v7_untraced<StreamKPolicy::StreamK>, prepare_v7_traced<StreamKPolicy::StreamK>},
       {"v7c", "hybrid: whole waves, stream-K for the last 1-2", kernel, any_mn, tiles,
        prepare_v7_untraced<StreamKPolicy::Hybrid>, prepare_v7_traced<StreamKPolicy::Hybrid>},
-      {"v7d", "picked per shape: v7a, or stream-K split to the cost model; the default", kernel, any_mn,
-       tiles,
+      {"v7d", "picked per shape: v7a, stream-K split to the cost model, or 1-CTA units; the default", kernel,
+       any_mn, picked,
+       prepare_v7_untraced<StreamKPolicy::DataParallel, true, UNIT_PICKED>,
+       prepare_v7_traced<StreamKPolicy::DataParallel, true, UNIT_PICKED>},
+      {"v7d1", "v7d's plans on 1-CTA units (128x256, no cluster) at every shape", kernel, any_mn, cta_tiles,
+       prepare_v7_untraced<StreamKPolicy::DataParallel, true, 1>,
+       prepare_v7_traced<StreamKPolicy::DataParallel, true, 1>},
+      {"v7d2", "v7d's plans on CTA pairs (256x256, B multicast) at every shape", kernel, any_mn, tiles,
        prepare_v7_untraced<StreamKPolicy::DataParallel, true>,
        prepare_v7_traced<StreamKPolicy::DataParallel, true>},
       {"v7e", "dynamic: v7d's pieces, cut finer, drawn from a global atomic counter", kernel, any_mn, tiles,
-       prepare_v7_untraced<StreamKPolicy::DataParallel, true, true>, nullptr},
+       prepare_v7_untraced<StreamKPolicy::DataParallel, true, CLUSTER_SIZE, true>, nullptr},
   };
 }
 
