@@ -162,9 +162,13 @@ GEMM_HD constexpr StreamKChoice pick_streamk(int units, int iters, int workers, 
 // An iteration is one K tile of a 128 x 256 tile on one SM in both, so the model's costs (iterations of the
 // busiest worker) compare as they are. The rule, from the measurements (v7_streamk/README.md, "The unit"):
 //  - the pair with its plan from pick_streamk, unless
-//  - a CTA alone with whole units only (data-parallel) costs fewer iterations: ceil(tiles / cta_workers) turns
-//    of `iters`. Where M <= 128 a pair's second CTA computes nothing useful, and 112 units of 128 x 256 are
-//    two turns of 66 pairs but one of 132 CTAs (128 x 28672 x 4096: 1.02x cuBLAS against 0.87x).
+//  - a CTA alone with whole units only (data-parallel), ceil(tiles / cta_workers) turns of `iters`, costs at
+//    most 3/4 of the pair's plan. Where M <= 128 a pair's second CTA computes nothing useful, and 112 units of
+//    128 x 256 are two turns of 66 pairs but one of 132 CTAs (128 x 28672 x 4096: 1.02x cuBLAS against
+//    0.87x; 384 x 10240 x 4096, 2 turns against 1: 0.95x against 0.54x). The quarter is measured, not
+//    derived: at 4099 x 4093 x 1032 the CTA alone saves one turn of five (68 against 85 iterations) and ran
+//    11% slower than the pair (B multicast halves its loads; not traced further), so a CTA alone must save
+//    more than that to be taken.
 // Stream-K on a CTA alone is never taken: it measured slower than the pair's wherever the model favoured it
 // or tied. At 128 x 8192 x 8192 its quarters on 128 CTAs (48 by the model) ran slower than the pair's halves
 // on 64 clusters (72): the shape is memory-bound, where twice as many ranges only add fixups (the pair's second
@@ -185,7 +189,7 @@ GEMM_HD constexpr UnitChoice pick_unit(int tiles_m, int tiles_n, int iters, int 
   u.cost_pair  = u.plan.cost;
   const int tiles = tiles_m * tiles_n;
   u.cost_cta   = (long long)((tiles + cta_workers - 1) / cta_workers) * iters;
-  if (u.cost_cta < u.cost_pair) {
+  if (4 * u.cost_cta <= 3 * u.cost_pair) {
     u.ctas                    = 1;
     u.plan                    = StreamKChoice{};  // data-parallel
     u.plan.cost               = u.cost_cta;

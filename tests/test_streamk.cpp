@@ -262,11 +262,12 @@ TEST_CASE("stream-K: the unit the picking rule takes on Hopper, a CTA pair or a 
   CHECK(wide.cost_cta == 64);
   CHECK(wide.plan.policy == StreamKPolicy::DataParallel);
   // 384 x 10240 x 4096 (an odd number of M tiles: a pair's third row is half padding): 80 pair units, two
-  // turns; 120 tiles, one turn of CTAs alone. 4099 x 4093 x 1032: 272 pair units, 5 turns; 528 tiles, 4.
+  // turns; 120 tiles, one turn of CTAs alone. 4099 x 4093 x 1032: 272 pair units, 5 turns; 528 tiles, 4:
+  // a fifth saved, not the quarter the rule asks (the CTA alone measured 11% slower there): the pair.
   CHECK(pick_unit(3, 40, 64, P, C, F).ctas == 1);
   CHECK(pick_unit(33, 16, 17, P, C, F).cost_cta == 4 * 17);
   CHECK(pick_unit(33, 16, 17, P, C, F).cost_pair == 5 * 17);
-  CHECK(pick_unit(33, 16, 17, P, C, F).ctas == 1);
+  CHECK(pick_unit(33, 16, 17, P, C, F).ctas == 2);
   // The pair, with pick_streamk's plan: 128 x 8192 x 8192 (stream-K halves, 72, against 128 for whole
   // 128 x 256 units: a CTA alone's stream-K quarters are never considered, README "The unit"),
   // 256 x 4096 x 14336, 256 x 256 x 8192, 128 x 8192 x 2048; ties: 4096^3, 2048^3, 1024^3, 100 x 700 x 264,
@@ -284,7 +285,7 @@ TEST_CASE("stream-K: the unit the picking rule takes on Hopper, a CTA pair or a 
   CHECK(skinny.plan.min_iters == 64);
   CHECK(skinny.cost_pair == 64 + 2 * F);
   CHECK(skinny.cost_cta == 128);
-  // The rule as stated, over a grid: a CTA alone exactly where its whole units cost fewer iterations than the
+  // The rule as stated, over a grid: a CTA alone exactly where its whole units cost at most 3/4 of the
   // pair's picked plan, and then with whole units; otherwise the pair with pick_streamk's plan. An even number
   // of M tiles never takes a CTA alone (twice the units on twice the workers: the same turns).
   for (int tiles_m : {1, 2, 3, 5, 8, 33})
@@ -296,7 +297,7 @@ TEST_CASE("stream-K: the unit the picking rule takes on Hopper, a CTA pair or a 
         const long long dp = (long long)((tiles_m * tiles_n + C - 1) / C) * iters;
         CHECK(u.cost_pair == pair.cost);
         CHECK(u.cost_cta == dp);
-        CHECK((u.ctas == 1) == (dp < pair.cost));
+        CHECK((u.ctas == 1) == (4 * dp <= 3 * pair.cost));
         if (tiles_m % 2 == 0) CHECK(u.ctas == 2);
         CHECK(u.plan.policy == (u.ctas == 1 ? StreamKPolicy::DataParallel : pair.policy));
         CHECK(u.plan.min_iters == (u.ctas == 1 ? 0 : pair.min_iters));

@@ -70,8 +70,9 @@
 //     128x256 unit with no cluster: it loads both halves of B itself (no multicast) and releases its stages
 //     in its own CTA only; 132 workers instead of 66, each with units of its own where M <= 128 leaves a
 //     pair's second CTA without rows. v7d picks the unit per shape (pick_unit, common/streamk.h): a CTA alone
-//     only with whole units, and only where they take fewer turns than the pair's plan (128x28672x4096: one
-//     turn of 132 CTAs against two of 66 pairs). Stream-K on CTAs alone measured slower than on pairs at every
+//     only with whole units, and only where they cost at most 3/4 of the pair's plan (128x28672x4096: one
+//     turn of 132 CTAs against two of 66 pairs; at 4099x4093x1032, four turns against five, the CTA alone
+//     measured 11% slower, so one turn in five is not enough). Stream-K on CTAs alone measured slower than on pairs at every
 //     shape tried: v7d1 runs it (v7d's plans on CTAs alone), v7d2 v7d's plans on pairs (README, "The unit").
 //
 // Why it helps: where the units do not fill the GPU (one 256x256 unit with a long K, a row of units of a
@@ -766,7 +767,7 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
 
 // v7d: the unit as well as the plan picked per shape (pick_unit, common/streamk.h), from the workers each
 // unit can have resident at once (66 clusters or 132 CTAs on an H100): the pair with pick_streamk's plan, or
-// a CTA alone with whole units where that takes fewer turns.
+// a CTA alone with whole units where that costs at most 3/4 of the pair's plan.
 template <int UNIT_CTAS>
 int resident_workers() {
   auto* kernel = matmul_v7_kernel<false, UNIT_CTAS, false>;
