@@ -250,7 +250,11 @@ def cmd_chart(args):
         return 3
     colors = {"v1": "#9ecae1", "v2": "#6baed6", "v3": "#4292c6", "v4": "#2171b5", "v5": "#08519c",
               "v6": "#08306b", "v7": "#31a354", "mxfp8": "#e6550d"}
-    fig, axes = plt.subplots(1, len(sizes), figsize=(5.2 * len(sizes) + 0.6, 4.6), squeeze=False)
+    # about a quarter inch per bar beyond twenty, so that the ratio labels (turned upright when crowded) stay apart
+    most = max(len(rows) for rows in sizes.values())
+    crowded = most > 16
+    fig, axes = plt.subplots(1, len(sizes), figsize=((5.2 + 0.25 * max(0, most - 20)) * len(sizes) + 0.6, 4.6),
+                             squeeze=False)
     for ax, (size, rows) in zip(axes[0], sizes.items()):
         names = [r["variant"] for r in rows]
         tflops = [float(r["tflops"]) for r in rows]
@@ -263,10 +267,10 @@ def cmd_chart(args):
                    color="#d62728", zorder=3, label="cuBLAS in the same pairing (TFLOPS)")
         for bar, r in zip(bars, rows):
             ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), f"{float(r['ratio']):.2f}×",
-                    ha="center", va="bottom", fontsize=8)
+                    ha="center", va="bottom", fontsize=7 if crowded else 8, rotation=90 if crowded else 0)
         ax.set_title(f"{size_label(size)}  (SM clock {clock_range(rows)})", fontsize=10)
         ax.set_ylabel("TFLOPS (bf16, fp32 accumulate)")
-        ax.set_ylim(0, max(max(tflops), max((c for _, c in marked), default=0)) * 1.18)
+        ax.set_ylim(0, max(max(tflops), max((c for _, c in marked), default=0)) * (1.28 if crowded else 1.18))
         ax.legend(loc="upper left", fontsize=8)
         ax.grid(axis="y", alpha=0.3)
         ax.tick_params(axis="x", labelsize=8, labelrotation=45)
