@@ -94,8 +94,13 @@ set(GEMM_SASS_BUDGET_sm_103a_v6 ${GEMM_SASS_BUDGET_sm_100a_v6})
 # v7 sm_90a: v6's instructions, plus the fixup's flag, read with cuobjdump 13.0 from v7's own code:
 #   st.release.gpu.global.u32 -> MEMBAR.ALL.GPU, then STG.E.STRONG.GPU
 #   ld.acquire.gpu.global.u32 -> LDG.E.STRONG.GPU (and the partials' ld.global.cg -> LDG.E.128.STRONG.GPU)
+# and v7e's work counter (only its instantiation has them in this object):
+#   atom.relaxed.gpu.global.add.u32, atom.acq_rel.gpu.global.add.u32 -> ATOMG.E.ADD.STRONG.GPU (the second
+#                                                                       between MEMBAR.ALL.GPUs)
+#   st.shared::cluster.v4.s32 (a piece into each CTA's task ring) -> ST.E.128 (a generic store)
 # No 3D TMA, as v6.
-set(GEMM_SASS_sm_90a_v7 ${GEMM_SASS_sm_90a_v6} MEMBAR.ALL.GPU STG.E.STRONG.GPU LDG.E.STRONG.GPU)
+set(GEMM_SASS_sm_90a_v7 ${GEMM_SASS_sm_90a_v6} MEMBAR.ALL.GPU STG.E.STRONG.GPU LDG.E.STRONG.GPU
+                        ATOMG.E.ADD.STRONG.GPU ST.E.128)
 set(GEMM_SASS_FORBIDDEN_sm_90a_v7 ${GEMM_SASS_FORBIDDEN_sm_90a_v6})
 # v7 sm_100a: v6's forms and budget, plus Cluster Launch Control's multicast request
 # (clusterlaunchcontrol.try_cancel ... .multicast::cluster::all -> UGETNEXTWORKID.BROADCAST, v7clc) and the
