@@ -329,6 +329,31 @@ __device__ __forceinline__ uint32_t ld_acquire_gpu(const uint32_t* flag) {
   return value;
 }
 
+// ---- v7 (Hopper, v7e): the global work counter. PTX ISA "atom", "st" (.shared::cluster), "Memory Consistency
+//      Model". ----
+
+// atom.add at GPU scope, relaxed: every caller gets a distinct old value; the draw itself orders nothing.
+// (atomicAdd on a uint32_t is this, relaxed, at device scope.)
+__device__ __forceinline__ uint32_t atom_add_relaxed_gpu(uint32_t* p, uint32_t v) {
+  uint32_t old;
+  asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+  return old;
+}
+// atom.add at GPU scope with acquire and release: a count whose last increment may act on what every earlier
+// incrementer did before its increment (cuda::atomic_ref<uint32_t, thread_scope_device>::fetch_add(v,
+// memory_order_acq_rel)).
+__device__ __forceinline__ uint32_t atom_add_acq_rel_gpu(uint32_t* p, uint32_t v) {
+  uint32_t old;
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+  return old;
+}
+// A 16-byte store into the shared memory of any CTA of the cluster (`cluster_addr` from mapa_shared_cluster).
+__device__ __forceinline__ void st_shared_cluster_v4(uint32_t cluster_addr, int a, int b, int c, int d) {
+  asm volatile("st.shared::cluster.v4.s32 [%0], {%1, %2, %3, %4};" ::"r"(cluster_addr), "r"(a), "r"(b), "r"(c),
+               "r"(d)
+               : "memory");
+}
+
 }  // namespace gemm::ptx
 
 namespace gemm {

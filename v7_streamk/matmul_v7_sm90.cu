@@ -224,26 +224,6 @@ __device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
   return *reinterpret_cast<const uint32_t*>(&v);
 }
 
-// ---- v7e: the PTX the global work counter adds (PTX ISA "atom", "st", "Memory Consistency Model") ----
-// atom.add at GPU scope, relaxed: the draw itself orders nothing; every cluster gets a distinct value.
-__device__ __forceinline__ uint32_t atom_add_relaxed_gpu(uint32_t* p, uint32_t v) {
-  uint32_t old;
-  asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
-  return old;
-}
-// atom.add at GPU scope with acquire and release: the "done" count, whose last increment resets the counter.
-__device__ __forceinline__ uint32_t atom_add_acq_rel_gpu(uint32_t* p, uint32_t v) {
-  uint32_t old;
-  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
-  return old;
-}
-// A 16-byte store into the shared memory of any CTA of the cluster (`cluster_addr` from mapa_shared_cluster).
-__device__ __forceinline__ void st_shared_cluster_v4(uint32_t cluster_addr, const StreamKTask& t) {
-  asm volatile("st.shared::cluster.v4.s32 [%0], {%1, %2, %3, %4};" ::"r"(cluster_addr), "r"(t.unit),
-               "r"(t.k_begin), "r"(t.k_end), "r"(t.worker)
-               : "memory");
-}
-
 // v7e's work: the pieces in their dynamic order (common/streamk.h), and two counters, 0 between launches:
 // counters[0] the next piece to draw, counters[1] the clusters that drew past the end.
 struct DynamicWork {
@@ -369,17 +349,18 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       int draw_slot = 0;              // the slot of the next piece drawn
       uint32_t draw_empty_phase = 1;  // parity of task_empty_bar[draw_slot]: 1 passes on the first lap
       const auto draw = [&] {
-        const int i = clusters + int(atom_add_relaxed_gpu(&dyn.counters[0], 1));
+        const int i = clusters + int(ptx::atom_add_relaxed_gpu(&dyn.counters[0], 1));
         StreamKTask t{-1, 0, 0, 0};
         if (i < dyn.count) {
           t = dyn.tasks[i];
-        } else if (atom_add_acq_rel_gpu(&dyn.counters[1], 1) == uint32_t(clusters - 1)) {
+        } else if (ptx::atom_add_acq_rel_gpu(&dyn.counters[1], 1) == uint32_t(clusters - 1)) {
           dyn.counters[0] = 0;  // every cluster has drawn its last: nobody touches them again in this launch
           dyn.counters[1] = 0;
         }
         ptx::mbarrier_wait</*CLUSTER_SCOPE=*/true>(&task_empty_bar[draw_slot], draw_empty_phase, "task_empty_bar");
         for (int peer = 0; peer < UNIT_CTAS; ++peer) {
-          st_shared_cluster_v4(ptx::mapa_shared_cluster(&task_ring[draw_slot], uint32_t(peer)), t);
+          ptx::st_shared_cluster_v4(ptx::mapa_shared_cluster(&task_ring[draw_slot], uint32_t(peer)), t.unit,
+                                    t.k_begin, t.k_end, t.worker);
           ptx::mbarrier_arrive_release_cluster(ptx::mapa_shared_cluster(&task_full_bar[draw_slot], uint32_t(peer)));
         }
         if (++draw_slot == TASK_SLOTS) {
