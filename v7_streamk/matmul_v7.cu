@@ -4,6 +4,8 @@
 //    evenly over the persistent clusters, a unit whose K is split fixed up through a global workspace;
 //  - v7clc: one 2-CTA cluster per unit; a cluster that finishes its unit asks the hardware to cancel the
 //    launch of one that has not started yet, and does that one's unit instead (Cluster Launch Control).
+// Either on one of two units, a second template parameter (UNIT_CTAS): the CTA pair (cta_group::2, 256 x 256)
+// or a CTA alone (cta_group::1, 128 x 256, no cluster), which v7d picks per shape as the Hopper twin does.
 //
 // C[M,N] = A[M,K] * B[N,K]^T, bf16 in and out, fp32 accumulation, both operands K-major.
 //
@@ -26,6 +28,17 @@
 //     every role of both CTAs. A ring of CLC_SLOTS responses, each with a full barrier in every CTA (this
 //     CTA's producer announces the 16 bytes; the response completes them) and an empty barrier on CTA 0
 //     (every reader of both CTAs arrives after reading), lets the producer run ahead of the epilogue.
+//  4. The unit: the pair, or a CTA alone (UNIT_CTAS, CLUSTER_SIZE or 1; the struct Unit holds what differs).
+//     A CTA alone is v4's form of the roles: a cta_group::1 MMA of M = 128, N = 256, its instruction
+//     descriptor for M = 128; all 256 rows of B loaded by the CTA itself with the 1-CTA TMA (one 2D box), so
+//     4 ring stages of 48 KB instead of 7 of 32 KB; its commits arrive on its own barriers (no multicast, no
+//     arrival from a peer), tcgen05.alloc/dealloc with cta_group::1, its own 512 TMEM columns. Where M <= 128
+//     half of each pair MMA is padding (the second CTA has no rows of C); as many CTAs alone are resident as
+//     CTAs in pairs, so 112 tiles of 128 x 256 are one turn of CTAs alone but two of pairs. v7d picks the unit
+//     with the Hopper twin's rule (pick_unit, common/streamk.h: a CTA alone, with whole units, only where it
+//     costs at most 3/4 of the pair's plan), from the resident counts of the occupancy query; v7d1 runs v7d's
+//     plans on CTAs alone, v7d2 on pairs, at every shape. The rule's quarter was measured on an H100:
+//     unmeasured on Blackwell. v7a-v7c and v7clc stay on pairs.
 // Why it helps: stream-K gives every SM the same amount of work when the units do not fill the GPU (skinny
 // and small shapes, a last wave); CLC lets the GPU balance whole units at run time (a slow cluster takes
 // fewer), and a cluster that never gets an SM costs nothing. What it costs: stream-K, a 32 KB partial written
@@ -38,8 +51,9 @@
 //
 // Status: compiled for sm_100a and sm_103a; not run on Blackwell hardware by this project, so no number of
 // its own. Through the tcgen05 emulator (common/tcgen05_emu.h, which also emulates Cluster Launch Control)
-// every variant passes against cuBLAS on an H100: `matmul_v7 --emulate` (correctness only; emulation times
-// nothing).
+// every variant passed against cuBLAS on an H100 while the pair was the only unit: `matmul_v7 --emulate`
+// (correctness only; emulation times nothing). With the unit (the CTA alone, v7d1 and v7d2) the file is
+// compiled and model-checked (SASS per kernel, the layout model), not yet run under emulation.
 #include <cuda_bf16.h>
 
 #include <memory>
@@ -418,7 +432,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
             const uint64_t a_desc = kmajor_desc_sm100(A_TILE, a_addr, k_step);
             const uint64_t b_desc = kmajor_desc_sm100(U::B_TILE, b_addr, k_step);
             tc5::mma_f16_ss<U::CTA_GROUP>(tmem_acc, a_desc, b_desc, U::IDESC,
-                                       (k_tile > piece.k_begin || k_step > 0) ? 1u : 0u);
+                                          (k_tile > piece.k_begin || k_step > 0) ? 1u : 0u);
           }
           // arrives, in both CTAs, once the MMAs above have read this stage of both: it is empty
           if constexpr (UNIT_CTAS == 1)
