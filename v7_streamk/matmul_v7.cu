@@ -53,7 +53,8 @@
 // its own. Through the tcgen05 emulator (common/tcgen05_emu.h, which also emulates Cluster Launch Control)
 // every variant passed against cuBLAS on an H100 while the pair was the only unit: `matmul_v7 --emulate`
 // (correctness only; emulation times nothing). With the unit (the CTA alone, v7d1 and v7d2) the file is
-// compiled and model-checked (SASS per kernel, the layout model), not yet run under emulation.
+// compiled and model-checked (SASS per kernel, the layout model, the protocol model), not yet run under
+// emulation.
 #include <cuda_bf16.h>
 
 #include <memory>
