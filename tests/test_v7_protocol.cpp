@@ -560,7 +560,7 @@ class Model {
       const ScheduledTile t = tile_of(unit, rank);
       const int m0 = t.m * BLOCK_M, b_row0 = t.n * BLOCK_N + rank * B_HALF_ROWS;
       // this CTA's B bytes: its half (the pair) or all of B (alone; the mutant announces only half)
-      const uint32_t b_bytes = ctas_ == 1 ? 2 * B_BYTES : B_BYTES;
+      const uint32_t b_bytes     = ctas_ == 1 ? 2 * B_BYTES : B_BYTES;
       const uint32_t b_announced = c_.mutant == Mutant::AloneHalfB ? B_BYTES : b_bytes;
       for (int k_tile = piece.k_begin; k_tile < piece.k_end; ++k_tile) {
         if (!m_.wait(*s.mma_done[size_t(stage)], empty_phase, "mma_done_bar")) return;
@@ -630,7 +630,8 @@ class Model {
          more      = next_piece(id, 0, work, rd, piece, owner)) {
       const int unit = piece.unit, k_begin = piece.k_begin;
       if (!m_.wait(*sm(id, 0).tmem_empty[size_t(acc)], acc_empty_phase, "tmem_empty_bar")) return;
-      const ScheduledTile tiles[CLUSTER_SIZE] = {tile_of(unit, 0), ctas_ > 1 ? tile_of(unit, 1) : ScheduledTile{}};
+      const ScheduledTile tiles[CLUSTER_SIZE] = {tile_of(unit, 0),
+                                                 ctas_ > 1 ? tile_of(unit, 1) : ScheduledTile{}};
       for (int k_tile = piece.k_begin; k_tile < piece.k_end; ++k_tile) {
         if (!m_.wait(*sm(id, 0).full[size_t(stage)], full_phase, "tma_full_bar")) return;
         std::lock_guard<std::mutex> lock(m_.mu);
@@ -1014,7 +1015,8 @@ TEST_CASE("v7 Blackwell protocol, a CTA alone: stream-K plans and their fixup fl
         }
         ++runs;
       }
-  std::printf("v7 stream-K, a CTA alone: %d configurations, two launches each, %d split units fixed up, all passed\n",
+  std::printf("v7 stream-K, a CTA alone: %d configurations, two launches each, %d split units fixed up, all "
+              "passed\n",
               runs, split);
   CHECK(runs == 45);
   CHECK(split > 0);
@@ -1027,8 +1029,9 @@ TEST_CASE("v7 Blackwell protocol, a CTA alone: the model catches half of B annou
     Mutant mutant;
     const char* name;
   };
-  for (const Case& m : {Case{Mutant::AloneHalfB, "the CTA alone announces the pair's half of B's bytes"},
-                        Case{Mutant::FinisherNoWait, "the finisher reads the partials without waiting for the flags"}}) {
+  for (const Case& m :
+       {Case{Mutant::AloneHalfB, "the CTA alone announces the pair's half of B's bytes"},
+        Case{Mutant::FinisherNoWait, "the finisher reads the partials without waiting for the flags"}}) {
     int failures = 0;
     for (uint64_t run = 1; run <= 6; ++run) {
       std::vector<int> flags;
