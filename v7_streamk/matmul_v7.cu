@@ -51,10 +51,9 @@
 //
 // Status: compiled for sm_100a and sm_103a; not run on Blackwell hardware by this project, so no number of
 // its own. Through the tcgen05 emulator (common/tcgen05_emu.h, which also emulates Cluster Launch Control)
-// every variant passed against cuBLAS on an H100 while the pair was the only unit: `matmul_v7 --emulate`
-// (correctness only; emulation times nothing). With the unit (the CTA alone, v7d1 and v7d2) the file is
-// compiled and model-checked (SASS per kernel, the layout model, the protocol model), not yet run under
-// emulation.
+// every variant (the CTA alone's v7d1 and v7d2 included) passes against cuBLAS on an H100:
+// `matmul_v7 --emulate` (correctness only; emulation times nothing). Also model-checked: SASS per kernel,
+// the layout model, the protocol model.
 #include <cuda_bf16.h>
 
 #include <memory>
