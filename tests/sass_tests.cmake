@@ -106,9 +106,29 @@ set(GEMM_SASS_FORBIDDEN_sm_90a_v7 ${GEMM_SASS_FORBIDDEN_sm_90a_v6})
 # (clusterlaunchcontrol.try_cancel ... .multicast::cluster::all -> UGETNEXTWORKID.BROADCAST, v7clc) and the
 # stream-K fixup's flag (st.release.gpu -> MEMBAR.ALL.GPU + STG.E.STRONG.GPU, ld.acquire.gpu ->
 # LDG.E.STRONG.GPU; v7a-v7d), read with cuobjdump 13.0 from v7's own code.
+# The unit (matmul_v7_kernel<TRACE, CLC, UNIT_CTAS>): the pair's instantiations (UNIT_CTAS 2) and the CTA
+# alone's (1, v7d1 and v7d) share this object, so v5's rule "all tcgen05 instructions of a kernel share one
+# cta_group" is checked per kernel (sass_check.cmake, "re@kernel_re"): the pair's kernels have the 2-CTA forms
+# and no 1-CTA form (v5's forbidden list); the CTA alone's have the 1-CTA forms (cta_group::1 tcgen05.mma ->
+# UTCHMMA, tcgen05.commit -> UTCBAR, tcgen05.alloc -> UTCATOMSWS.FIND_AND_SET.ALIGN, the 1-CTA 2D TMA ->
+# UTMALDG.2D, read with cuobjdump 13.0 from v7's own code) and no 2-CTA form.
+set(GEMM_SASS_V7_PAIR "matmul_v7_kernelILb[01]ELb[01]ELi2E")
+set(GEMM_SASS_V7_ALONE "matmul_v7_kernelILb[01]ELb[01]ELi1E")
 set(GEMM_SASS_sm_100a_v7 ${GEMM_SASS_sm_100a_v6} UGETNEXTWORKID.BROADCAST MEMBAR.ALL.GPU STG.E.STRONG.GPU
                          LDG.E.STRONG.GPU)
-set(GEMM_SASS_FORBIDDEN_sm_100a_v7 ${GEMM_SASS_FORBIDDEN_sm_100a_v6})
+foreach(op UTCHMMA[.]2CTA UTCBAR[.]2CTA[.]MULTICAST UTCATOMSWS[.]2CTA[.]FIND_AND_SET UTMALDG[.]2D[.]2CTA)
+  list(APPEND GEMM_SASS_sm_100a_v7 "[ \t]${op}@${GEMM_SASS_V7_PAIR}")
+endforeach()
+foreach(op "UTCHMMA " "UTCBAR " UTCATOMSWS[.]FIND_AND_SET "UTMALDG[.]2D ")
+  list(APPEND GEMM_SASS_sm_100a_v7 "[ \t]${op}@${GEMM_SASS_V7_ALONE}")
+endforeach()
+set(GEMM_SASS_FORBIDDEN_sm_100a_v7 "[ \t]UTMALDG\\.3D")
+foreach(re ${GEMM_SASS_FORBIDDEN_sm_100a_v5})
+  list(APPEND GEMM_SASS_FORBIDDEN_sm_100a_v7 "${re}@${GEMM_SASS_V7_PAIR}")
+endforeach()
+foreach(op UTCHMMA UTCBAR UTCATOMSWS UTMALDG[.]2D)
+  list(APPEND GEMM_SASS_FORBIDDEN_sm_100a_v7 "[ \t]${op}[.]2CTA@${GEMM_SASS_V7_ALONE}")
+endforeach()
 set(GEMM_SASS_FORBIDDEN_sm_103a_v7 ${GEMM_SASS_FORBIDDEN_sm_100a_v7})
 set(GEMM_SASS_BUDGET_sm_100a_v7 ${GEMM_SASS_BUDGET_sm_100a_v6})
 set(GEMM_SASS_BUDGET_sm_103a_v7 ${GEMM_SASS_BUDGET_sm_100a_v6})

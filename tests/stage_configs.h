@@ -68,6 +68,9 @@ constexpr int NUM_STAGES_V6_SM90 = 4;
 constexpr int NUM_STAGES_V6_SM100 = 7;
 // v7 sm90: v6's tiles, ring and C buffer unchanged (stream-K changes which K tiles a CTA loads, not how).
 constexpr int NUM_STAGES_V7_SM90 = 4;
+// v7 sm100, a CTA alone (v7d1; v7d where it picks it): the cta_group::1 M = 128, N = 256 MMA, its 128 rows of
+// A and all 256 rows of B in one 2D box each: 48 KB stages, 4 of them.
+constexpr int NUM_STAGES_V7_SM100_CTA = 4;
 // Tiles start after 1 KB of barriers and the TMEM address slot: a non-zero base makes address bits above the
 // swizzle atom matter, which the models must then get right.
 constexpr uint32_t SMEM_TILES_BASE = 1024;
@@ -80,11 +83,18 @@ constexpr uint32_t B_BYTES_SM100 = tile_bytes(SM100_BLOCK_N, BLOCK_K, 2);
 constexpr uint32_t A_BYTES_SM90  = tile_bytes(SM90_BLOCK_M, BLOCK_K, 2);
 constexpr uint32_t B_BYTES_SM90  = tile_bytes(SM90_BLOCK_N, BLOCK_K, 2);
 
-// Shared-memory address of operand `op` in ring stage `s`: [A_0 B_0][A_1 B_1]... from SMEM_TILES_BASE.
+constexpr uint32_t B_BYTES_V7_SM100_CTA = tile_bytes(2 * SM100_BLOCK_N, BLOCK_K, 2);
+
+// Shared-memory address of operand `op` in ring stage `s` of a ring of [A B] stages of a_bytes and b_bytes:
+// [A_0 B_0][A_1 B_1]... from SMEM_TILES_BASE.
+constexpr uint32_t ring_addr_of(uint32_t a_bytes, uint32_t b_bytes, int s, Operand op) {
+  return SMEM_TILES_BASE + uint32_t(s) * (a_bytes + b_bytes) + (op == Operand::B ? a_bytes : 0);
+}
+// The same for the stages' usual tiles on `arch`.
 constexpr uint32_t ring_addr(Arch arch, int s, Operand op) {
   const uint32_t a = arch == Arch::SM100 ? A_BYTES_SM100 : A_BYTES_SM90;
   const uint32_t b = arch == Arch::SM100 ? B_BYTES_SM100 : B_BYTES_SM90;
-  return SMEM_TILES_BASE + uint32_t(s) * (a + b) + (op == Operand::B ? a : 0);
+  return ring_addr_of(a, b, s, op);
 }
 
 // A row for the tile of operand `op` in ring slot `slot` (at ring_addr), with the boxes the launchers encode
@@ -117,6 +127,13 @@ constexpr StageConfig split_tile_2d(const char* stage, Arch arch, Operand op, in
                                     int box_rows, int slot) {
   StageConfig c = tile(stage, arch, op, rows, mma_rows, TmaShape::BOXES_2D, gemm::Swizzle::B128, slot);
   c.box[1]      = uint32_t(box_rows);
+  return c;
+}
+
+// A v7 sm100 CTA-alone row (NUM_STAGES_V7_SM100_CTA): 2D boxes, 128B swizzle, in its ring of 48 KB stages.
+constexpr StageConfig cta_alone_tile(const char* stage, Operand op, int rows, int slot) {
+  StageConfig c = tile(stage, Arch::SM100, op, rows, rows, TmaShape::BOXES_2D, gemm::Swizzle::B128, slot);
+  c.tile_addr   = ring_addr_of(A_BYTES_SM100, B_BYTES_V7_SM100_CTA, slot, op);
   return c;
 }
 
@@ -437,6 +454,29 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   tile("v7d stage 5", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 5),
   tile("v7d stage 6", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 6),
   tile("v7d stage 6", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 6),
+  tile("v7d2 stage 0", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 0),
+  tile("v7d2 stage 0", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 0),
+  tile("v7d2 stage 1", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 1),
+  tile("v7d2 stage 1", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 1),
+  tile("v7d2 stage 2", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 2),
+  tile("v7d2 stage 2", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 2),
+  tile("v7d2 stage 3", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 3),
+  tile("v7d2 stage 3", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 3),
+  tile("v7d2 stage 4", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 4),
+  tile("v7d2 stage 4", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 4),
+  tile("v7d2 stage 5", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 5),
+  tile("v7d2 stage 5", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 5),
+  tile("v7d2 stage 6", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 6),
+  tile("v7d2 stage 6", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 6),
+  // v7d1 sm100 (see NUM_STAGES_V7_SM100_CTA): a CTA alone, its A tile and all 256 rows of B, 4 stages of 48 KB.
+  cta_alone_tile("v7d1 stage 0", O::A, SM100_BLOCK_M, 0),
+  cta_alone_tile("v7d1 stage 0", O::B, V5_SM100_MMA_N, 0),
+  cta_alone_tile("v7d1 stage 1", O::A, SM100_BLOCK_M, 1),
+  cta_alone_tile("v7d1 stage 1", O::B, V5_SM100_MMA_N, 1),
+  cta_alone_tile("v7d1 stage 2", O::A, SM100_BLOCK_M, 2),
+  cta_alone_tile("v7d1 stage 2", O::B, V5_SM100_MMA_N, 2),
+  cta_alone_tile("v7d1 stage 3", O::A, SM100_BLOCK_M, 3),
+  cta_alone_tile("v7d1 stage 3", O::B, V5_SM100_MMA_N, 3),
   tile("v7clc stage 0", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 0),
   tile("v7clc stage 0", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 0),
   tile("v7clc stage 1", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 1),
@@ -465,6 +505,7 @@ struct MmaShape {
 constexpr MmaShape SM100_MMA_SHAPES[] = {
     {"v1 v2 v3 v4", 1, SM100_MMA_M, SM100_BLOCK_N},
     {"v5 v6", 2, V5_SM100_MMA_M, V5_SM100_MMA_N},  // the CTA pair: 128 rows of A and of B in each CTA
+    {"v7d1", 1, SM100_MMA_M, V5_SM100_MMA_N},      // v7's CTA alone: 128 rows of A, all 256 of B
 };
 
 static_assert(NUM_STAGES_SM100 == 7 && NUM_STAGES_SM90 == 4,
@@ -476,5 +517,6 @@ static_assert(NUM_STAGES_V5_SM100 == 7 && NUM_STAGES_V5_SM90 == 4,
               "v5 rows list stages 0..6 (sm100) and 0..3 (sm90): update them together");
 static_assert(NUM_STAGES_V7_SM90 == 4, "v7a/v7b/v7c/v7d sm90 rows list stages 0..3: update them together");
 static_assert(NUM_STAGES_V6_SM100 == 7, "v6a/v6b/v6c sm100 rows list stages 0..6: update them together");
+static_assert(NUM_STAGES_V7_SM100_CTA == 4, "v7d1 sm100 rows list stages 0..3: update them together");
 
 }  // namespace stage_configs

@@ -80,9 +80,11 @@ void check_variant_is_listed(const gemm::Variant& v, sc::Arch arch) {
       tile_addrs.insert(row.tile_addr);
     }
     REQUIRE_FALSE(tile_addrs.empty());  // the variant has rows at all
+    // The ring [A_s B_s] of the variant's own tiles (v7's CTA alone on Blackwell: a 256-row B, 48 KB stages).
+    const uint32_t a_bytes = gemm::kmajor_tile_bytes(v.tiles.a), b_bytes = gemm::kmajor_tile_bytes(v.tiles.b);
     for (int s = 0; s < v.tiles.num_stages; ++s) {
       INFO("ring slot " << s << " of " << v.tiles.num_stages);
-      CHECK(tile_addrs.count(sc::ring_addr(arch, s, op)) == 1);
+      CHECK(tile_addrs.count(sc::ring_addr_of(a_bytes, b_bytes, s, op)) == 1);
     }
   }
 }

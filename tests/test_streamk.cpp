@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "common/edge.h"
 #include "common/streamk.h"
 
 using gemm::make_streamk_plan;
@@ -303,6 +304,26 @@ TEST_CASE("stream-K: the unit the picking rule takes on Hopper, a CTA pair or a 
         CHECK(u.plan.min_iters == (u.ctas == 1 ? 0 : pair.min_iters));
         CHECK(u.plan.cost == (u.ctas == 1 ? dp : pair.cost));
       }
+}
+
+// The emulated Blackwell tests that force the CTA alone through v7d (tests/CMakeLists.txt,
+// gpu/v7/sm100_emulated_cta_alone*): the Blackwell file's unit has the Hopper twin's tiles (128 x 256, K
+// tiles of 64), and under emulation its resident counts are an H100's or H200's: 66 pairs or 132 CTAs (SXM,
+// H200), 57 or 114 (H100 PCIe). Both shapes take the CTA alone on all three; the ragged default shape the
+// pair.
+TEST_CASE("stream-K: the emulated v7 tests' shapes take the unit they are named for", "[streamk]") {
+  using gemm::num_k_tiles;
+  using gemm::num_tiles;
+  const auto unit = [](int m, int n, int k, int pairs) {
+    return gemm::pick_unit(num_tiles(m, 128), num_tiles(n, 256), num_k_tiles(k, 64), pairs, 2 * pairs, 4)
+        .ctas;
+  };
+  for (int pairs : {66, 57}) {
+    INFO(pairs << " pairs");
+    CHECK(unit(300, 9000, 200, pairs) == 1);   // 3 x 36 tiles: 108 CTAs, one turn; 72 pair units, two
+    CHECK(unit(128, 28672, 256, pairs) == 1);  // 1 x 112 tiles: 112 CTAs, one turn; 112 pair units, two
+    CHECK(unit(1000, 1000, 520, pairs) == 2);  // 8 x 4 tiles: 16 pair units, one turn either way
+  }
 }
 
 TEST_CASE("stream-K: no interleaving of resident workers deadlocks on the fixup", "[streamk]") {

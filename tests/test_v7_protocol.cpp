@@ -28,6 +28,10 @@
 // complete; every tile stored once per quarter; every flag 0 after each of two launches that share them.
 // Mutants caught: a finisher that does not wait, a flag raised before its partial is written, a finisher that
 // leaves the flags raised (the next launch reads stale partials).
+// The same plans on the CTA alone (unit_ctas 1: v7d1, and v7d where it takes it): one CTA per worker, its own
+// full barrier (count 1) announcing all 256 rows of B, 1-CTA commits onto its own barriers, its own TMEM, its
+// epilogue's release counting 4. Mutants caught: half of B announced (the pair's count), a finisher that does
+// not wait.
 //
 // The global work counter (the Hopper twin's v7e, v7_streamk/matmul_v7_sm90.cu) on the same model: the pieces
 // of a plan over more ranges than clusters, in the dynamic order (common/streamk.h), drawn at run time. CTA 0's
@@ -86,7 +90,8 @@ enum class Mutant {
   None,
   ClcEmptyCountsCta0, NoClcEmptyWait, RequestAfterFail, ReadBeforeFull,  // CLC (v7clc)
   FinisherNoWait, FlagBeforeData, FlagNotLowered,                         // the stream-K fixup (v7a-v7d)
-  FinisherFirst, CounterNotReset                                          // the work counter (v7e)
+  FinisherFirst, CounterNotReset,                                         // the work counter (v7e)
+  AloneHalfB                                                              // the CTA alone: B's half announced
 };
 
 struct Config {
@@ -106,6 +111,11 @@ struct Config {
   int min_iters         = 4;
   std::vector<int>* flags = nullptr;  // one per (worker, CTA, epilogue warp); required with streamk
   int slow_worker       = -1;         // this worker's epilogue warps sleep slow_epilogue_us before each piece
+  // The unit (with streamk, not counter): the CTA pair (2) or a CTA alone (1: the cta_group::1 kernel of
+  // v7d1, and of v7d where it takes it): one CTA per worker, which loads all 256 rows of B onto its own full
+  // barrier, commits onto its own barriers (no multicast), allocates TMEM alone, and whose epilogue warps
+  // release tmem_empty (count 4) in their own CTA.
+  int unit_ctas = CLUSTER_SIZE;
   // The work counter (with streamk): the plan has plan_workers ranges, drawn by `pairs` clusters; the two
   // counters are shared by the launches of one test, as the kernel's are (each launch must leave them 0).
   bool counter               = false;
@@ -121,7 +131,8 @@ class Model {
         tiles_m_(gemm::num_tiles(c.m, BLOCK_M)),
         tiles_n_(gemm::num_tiles(c.n, BLOCK_N)),
         k_tiles_(gemm::num_k_tiles(c.k, BLOCK_K)),
-        units_(gemm::num_tiles(tiles_m_, CLUSTER_SIZE) * tiles_n_),
+        ctas_(c.unit_ctas),
+        units_(gemm::num_tiles(tiles_m_, ctas_) * tiles_n_),
         state_(size_t(units_), State::Pending),
         done_by_(size_t(units_), -1),
         finished_(size_t(units_ > c.pairs ? units_ : c.pairs), 0) {
@@ -140,7 +151,7 @@ class Model {
         launched_ = int(order_.size()) < c.pairs ? int(order_.size()) : c.pairs;
         if (c.counters->size() < 2) c.counters->resize(2, 0);
       }
-      partial_.assign(size_t(c.counter ? plan_.workers : launched_) * CLUSTER_SIZE * NUM_EPILOGUE_WARPS, {});
+      partial_.assign(size_t(c.counter ? plan_.workers : launched_) * ctas_ * NUM_EPILOGUE_WARPS, {});
       if (c.flags->size() < partial_.size()) c.flags->resize(partial_.size(), 0);
     }
     for (int sm = 0; sm < 2 * c.pairs; ++sm) {
@@ -259,7 +270,7 @@ class Model {
   }
 
   ScheduledTile tile_of(int unit, int rank) const {
-    return TileSchedule<ScheduleKind::Grouped>(tiles_m_, tiles_n_, units_, unit, CLUSTER_SIZE, rank, GROUP_M)
+    return TileSchedule<ScheduleKind::Grouped>(tiles_m_, tiles_n_, units_, unit, ctas_, rank, GROUP_M)
         .tile(0);
   }
   Sm& sm(int id, int rank) { return sms_[size_t(2 * clusters_[size_t(id)]->pair + rank)]; }
@@ -271,9 +282,10 @@ class Model {
     m_.mu.unlock();  // the machine's own calls take the lock
     std::mt19937_64 g(protocol::mix64(c_.seed ^ uint64_t(id * 977 + 1)));
     const std::vector<int> skews = {int(g() % 4 == 0 ? g() % 200 : 0), int(g() % 4 == 0 ? g() % 200 : 0)};
-    cl.mid                       = m_.launch_cluster({2 * pair, 2 * pair + 1}, NUM_WARPS, skews);
-    for (int r = 0; r < CLUSTER_SIZE; ++r) cl.cta[r] = m_.cta(cl.mid, r);
-    for (int r = 0; r < CLUSTER_SIZE; ++r)
+    cl.mid = ctas_ == 1 ? m_.launch_cluster({2 * pair}, NUM_WARPS, skews)  // a CTA alone: SM 2p, 2p + 1 idle
+                        : m_.launch_cluster({2 * pair, 2 * pair + 1}, NUM_WARPS, skews);
+    for (int r = 0; r < ctas_; ++r) cl.cta[r] = m_.cta(cl.mid, r);
+    for (int r = 0; r < ctas_; ++r)
       for (int w = 0; w < NUM_WARPS; ++w) m_.spawn(cl.cta[r], [this, id, r, w] { warp(id, r, w); });
     m_.mu.lock();
   }
@@ -299,12 +311,12 @@ class Model {
       std::lock_guard<std::mutex> lock(m_.mu);
       Sm& s = sm(id, rank);
       for (int i = 0; i < c_.num_stages; ++i) {
-        m_.init_locked(*s.full[size_t(i)], cl.cta[rank], CLUSTER_SIZE);
+        m_.init_locked(*s.full[size_t(i)], cl.cta[rank], ctas_);
         m_.init_locked(*s.mma_done[size_t(i)], cl.cta[rank], 1);
       }
       for (int a = 0; a < NUM_ACCUMULATORS; ++a) {
         m_.init_locked(*s.tmem_full[size_t(a)], cl.cta[rank], 1);
-        m_.init_locked(*s.tmem_empty[size_t(a)], cl.cta[rank], NUM_EPILOGUE_WARPS * CLUSTER_SIZE);
+        m_.init_locked(*s.tmem_empty[size_t(a)], cl.cta[rank], NUM_EPILOGUE_WARPS * ctas_);
       }
       const int empty_count = c_.mutant == Mutant::ClcEmptyCountsCta0 ? READERS[0] : CLC_READERS;
       for (int i = 0; i < c_.clc_slots; ++i) {
@@ -318,7 +330,10 @@ class Model {
     }
     if (!m_.cluster_sync(cl.mid, "setup 1")) return false;
     if (warp_id == 1) {
-      if (!m_.alloc_2cta(cl.cta[rank])) return false;
+      if (ctas_ == 1)
+        m_.alloc_1cta(cl.cta[rank]);
+      else if (!m_.alloc_2cta(cl.cta[rank]))
+        return false;
       std::lock_guard<std::mutex> lock(m_.mu);
       for (AccContent& a : sm(id, rank).acc) a = {};  // this CTA's fresh TMEM
     }
@@ -544,22 +559,25 @@ class Model {
       }
       const ScheduledTile t = tile_of(unit, rank);
       const int m0 = t.m * BLOCK_M, b_row0 = t.n * BLOCK_N + rank * B_HALF_ROWS;
+      // this CTA's B bytes: its half (the pair) or all of B (alone; the mutant announces only half)
+      const uint32_t b_bytes     = ctas_ == 1 ? 2 * B_BYTES : B_BYTES;
+      const uint32_t b_announced = c_.mutant == Mutant::AloneHalfB ? B_BYTES : b_bytes;
       for (int k_tile = piece.k_begin; k_tile < piece.k_end; ++k_tile) {
         if (!m_.wait(*s.mma_done[size_t(stage)], empty_phase, "mma_done_bar")) return;
         const bool load_a = m0 < c_.m, load_b = b_row0 < c_.n;
         std::lock_guard<std::mutex> lock(m_.mu);
         Barrier& full = *sm(id, 0).full[size_t(stage)];
-        m_.arrive_expect_tx_locked(full, cl.cta[0], (load_a ? A_BYTES : 0) + (load_b ? B_BYTES : 0));
+        m_.arrive_expect_tx_locked(full, cl.cta[0], (load_a ? A_BYTES : 0) + (load_b ? b_announced : 0));
         for (int op = 0; op < 2; ++op) {
           if (!(op == 0 ? load_a : load_b)) continue;
           const int st = stage;
           Machine::Event e;
-          e.fn = [this, id, rank, op, st, unit, k_tile, &full] {
+          e.fn = [this, id, rank, op, st, unit, k_tile, b_bytes, &full] {
             StageContent& sc = sm(id, rank).stage[op][size_t(st)];
             if (sc.reads_pending > 0) return m_.fail_locked("TMA overwrote a stage an issued MMA has not read");
             if (!sc.read) return m_.fail_locked("TMA overwrote a stage whose last load was never read");
             sc = {unit, k_tile, false, 0};
-            m_.complete_tx_locked(full, op == 0 ? A_BYTES : B_BYTES);
+            m_.complete_tx_locked(full, op == 0 ? A_BYTES : b_bytes);
           };
           e.key         = &full;
           e.target      = &full;
@@ -603,7 +621,7 @@ class Model {
     Reader rd;
     {
       std::lock_guard<std::mutex> lock(m_.mu);
-      for (int r = 0; r < CLUSTER_SIZE; ++r) m_.tmem_check_locked(cl.cta[r], "the MMA thread");
+      for (int r = 0; r < ctas_; ++r) m_.tmem_check_locked(cl.cta[r], "the MMA thread");
     }
     StreamKWork work(plan_, id);
     StreamKPiece piece;
@@ -612,16 +630,17 @@ class Model {
          more      = next_piece(id, 0, work, rd, piece, owner)) {
       const int unit = piece.unit, k_begin = piece.k_begin;
       if (!m_.wait(*sm(id, 0).tmem_empty[size_t(acc)], acc_empty_phase, "tmem_empty_bar")) return;
-      const ScheduledTile tiles[CLUSTER_SIZE] = {tile_of(unit, 0), tile_of(unit, 1)};
+      const ScheduledTile tiles[CLUSTER_SIZE] = {tile_of(unit, 0),
+                                                 ctas_ > 1 ? tile_of(unit, 1) : ScheduledTile{}};
       for (int k_tile = piece.k_begin; k_tile < piece.k_end; ++k_tile) {
         if (!m_.wait(*sm(id, 0).full[size_t(stage)], full_phase, "tma_full_bar")) return;
         std::lock_guard<std::mutex> lock(m_.mu);
-        for (int r = 0; r < CLUSTER_SIZE; ++r)
+        for (int r = 0; r < ctas_; ++r)
           for (int op = 0; op < 2; ++op) ++sm(id, r).stage[op][size_t(stage)].reads_pending;
         const int s = stage, a = acc;
         Machine::Event mma;  // the MMAs of this K tile execute
         mma.fn = [this, id, s, a, unit, k_begin, k_tile, tiles] {
-          for (int r = 0; r < CLUSTER_SIZE; ++r) {
+          for (int r = 0; r < ctas_; ++r) {
             const bool need[2] = {tiles[r].valid, tiles[r].n * BLOCK_N + r * B_HALF_ROWS < c_.n};
             for (int op = 0; op < 2; ++op) {
               StageContent& sc = sm(id, r).stage[op][size_t(s)];
@@ -661,11 +680,12 @@ class Model {
       }
     }
   }
-  // tcgen05.commit multicast to both CTAs: once every earlier MMA has executed, one arrival in each CTA
+  // tcgen05.commit multicast to both CTAs: once every earlier MMA has executed, one arrival in each CTA (a CTA
+  // alone: the 1-CTA commit, one arrival in its own)
   Machine::Event commit(int id, std::vector<Barrier*> Sm::*bars, int i, const std::string& name) {
     Machine::Event e;
     e.fn = [this, id, bars, i] {
-      for (int r = 0; r < CLUSTER_SIZE; ++r) {
+      for (int r = 0; r < ctas_; ++r) {
         Barrier& b = *(sm(id, r).*bars)[size_t(i)];
         Machine::Event arrival;
         arrival.fn         = [this, &b] { m_.arrive_locked(b); };
@@ -682,7 +702,7 @@ class Model {
   }
 
   // The fixup's slot of worker w's epilogue warp `quarter` in CTA `rank` (the kernel's slot_of).
-  static int slot_of(int w, int rank, int quarter) { return (w * CLUSTER_SIZE + rank) * NUM_EPILOGUE_WARPS + quarter; }
+  int slot_of(int w, int rank, int quarter) const { return (w * ctas_ + rank) * NUM_EPILOGUE_WARPS + quarter; }
 
   void epilogue(int id, int rank, int warp_id) {
     const Cluster& cl = (*clusters_[size_t(id)]);
@@ -802,7 +822,7 @@ class Model {
 
   const Config c_;
   Machine m_;
-  const int tiles_m_, tiles_n_, k_tiles_, units_;
+  const int tiles_m_, tiles_n_, k_tiles_, ctas_, units_;
   std::vector<Sm> sms_;
   std::vector<State> state_;    // per cluster of the grid (= per unit); under m_.mu
   std::vector<int> done_by_;    // per unit: the cluster that did it; under m_.mu
@@ -947,6 +967,77 @@ TEST_CASE("v7 Blackwell protocol: the model catches broken fixups", "[v7][protoc
       std::vector<int> flags;
       Config c{256, 256, 64 * 12, 3, 2, 2, m.mutant, protocol::run_seed(6000 + run)};
       c.streamk          = true;
+      c.policy           = StreamKPolicy::StreamK;
+      c.min_iters        = 1;  // one unit, three segments: worker 0 finishes, workers 1 and 2 write partials
+      c.flags            = &flags;
+      c.slow_worker      = 1;
+      c.slow_epilogue_us = 3000;
+      c.lazy             = run % 2 == 0;
+      std::string error;
+      for (int launch = 0; launch < 2 && error.empty(); ++launch) error = Model(c).run();
+      if (std::getenv("V7_PROTOCOL_VERBOSE")) std::printf("%s run %d: %s\n", m.name, int(run), error.c_str());
+      failures += error.empty() ? 0 : 1;
+    }
+    INFO(m.name << ": failed " << failures << " of 6 runs");
+    CHECK(failures > 0);
+  }
+}
+
+// The CTA alone (v7d1; v7d where it takes it): the same plans on 1-CTA workers, each a 128 x 256 unit (M = 128
+// MMA, cta_group::1): its own full barrier (count 1) with all of B's bytes, its own commits, its own TMEM, its
+// epilogue's release counting 4.
+TEST_CASE("v7 Blackwell protocol, a CTA alone: stream-K plans and their fixup flags, two launches each",
+          "[v7][protocol][streamk][unit]") {
+  const int shapes[][3] = {{128, 256, 64 * 24}, {129, 100, 72 * 8}, {1000, 600, 640}, {300, 513, 520}, {1, 1, 8}};
+  int runs = 0, split = 0;
+  for (const auto& sh : shapes)
+    for (StreamKPolicy policy : {StreamKPolicy::StreamK, StreamKPolicy::Hybrid, StreamKPolicy::DataParallel})
+      for (int workers : {1, 3, 5}) {
+        std::vector<int> flags;
+        Config c{sh[0], sh[1], sh[2], workers, runs % 2 == 0 ? 2 : 4, 2};
+        c.streamk     = true;
+        c.unit_ctas   = 1;
+        c.policy      = policy;
+        c.min_iters   = 1 + 3 * (runs % 2);
+        c.flags       = &flags;
+        c.slow_worker = runs % 4 - 1;
+        for (int launch = 0; launch < 2; ++launch) {
+          c.seed = protocol::run_seed(7000 + uint64_t(runs));
+          c.lazy = (runs + launch) % 2 == 1;
+          INFO(describe(c) << ", a CTA alone, policy " << int(policy) << ", launch " << launch);
+          const gemm::StreamKPlan plan =
+              gemm::make_streamk_plan(int(gemm::num_tiles(c.m, BLOCK_M) * gemm::num_tiles(c.n, BLOCK_N)),
+                                      gemm::num_k_tiles(c.k, BLOCK_K), workers, policy, c.min_iters);
+          for (int u = plan.dp_units; u < plan.units; ++u) split += plan.last_worker(u) > plan.first_worker(u);
+          const std::string error = Model(c).run();
+          INFO(error);
+          CHECK(error.empty());
+        }
+        ++runs;
+      }
+  std::printf("v7 stream-K, a CTA alone: %d configurations, two launches each, %d split units fixed up, all "
+              "passed\n",
+              runs, split);
+  CHECK(runs == 45);
+  CHECK(split > 0);
+}
+
+TEST_CASE("v7 Blackwell protocol, a CTA alone: the model catches half of B announced, and a finisher that does "
+          "not wait",
+          "[v7][protocol][streamk][unit][negative]") {
+  struct Case {
+    Mutant mutant;
+    const char* name;
+  };
+  for (const Case& m :
+       {Case{Mutant::AloneHalfB, "the CTA alone announces the pair's half of B's bytes"},
+        Case{Mutant::FinisherNoWait, "the finisher reads the partials without waiting for the flags"}}) {
+    int failures = 0;
+    for (uint64_t run = 1; run <= 6; ++run) {
+      std::vector<int> flags;
+      Config c{128, 256, 64 * 12, 3, 2, 2, m.mutant, protocol::run_seed(8000 + run)};
+      c.streamk          = true;
+      c.unit_ctas        = 1;
       c.policy           = StreamKPolicy::StreamK;
       c.min_iters        = 1;  // one unit, three segments: worker 0 finishes, workers 1 and 2 write partials
       c.flags            = &flags;
