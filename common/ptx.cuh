@@ -251,6 +251,41 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorM
       : "memory");
 }
 
+// ---- L2 cache policies (PTX ISA "createpolicy", ".L2::cache_hint", "discard") ----
+// evict_first: an L2 line fetched under this policy is among the first to go when the L2 needs room; for
+// data read once (v7: B where one unit row covers M), so that it does not push out what is read again.
+__device__ __forceinline__ uint64_t createpolicy_evict_first() {
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+
+// tma_load_2d / tma_load_2d_multicast with an L2 cache policy (from createpolicy) for the lines they fetch.
+__device__ __forceinline__ void tma_load_2d_hint(void* dst, const CUtensorMap* map, uint64_t* bar, int c0, int c1,
+                                                 uint64_t policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint [%0], "
+      "[%1, {%2, %3}], [%4], %5;" ::"r"(smem_addr(dst)),
+      "l"(map), "r"(c0), "r"(c1), "r"(smem_addr(bar)), "l"(policy)
+      : "memory");
+}
+
+__device__ __forceinline__ void tma_load_2d_multicast_hint(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                                           uint16_t cta_mask, int c0, int c1, uint64_t policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+      ".L2::cache_hint [%0], [%1, {%2, %3}], [%4], %5, %6;" ::"r"(smem_addr(dst)),
+      "l"(map), "r"(c0), "r"(c1), "r"(smem_addr(bar)), "h"(cta_mask), "l"(policy)
+      : "memory");
+}
+
+// discard.global.L2: the 128-byte L2 line at `p` (128-byte aligned) is dropped without being written back to
+// DRAM; its contents become undefined (to the memory model, a weak write). For scratch data that has been
+// read for the last time (v7's fixup partials), so that the L2 never writes it back.
+__device__ __forceinline__ void discard_global_l2(const void* p) {
+  asm volatile("discard.global.L2 [%0], 128;" ::"l"(p) : "memory");
+}
+
 // TMA store: one thread copies a box from shared memory to the tensor at element coordinates {c0, c1}. The
 // part of the box outside the tensor is not written (the store clips). Asynchronous: it joins this thread's
 // current bulk async-group; commit_group closes the group, wait_group_read<N> waits until at most N of this

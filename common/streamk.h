@@ -198,6 +198,21 @@ GEMM_HD constexpr UnitChoice pick_unit(int tiles_m, int tiles_n, int iters, int 
   return u;
 }
 
+// ---- The L2 policy of a stream-K plan (v7, the Hopper twin) ----
+// Where one unit row covers M, every byte of B is loaded once, by one unit; where B is also larger than the
+// L2, it streams through the L2 and, as the L2's default is to keep what came last, pushes out the fixup's
+// partials between their writing and their reading: the L2 writes them back to DRAM and reads them again
+// (measured on an H100 at 256 x 4096 x 14336: 135 MB read from DRAM against 125 MB with the policy). The
+// policy: B's loads marked evict-first, and each partial dropped from the L2 unwritten once its finisher has
+// read it (discard). Only where the plan has stream-K ranges (partials exist) and B is read once and
+// outgrows the L2: at 128 x 28672 x 4096 (whole units on CTAs alone) B's evict-first cost 2.6%, at 256 x 256
+// x 8192 (B 4 MB, everything stays in the L2 anyway) the policy cost ~13% (the discards, on the finisher's
+// serial path).
+GEMM_HD constexpr bool streamk_l2_policy(const StreamKPlan& plan, int unit_rows, long long b_bytes,
+                                         long long l2_bytes) {
+  return plan.sk_workers > 0 && unit_rows == 1 && b_bytes > l2_bytes;
+}
+
 // One worker's pieces, in the order it computes them: its data-parallel units, then its stream-K range.
 class StreamKWork {
  public:

@@ -98,9 +98,11 @@ set(GEMM_SASS_BUDGET_sm_103a_v6 ${GEMM_SASS_BUDGET_sm_100a_v6})
 #   atom.relaxed.gpu.global.add.u32, atom.acq_rel.gpu.global.add.u32 -> ATOMG.E.ADD.STRONG.GPU (the second
 #                                                                       between MEMBAR.ALL.GPUs)
 #   st.shared::cluster.v4.s32 (a piece into each CTA's task ring) -> ST.E.128 (a generic store)
+# and the L2 policy of the fixup's partials: discard.global.L2 (a read partial dropped unwritten) ->
+# CCTL.E.RML2.
 # No 3D TMA, as v6.
 set(GEMM_SASS_sm_90a_v7 ${GEMM_SASS_sm_90a_v6} MEMBAR.ALL.GPU STG.E.STRONG.GPU LDG.E.STRONG.GPU
-                        ATOMG.E.ADD.STRONG.GPU ST.E.128)
+                        ATOMG.E.ADD.STRONG.GPU ST.E.128 CCTL.E.RML2)
 set(GEMM_SASS_FORBIDDEN_sm_90a_v7 ${GEMM_SASS_FORBIDDEN_sm_90a_v6})
 # v7 sm_100a: v6's forms and budget, plus Cluster Launch Control's multicast request
 # (clusterlaunchcontrol.try_cancel ... .multicast::cluster::all -> UGETNEXTWORKID.BROADCAST, v7clc) and the

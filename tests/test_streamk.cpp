@@ -326,6 +326,36 @@ TEST_CASE("stream-K: the emulated v7 tests' shapes take the unit they are named 
   }
 }
 
+// The L2 policy of the Hopper twin (streamk_l2_policy): B evict-first and the partials discarded only where
+// the plan has partials, one unit row covers M and B outgrows the L2. Measured on an H100 (50 MB of L2,
+// README "Where the time goes"): it paid at the first two shapes and cost at the next two.
+TEST_CASE("stream-K: the L2 policy is taken where B streams once through an L2 it outgrows", "[streamk]") {
+  using gemm::num_k_tiles;
+  using gemm::num_tiles;
+  constexpr long long L2 = 50LL << 20;
+  // v7d's plan and unit rows at a shape, as prepare_v7_picked makes them (66 pairs or 132 CTAs alone)
+  const auto policy = [](int m, int n, int k, long long l2) {
+    const auto u = gemm::pick_unit(num_tiles(m, 128), num_tiles(n, 256), num_k_tiles(k, 64), 66, 132, 4);
+    const int unit_rows = (num_tiles(m, 128) + u.ctas - 1) / u.ctas, units = unit_rows * num_tiles(n, 256);
+    const gemm::StreamKPlan plan = gemm::make_streamk_plan(units, num_k_tiles(k, 64), u.ctas == 1 ? 132 : 66,
+                                                           u.plan.policy, u.plan.min_iters > 0 ? u.plan.min_iters : 1);
+    return gemm::streamk_l2_policy(plan, unit_rows, (long long)n * k * 2, l2);
+  };
+  CHECK(policy(256, 4096, 14336, L2));    // 0.786x -> 0.848x (two runs each)
+  CHECK(policy(128, 8192, 8192, L2));     // 0.840x -> 0.868x
+  CHECK(!policy(256, 256, 8192, L2));     // B is 4 MB: 0.41x -> 0.35x with it
+  CHECK(!policy(128, 28672, 4096, L2));   // whole units on CTAs alone, no partials: 1.016x -> 0.990x with it
+  CHECK(!policy(4096, 4096, 4096, L2));   // 16 unit rows, data-parallel
+  CHECK(!policy(256, 4096, 14336, 256LL << 20));  // an L2 that holds B: nothing to protect the partials from
+  // the rule itself
+  const gemm::StreamKPlan split = gemm::make_streamk_plan(16, 224, 66, StreamKPolicy::StreamK, 1);
+  const gemm::StreamKPlan whole = gemm::make_streamk_plan(16, 224, 66, StreamKPolicy::DataParallel, 1);
+  CHECK(gemm::streamk_l2_policy(split, 1, L2 + 1, L2));
+  CHECK(!gemm::streamk_l2_policy(split, 1, L2, L2));
+  CHECK(!gemm::streamk_l2_policy(split, 2, L2 + 1, L2));
+  CHECK(!gemm::streamk_l2_policy(whole, 1, L2 + 1, L2));
+}
+
 TEST_CASE("stream-K: no interleaving of resident workers deadlocks on the fixup", "[streamk]") {
   const uint32_t seed = std::random_device{}();
   std::printf("stream-K interleavings: seed %u\n", seed);

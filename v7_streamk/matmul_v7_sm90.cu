@@ -74,6 +74,15 @@
 //     turn of 132 CTAs against two of 66 pairs; at 4099x4093x1032, four turns against five, the CTA alone
 //     measured 11% slower, so one turn in five is not enough). Stream-K on CTAs alone measured slower than on pairs at every
 //     shape tried: v7d1 runs it (v7d's plans on CTAs alone), v7d2 v7d's plans on pairs (README, "The unit").
+//  8. The L2 policy (l2_policy, chosen on the host by streamk_l2_policy, common/streamk.h): where the plan
+//     has partials, one unit row covers M (B is loaded once) and B outgrows the L2, B streams through the L2
+//     and pushes the partials out before their finisher reads them: the L2 writes them back to DRAM and
+//     fetches them again. There B's loads are marked evict-first (createpolicy, then the TMA's
+//     .L2::cache_hint), and the finisher drops each partial from the L2 once it has read it (discard.global.L2:
+//     never written back; the next launch's writer rewrites it). Measured at 256x4096x14336: DRAM reads 135 ->
+//     125 MB, writes 5.6 -> 3.2 MB, 0.79x -> 0.86x cuBLAS at its best; at 128x8192x8192 0.83x -> 0.86x
+//     (README, "The L2 policy"). Where B stays in the L2, or there are no partials, it is not taken: there it
+//     measured slower (the discards on the finisher's serial path; B evict-first with whole units).
 //
 // Why it helps: where the units do not fill the GPU (one 256x256 unit with a long K, a row of units of a
 // skinny M) every SM gets an equal share of the MAC iterations instead of most of them idling.
@@ -83,7 +92,8 @@
 // workers are then on units far apart in C at the same time.
 //
 // PTX ISA sections: as v6, plus "Memory Consistency Model" (release and acquire patterns at .gpu scope,
-// release sequences), "st" (.release.gpu; v7e: .shared::cluster), "ld" (.acquire.gpu, .cg), "atom" (v7e).
+// release sequences), "st" (.release.gpu; v7e: .shared::cluster), "ld" (.acquire.gpu, .cg), "atom" (v7e),
+// "createpolicy", "cp.async.bulk.tensor" (.L2::cache_hint) and "discard" (the L2 policy).
 #include <cuda_bf16.h>
 
 #include <memory>
@@ -249,7 +259,7 @@ template <bool TRACE, int UNIT_CTAS, bool DYNAMIC>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     matmul_v7_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                      const __grid_constant__ CUtensorMap c_map, __nv_bfloat16* c, int m, int n, int k,
-                     bool c_tma, const StreamKPlan plan, float* workspace, uint32_t* flags,
+                     bool c_tma, const StreamKPlan plan, float* workspace, uint32_t* flags, bool l2_policy,
                      const DynamicWork dyn, TraceBuffer trace) {
 #if defined(GEMM_HAS_WGMMA)
   static_assert(UNIT_CTAS == CLUSTER_SIZE || UNIT_CTAS == 1, "a unit is the CTA pair, or one CTA alone");
@@ -403,11 +413,20 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
               const int h      = cta_rank * (CLUSTER_SIZE / UNIT_CTAS) + i;
               const TmaBox b   = tma_box(B_TILE, n0, k0, h);
               if (n0 + h * BOX_ROWS >= n) continue;
-              if constexpr (UNIT_CTAS > 1)
+              if (l2_policy) {  // B is read once and outgrows the L2: its lines go first (see l2_policy)
+                const uint64_t evict_first = ptx::createpolicy_evict_first();
+                if constexpr (UNIT_CTAS > 1)
+                  ptx::tma_load_2d_multicast_hint(b_smem(s) + b.smem_offset, &b_map, &tma_full_bar[s],
+                                                  CLUSTER_MASK, b.coords[0], b.coords[1], evict_first);
+                else
+                  ptx::tma_load_2d_hint(b_smem(s) + b.smem_offset, &b_map, &tma_full_bar[s], b.coords[0],
+                                        b.coords[1], evict_first);
+              } else if constexpr (UNIT_CTAS > 1) {
                 ptx::tma_load_2d_multicast(b_smem(s) + b.smem_offset, &b_map, &tma_full_bar[s], CLUSTER_MASK,
                                            b.coords[0], b.coords[1]);
-              else
+              } else {
                 ptx::tma_load_2d(b_smem(s) + b.smem_offset, &b_map, &tma_full_bar[s], b.coords[0], b.coords[1]);
+              }
             }
           }
         };
@@ -556,6 +575,15 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
             acc[4 * j + 1] += v.y;
             acc[4 * j + 2] += v.z;
             acc[4 * j + 3] += v.w;
+          }
+          if (l2_policy) {
+            // The partial has been read for the last time (its next writer is the next launch's): its L2
+            // lines are dropped unwritten, so that the L2 never writes them back to DRAM. A line (8 float4)
+            // was read by 8 lanes of one warp: __syncwarp orders their reads before one lane's discard.
+            __syncwarp();
+            const float4* line = part + (wg_thread & ~7) + (lane % 8) * 128;  // lane's first line: j = lane % 8
+#pragma unroll
+            for (int i = 0; i < ACC_REGS / 32; ++i) ptx::discard_global_l2(line + i * 8 * 128);  // j += 8
           }
         }
         prof.end(Ev::Fixup);
@@ -725,6 +753,12 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
   if (plan.sk_workers > 0) fixup = std::make_shared<FixupMemory>(plan.sk_workers * UNIT_CTAS);
   float* workspace = fixup ? fixup->workspace : nullptr;
   uint32_t* flags  = fixup ? fixup->flags : nullptr;
+  // The L2 policy (common/streamk.h): where the plan has partials and B, read once, outgrows the L2.
+  int device = 0, l2_bytes = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+  const bool l2_policy =
+      streamk_l2_policy(plan, (tiles_m + UNIT_CTAS - 1) / UNIT_CTAS, (long long)(g.n * g.k * 2), l2_bytes);
 
   auto* c = static_cast<__nv_bfloat16*>(g.c);
   const int m = int(g.m), n = int(g.n), k = int(g.k);
@@ -740,7 +774,8 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
     buf = trace->allocate(grid.cfg.gridDim.x, {"producer", "consumer 0", "consumer 1"}, most + 8);
   }
   return [=](cudaStream_t stream) mutable {
-    grid.launch(stream, kernel, a_map, b_map, c_map, c, m, n, k, c_tma, plan, workspace, flags, dyn, buf);
+    grid.launch(stream, kernel, a_map, b_map, c_map, c, m, n, k, c_tma, plan, workspace, flags, l2_policy, dyn,
+                buf);
     (void)fixup;  // held by the launch: the workspace lives as long as any copy of it
     (void)counter;
   };
