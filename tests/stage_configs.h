@@ -68,6 +68,10 @@ constexpr int NUM_STAGES_V6_SM90 = 4;
 constexpr int NUM_STAGES_V6_SM100 = 7;
 // v7 sm90: v6's tiles, ring and C buffer unchanged (stream-K changes which K tiles a CTA loads, not how).
 constexpr int NUM_STAGES_V7_SM90 = 4;
+// v7 sm90, the narrow tile (v7n): A's 128-row tile as v6's, a 64-row B tile (wgmma m64n64), each CTA of the
+// pair multicasting one 32-row box of it: 24 KB stages, 8 of them (the C buffer is 16 KB).
+constexpr int NUM_STAGES_V7_SM90_NARROW = 8;
+constexpr int V7_SM90_NARROW_N          = 64;
 // v7 sm100, a CTA alone (v7d1; v7d where it picks it): the cta_group::1 M = 128, N = 256 MMA, its 128 rows of
 // A and all 256 rows of B in one 2D box each: 48 KB stages, 4 of them.
 constexpr int NUM_STAGES_V7_SM100_CTA = 4;
@@ -84,6 +88,7 @@ constexpr uint32_t A_BYTES_SM90  = tile_bytes(SM90_BLOCK_M, BLOCK_K, 2);
 constexpr uint32_t B_BYTES_SM90  = tile_bytes(SM90_BLOCK_N, BLOCK_K, 2);
 
 constexpr uint32_t B_BYTES_V7_SM100_CTA = tile_bytes(2 * SM100_BLOCK_N, BLOCK_K, 2);
+constexpr uint32_t B_BYTES_V7_SM90_NARROW = tile_bytes(V7_SM90_NARROW_N, BLOCK_K, 2);
 
 // Shared-memory address of operand `op` in ring stage `s` of a ring of [A B] stages of a_bytes and b_bytes:
 // [A_0 B_0][A_1 B_1]... from SMEM_TILES_BASE.
@@ -127,6 +132,17 @@ constexpr StageConfig split_tile_2d(const char* stage, Arch arch, Operand op, in
                                     int box_rows, int slot) {
   StageConfig c = tile(stage, arch, op, rows, mma_rows, TmaShape::BOXES_2D, gemm::Swizzle::B128, slot);
   c.box[1]      = uint32_t(box_rows);
+  return c;
+}
+
+// A v7 sm90 narrow-tile row (NUM_STAGES_V7_SM90_NARROW): 2D boxes, 128B swizzle, in its ring of 24 KB stages;
+// B in two 32-row boxes, one per CTA of the pair.
+constexpr StageConfig narrow_tile(const char* stage, Operand op, int slot) {
+  const int rows = op == Operand::A ? SM90_BLOCK_M : V7_SM90_NARROW_N;
+  StageConfig c  = tile(stage, Arch::SM90, op, rows, op == Operand::A ? SM90_MMA_M : rows, TmaShape::BOXES_2D,
+                        gemm::Swizzle::B128, slot);
+  if (op == Operand::B) c.box[1] = uint32_t(V7_SM90_NARROW_N / 2);
+  c.tile_addr = ring_addr_of(A_BYTES_SM90, B_BYTES_V7_SM90_NARROW, slot, op);
   return c;
 }
 
@@ -329,6 +345,23 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   split_tile_2d("v7e stage 2", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 2),
   tile("v7e stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 3),
   split_tile_2d("v7e stage 3", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 3),
+  // v7n sm90 (see NUM_STAGES_V7_SM90_NARROW): the narrow tile's ring.
+  narrow_tile("v7n stage 0", O::A, 0),
+  narrow_tile("v7n stage 0", O::B, 0),
+  narrow_tile("v7n stage 1", O::A, 1),
+  narrow_tile("v7n stage 1", O::B, 1),
+  narrow_tile("v7n stage 2", O::A, 2),
+  narrow_tile("v7n stage 2", O::B, 2),
+  narrow_tile("v7n stage 3", O::A, 3),
+  narrow_tile("v7n stage 3", O::B, 3),
+  narrow_tile("v7n stage 4", O::A, 4),
+  narrow_tile("v7n stage 4", O::B, 4),
+  narrow_tile("v7n stage 5", O::A, 5),
+  narrow_tile("v7n stage 5", O::B, 5),
+  narrow_tile("v7n stage 6", O::A, 6),
+  narrow_tile("v7n stage 6", O::B, 6),
+  narrow_tile("v7n stage 7", O::A, 7),
+  narrow_tile("v7n stage 7", O::B, 7),
   tile("v7d1 stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 0),
   split_tile_2d("v7d1 stage 0", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 0),
   tile("v7d1 stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 1),
