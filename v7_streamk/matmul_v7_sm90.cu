@@ -213,6 +213,9 @@ static_assert(DYNAMIC_SPLIT >= 1 && TASK_SLOTS >= 2, "v7e: the drawing thread wo
 static_assert(SMEM_BYTES + 1024 <= SMEM_BUDGET,
               "the ring and the C buffer must fit in the 227 KB of shared memory per block");
 
+static_assert(partial_float4(3, 5) == 5 * 128 + 3 && partial_discard_float4(9, 1) == 8 + (1 + 8) * 128,
+              "the fixup's partial and its discards as common/streamk.h has them (the CPU test checks those)");
+
 // ---- where the TMA boxes of a K tile go: the kernel issues exactly these (tests/test_stage_table.cpp
 //      checks them against the layout model's table) ----
 // 2D boxes {64, BOX_ROWS} at (k0, row): A's tile is one box; B's 256-row tile is two, stacked along its rows:
@@ -581,9 +584,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
             // lines are dropped unwritten, so that the L2 never writes them back to DRAM. A line (8 float4)
             // was read by 8 lanes of one warp: __syncwarp orders their reads before one lane's discard.
             __syncwarp();
-            const float4* line = part + (wg_thread & ~7) + (lane % 8) * 128;  // lane's first line: j = lane % 8
+            const float4* line = part + partial_discard_float4(wg_thread, 0);  // then 8 lines (1024 float4) on
 #pragma unroll
-            for (int i = 0; i < ACC_REGS / 32; ++i) ptx::discard_global_l2(line + i * 8 * 128);  // j += 8
+            for (int i = 0; i < ACC_REGS / 32; ++i) ptx::discard_global_l2(line + i * 8 * 128);
           }
         }
         prof.end(Ev::Fixup);
