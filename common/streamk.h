@@ -213,6 +213,18 @@ GEMM_HD constexpr bool streamk_l2_policy(const StreamKPlan& plan, int unit_rows,
   return plan.sk_workers > 0 && unit_rows == 1 && b_bytes > l2_bytes;
 }
 
+// Where a warpgroup's partial lives (the Hopper twin's fixup): thread t (0..127) of the warpgroup keeps its
+// float4 j (j < acc_regs / 4) at float4 j * 128 + t, so that each store and load instruction of the
+// warpgroup is coalesced and the finisher's thread t holds the same elements. A 128-byte line is 8 float4:
+// line j * 16 + t / 8, read by the 8 threads t / 8 * 8 .. +7, which are 8 lanes of one warp.
+// (The kernel writes it as pointer arithmetic, part + j * 128 + t: the int form cost it registers.)
+GEMM_HD constexpr int partial_float4(int t, int j) { return j * 128 + t; }
+// The L2 policy's discards: after its last read of a partial, thread t drops the lines of float4
+// partial_discard_float4(t, i), i < acc_regs / 32: its 8-thread group's lines j = t % 8 + 8 i, so that the 8
+// threads that read a line drop it once between them (tests/test_streamk.cpp checks it for both tiles).
+// (Linear in i: the kernel adds 8 * 128 float4 per i to the first.)
+GEMM_HD constexpr int partial_discard_float4(int t, int i) { return (t & ~7) + (t % 8 + 8 * i) * 128; }
+
 // One worker's pieces, in the order it computes them: its data-parallel units, then its stream-K range.
 class StreamKWork {
  public:

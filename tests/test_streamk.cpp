@@ -356,6 +356,41 @@ TEST_CASE("stream-K: the L2 policy is taken where B streams once through an L2 i
   CHECK(!gemm::streamk_l2_policy(whole, 1, L2 + 1, L2));
 }
 
+// The partial's layout and the L2 policy's discards (the Hopper twin's fixup): every 128-byte line of a
+// warpgroup's partial is dropped exactly once, by one of the 8 threads that read it (lanes of one warp, so
+// that the __syncwarp before the discards orders their reads before it), for the wide tile (128 accumulators
+// per thread) and the narrow one (32).
+TEST_CASE("stream-K: the L2 policy drops each line of a partial once, from a thread that read it", "[streamk]") {
+  for (int acc_regs : {128, 32}) {
+    INFO("acc_regs " << acc_regs);
+    const int float4s = acc_regs / 4 * 128, lines = float4s / 8;
+    std::vector<int> reader_group(size_t(lines), -1), dropped(size_t(lines), 0);
+    std::vector<int> stored(size_t(float4s), 0);
+    for (int t = 0; t < 128; ++t)
+      for (int j = 0; j < acc_regs / 4; ++j) {
+        const int f = gemm::partial_float4(t, j);
+        REQUIRE(f >= 0);
+        REQUIRE(f < float4s);
+        ++stored[size_t(f)];
+        int& g = reader_group[size_t(f / 8)];
+        CHECK((g == -1 || g == t / 8));  // a line is read by one group of 8 threads
+        g = t / 8;
+      }
+    for (int f = 0; f < float4s; ++f) CHECK(stored[size_t(f)] == 1);  // the partial: each float4 once
+    for (int t = 0; t < 128; ++t)
+      for (int i = 0; i < acc_regs / 32; ++i) {
+        const int f = gemm::partial_discard_float4(t, i);
+        REQUIRE(f >= 0);
+        REQUIRE(f < float4s);
+        CHECK(f % 8 == 0);                              // the line's first float4 (128-byte aligned)
+        CHECK(reader_group[size_t(f / 8)] == t / 8);    // dropped by a thread of the group that read it
+        CHECK(t / 32 == reader_group[size_t(f / 8)] / 4);  // in the same warp
+        ++dropped[size_t(f / 8)];
+      }
+    for (int l = 0; l < lines; ++l) CHECK(dropped[size_t(l)] == 1);
+  }
+}
+
 TEST_CASE("stream-K: no interleaving of resident workers deadlocks on the fixup", "[streamk]") {
   const uint32_t seed = std::random_device{}();
   std::printf("stream-K interleavings: seed %u\n", seed);

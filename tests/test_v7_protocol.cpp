@@ -954,6 +954,30 @@ TEST_CASE("v7 Blackwell protocol: stream-K plans and their fixup flags, two laun
   CHECK(split > 0);
 }
 
+// A mutant of the stream-K fixup, run 6 times (two launches each) on one unit in three segments (worker 0
+// finishes, workers 1 and 2 write partials; worker 1 slow, its epilogue late): how many runs the model failed.
+// unit_ctas: the pair (2, a 256-row unit) or a CTA alone (1, 128 rows).
+static int streamk_mutant_failures(Mutant mutant, const char* name, int unit_ctas, uint64_t seed0) {
+  int failures = 0;
+  for (uint64_t run = 1; run <= 6; ++run) {
+    std::vector<int> flags;
+    Config c{128 * unit_ctas, 256, 64 * 12, 3, 2, 2, mutant, protocol::run_seed(seed0 + run)};
+    c.streamk          = true;
+    c.unit_ctas        = unit_ctas;
+    c.policy           = StreamKPolicy::StreamK;
+    c.min_iters        = 1;
+    c.flags            = &flags;
+    c.slow_worker      = 1;
+    c.slow_epilogue_us = 3000;
+    c.lazy             = run % 2 == 0;
+    std::string error;
+    for (int launch = 0; launch < 2 && error.empty(); ++launch) error = Model(c).run();
+    if (std::getenv("V7_PROTOCOL_VERBOSE")) std::printf("%s run %d: %s\n", name, int(run), error.c_str());
+    failures += error.empty() ? 0 : 1;
+  }
+  return failures;
+}
+
 TEST_CASE("v7 Blackwell protocol: the model catches broken fixups", "[v7][protocol][streamk][negative]") {
   struct Case {
     Mutant mutant;
@@ -962,22 +986,7 @@ TEST_CASE("v7 Blackwell protocol: the model catches broken fixups", "[v7][protoc
   for (const Case& m : {Case{Mutant::FinisherNoWait, "the finisher reads the partials without waiting for the flags"},
                         Case{Mutant::FlagBeforeData, "the flag raised before the partial is written"},
                         Case{Mutant::FlagNotLowered, "the finisher leaves the flags raised"}}) {
-    int failures = 0;
-    for (uint64_t run = 1; run <= 6; ++run) {
-      std::vector<int> flags;
-      Config c{256, 256, 64 * 12, 3, 2, 2, m.mutant, protocol::run_seed(6000 + run)};
-      c.streamk          = true;
-      c.policy           = StreamKPolicy::StreamK;
-      c.min_iters        = 1;  // one unit, three segments: worker 0 finishes, workers 1 and 2 write partials
-      c.flags            = &flags;
-      c.slow_worker      = 1;
-      c.slow_epilogue_us = 3000;
-      c.lazy             = run % 2 == 0;
-      std::string error;
-      for (int launch = 0; launch < 2 && error.empty(); ++launch) error = Model(c).run();
-      if (std::getenv("V7_PROTOCOL_VERBOSE")) std::printf("%s run %d: %s\n", m.name, int(run), error.c_str());
-      failures += error.empty() ? 0 : 1;
-    }
+    const int failures = streamk_mutant_failures(m.mutant, m.name, 2, 6000);
     INFO(m.name << ": failed " << failures << " of 6 runs");
     CHECK(failures > 0);
   }
@@ -1032,23 +1041,7 @@ TEST_CASE("v7 Blackwell protocol, a CTA alone: the model catches half of B annou
   for (const Case& m :
        {Case{Mutant::AloneHalfB, "the CTA alone announces the pair's half of B's bytes"},
         Case{Mutant::FinisherNoWait, "the finisher reads the partials without waiting for the flags"}}) {
-    int failures = 0;
-    for (uint64_t run = 1; run <= 6; ++run) {
-      std::vector<int> flags;
-      Config c{128, 256, 64 * 12, 3, 2, 2, m.mutant, protocol::run_seed(8000 + run)};
-      c.streamk          = true;
-      c.unit_ctas        = 1;
-      c.policy           = StreamKPolicy::StreamK;
-      c.min_iters        = 1;  // one unit, three segments: worker 0 finishes, workers 1 and 2 write partials
-      c.flags            = &flags;
-      c.slow_worker      = 1;
-      c.slow_epilogue_us = 3000;
-      c.lazy             = run % 2 == 0;
-      std::string error;
-      for (int launch = 0; launch < 2 && error.empty(); ++launch) error = Model(c).run();
-      if (std::getenv("V7_PROTOCOL_VERBOSE")) std::printf("%s run %d: %s\n", m.name, int(run), error.c_str());
-      failures += error.empty() ? 0 : 1;
-    }
+    const int failures = streamk_mutant_failures(m.mutant, m.name, 1, 8000);
     INFO(m.name << ": failed " << failures << " of 6 runs");
     CHECK(failures > 0);
   }

@@ -241,6 +241,9 @@ static_assert(C_BOX_BYTES % 1024 == 0, "each C box starts on a 1024-B swizzle at
 static_assert(NUM_CONSUMERS + 1 <= 16, "named barriers 1..NUM_CONSUMERS, one per consumer warpgroup");
 static_assert(DYNAMIC_SPLIT >= 1 && TASK_SLOTS >= 2, "v7e: the drawing thread works one piece ahead");
 
+static_assert(partial_float4(3, 5) == 5 * 128 + 3 && partial_discard_float4(9, 1) == 8 + (1 + 8) * 128,
+              "the fixup's partial and its discards as common/streamk.h has them (the CPU test checks those)");
+
 constexpr int TMA_BOXES = 1;  // per operand and K tile along K (B: one per CTA along its rows)
 
 // Byte offset, in a warpgroup's C buffer, of row `row` (0..63) and 8-column chunk `chunk` (0..C_PART_COLS/8
@@ -607,9 +610,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
             // lines are dropped unwritten, so that the L2 never writes them back to DRAM. A line (8 float4)
             // was read by 8 lanes of one warp: __syncwarp orders their reads before one lane's discard.
             __syncwarp();
-            const float4* line = part + (wg_thread & ~7) + (lane % 8) * 128;  // lane's first line: j = lane % 8
+            const float4* line = part + partial_discard_float4(wg_thread, 0);  // then 8 lines (1024 float4) on
 #pragma unroll
-            for (int i = 0; i < T::ACC_REGS / 32; ++i) ptx::discard_global_l2(line + i * 8 * 128);  // j += 8
+            for (int i = 0; i < T::ACC_REGS / 32; ++i) ptx::discard_global_l2(line + i * 8 * 128);
           }
         }
         prof.end(Ev::Fixup);
