@@ -67,6 +67,7 @@
 #include "common/clc.cuh"
 #include "common/descriptors.cuh"
 #include "common/edge.h"
+#include "common/fixup_memory.h"
 #include "common/harness.h"
 #include "common/persistent_grid.h"
 #include "common/profiler.cuh"
@@ -634,26 +635,6 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 }
 
 // ---- host launcher ----
-// The fixup's memory, allocated once per prepared launch (as the Hopper twin's): one fp32 partial of 32 KB and
-// one flag per epilogue warp of each CTA of each worker (`ctas` CTAs in all), the flags zeroed once. Each flag
-// is raised and lowered within one launch (the kernel leaves them all 0), so launches back to back need no reset.
-struct FixupMemory {
-  float* workspace = nullptr;
-  uint32_t* flags  = nullptr;
-  explicit FixupMemory(int ctas) {
-    const size_t slots = size_t(ctas) * NUM_EPILOGUE_WARPS;
-    CUDA_CHECK(cudaMalloc(&workspace, slots * PARTIAL_FLOATS * sizeof(float)));
-    CUDA_CHECK(cudaMalloc(&flags, slots * sizeof(uint32_t)));
-    CUDA_CHECK(cudaMemset(flags, 0, slots * sizeof(uint32_t)));
-  }
-  ~FixupMemory() {
-    cudaFree(workspace);
-    cudaFree(flags);
-  }
-  FixupMemory(const FixupMemory&)            = delete;
-  FixupMemory& operator=(const FixupMemory&) = delete;
-};
-
 // With `trace`: the TRACE=true instantiation, recording into a buffer sized from the grid (--trace).
 // CLC: one cluster per unit (v7clc). Otherwise the plan's policy, or (PICK) the picking rule's choice.
 // UNIT_CTAS: the unit, the pair (CLUSTER_SIZE) or a CTA alone (1).
@@ -699,7 +680,9 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
     const int workers = policy == StreamKPolicy::DataParallel ? grid.clusters : grid.max_clusters;
     plan              = make_streamk_plan(units, iters, workers, policy, min_iters);
     grid.resize(plan.dp_units > 0 ? plan.workers : plan.sk_workers);
-    if (plan.sk_workers > 0) fixup = std::make_shared<FixupMemory>(grid.clusters * UNIT_CTAS);
+    if (plan.sk_workers > 0)  // one partial and one flag per epilogue warp of each CTA (common/fixup_memory.h)
+      fixup = std::make_shared<FixupMemory>(size_t(grid.clusters * UNIT_CTAS) * NUM_EPILOGUE_WARPS,
+                                            PARTIAL_FLOATS);
   }
   float* workspace = fixup ? fixup->workspace : nullptr;
   uint32_t* flags  = fixup ? fixup->flags : nullptr;

@@ -107,6 +107,7 @@
 #include "common/check.h"
 #include "common/descriptors.cuh"
 #include "common/edge.h"
+#include "common/fixup_memory.h"
 #include "common/harness.h"
 #include "common/persistent_grid.h"
 #include "common/profiler.cuh"
@@ -685,27 +686,6 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 }
 
 // ---- host launcher ----
-// The fixup's memory, allocated once per prepared launch (as cuBLAS's workspace is): one fp32 partial of
-// 64 KB and one flag per consumer warpgroup of each CTA, the flags zeroed once. Each flag is raised and
-// lowered within one launch (the kernel leaves them all 0), so launches back to back, the timing loop's,
-// need no reset between them. Shared by the copies of the Launch (std::function copies its lambda).
-struct FixupMemory {
-  float* workspace = nullptr;
-  uint32_t* flags  = nullptr;
-  FixupMemory(int ctas) {
-    const size_t slots = size_t(ctas) * NUM_CONSUMERS;
-    CUDA_CHECK(cudaMalloc(&workspace, slots * PARTIAL_FLOATS * sizeof(float)));
-    CUDA_CHECK(cudaMalloc(&flags, slots * sizeof(uint32_t)));
-    CUDA_CHECK(cudaMemset(flags, 0, slots * sizeof(uint32_t)));
-  }
-  ~FixupMemory() {
-    cudaFree(workspace);
-    cudaFree(flags);
-  }
-  FixupMemory(const FixupMemory&)            = delete;
-  FixupMemory& operator=(const FixupMemory&) = delete;
-};
-
 // v7e's work, allocated once per prepared launch: the pieces in their dynamic order, uploaded once, and the
 // two counters, zeroed once. The kernel's last cluster to draw past the end lowers them again (see the
 // kernel), so launches back to back need nothing from the host in between, as the fixup's flags.
@@ -780,7 +760,8 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
   }
   const DynamicWork dyn = counter ? counter->work : DynamicWork{};
   std::shared_ptr<FixupMemory> fixup;  // one slot per CTA of each of the plan's stream-K ranges (v7a-v7d: a worker)
-  if (plan.sk_workers > 0) fixup = std::make_shared<FixupMemory>(plan.sk_workers * UNIT_CTAS);
+  if (plan.sk_workers > 0)  // one partial and one flag per consumer warpgroup of each CTA (common/fixup_memory.h)
+    fixup = std::make_shared<FixupMemory>(size_t(plan.sk_workers * UNIT_CTAS) * NUM_CONSUMERS, PARTIAL_FLOATS);
   float* workspace = fixup ? fixup->workspace : nullptr;
   uint32_t* flags  = fixup ? fixup->flags : nullptr;
   // The L2 policy (common/streamk.h): where the plan has partials and B, read once, outgrows the L2.
