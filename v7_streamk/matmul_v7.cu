@@ -42,8 +42,10 @@
 //  5. The narrow tile (v7n; Unit's TILE_N): a 256 x 64 pair unit, the cta_group::2 M = 256, N = 64 MMA, each
 //     CTA loading 32 rows of B, 11 stages of 20 KB, 2 x 64 TMEM columns, a 8 KB partial per epilogue warp;
 //     v7d's plan rule on narrow units (the Hopper twin's v7n, for the shapes where cuBLAS takes 128 x 64
-//     tiles on an H100). NOT YET RUN UNDER EMULATION: compiled, SASS per kernel, the layout rows and CuTe's
-//     instruction descriptor for M = 256, N = 64 checked.
+//     tiles on an H100). v7d takes it with the Hopper twin's rule (pick_width, common/streamk.h: where half
+//     its plan's cost, a narrow iteration counted as half a wide one, is less than the picked unit's); that
+//     half was measured on an H100: unmeasured on Blackwell. Passes under emulation on an H100 like every
+//     other variant; the layout rows and CuTe's instruction descriptor for M = 256, N = 64 are checked.
 // Why it helps: stream-K gives every SM the same amount of work when the units do not fill the GPU (skinny
 // and small shapes, a last wave); CLC lets the GPU balance whole units at run time (a slow cluster takes
 // fewer), and a cluster that never gets an SM costs nothing. What it costs: stream-K, a 32 KB partial written
@@ -713,21 +715,25 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
   };
 }
 
-// v7d: the unit as well as the plan picked per shape (pick_unit, common/streamk.h, the Hopper twin's rule),
-// from the workers each unit can have resident at once (the occupancy query): the pair with pick_streamk's
-// plan, or a CTA alone with whole units where that costs at most 3/4 of the pair's plan. The rule's constants
-// were measured on an H100: unmeasured on Blackwell.
-template <int UNIT_CTAS>
+// v7d: the unit, its width and the plan picked per shape (pick_unit and pick_width, common/streamk.h, the
+// Hopper twin's rules), from the workers each unit can have resident at once (the occupancy query): the pair
+// with pick_streamk's plan, or a CTA alone with whole units where that costs at most 3/4 of the pair's plan;
+// then the narrow pair where half its plan's cost is less than that. The rules' constants were measured on an
+// H100: unmeasured on Blackwell.
+template <int UNIT_CTAS, int TILE_N = BLOCK_N>
 int resident_workers() {
-  auto* kernel = matmul_v7_kernel<false, false, UNIT_CTAS>;
-  const unsigned smem = Unit<UNIT_CTAS>::SMEM_BYTES;
+  auto* kernel = matmul_v7_kernel<false, false, UNIT_CTAS, TILE_N>;
+  const unsigned smem = Unit<UNIT_CTAS, TILE_N>::SMEM_BYTES;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   return persistent_grid(kernel, NUM_THREADS, smem, UNIT_CTAS, 1, 1, "v7").max_clusters;
 }
 Launch prepare_v7_picked(const GemmArgs& g, DeviceTrace* trace) {
-  const UnitChoice unit =
-      pick_unit(num_tiles(g.m, BLOCK_M), num_tiles(g.n, BLOCK_N), num_k_tiles(g.k, BLOCK_K),
-                resident_workers<CLUSTER_SIZE>(), resident_workers<1>(), FIXUP_ITERS);
+  const int tiles_m = num_tiles(g.m, BLOCK_M), iters = num_k_tiles(g.k, BLOCK_K);
+  const UnitChoice unit   = pick_unit(tiles_m, num_tiles(g.n, BLOCK_N), iters, resident_workers<CLUSTER_SIZE>(),
+                                      resident_workers<1>(), FIXUP_ITERS);
+  const WidthChoice width = pick_width(unit, (tiles_m + 1) / 2 * num_tiles(g.n, NARROW_N), iters,
+                                       resident_workers<CLUSTER_SIZE, NARROW_N>(), FIXUP_ITERS);
+  if (width.narrow) return prepare_v7<false, StreamKPolicy::DataParallel, true, CLUSTER_SIZE, NARROW_N>(g, trace);
   return unit.ctas == 1 ? prepare_v7<false, StreamKPolicy::DataParallel, false, 1>(g, trace)
                         : prepare_v7<false, StreamKPolicy::DataParallel, true, CLUSTER_SIZE>(g, trace);
 }
@@ -780,7 +786,7 @@ std::vector<Variant> sm100_variants() {
        tiles, prepare_v7_untraced<false, P::StreamK>, prepare_v7_traced<false, P::StreamK>},
       {"v7c", "hybrid: whole waves, stream-K for the last 1-2", kernel, any_mn, tiles,
        prepare_v7_untraced<false, P::Hybrid>, prepare_v7_traced<false, P::Hybrid>},
-      {"v7d", "picked per shape: v7a, stream-K split to the cost model, or 1-CTA units; the default", kernel,
+      {"v7d", "picked per shape: v7a, stream-K split to the cost model, 1-CTA or narrow units; the default", kernel,
        any_mn, picked, prepare_v7_untraced<false, P::DataParallel, true, UNIT_PICKED>,
        prepare_v7_traced<false, P::DataParallel, true, UNIT_PICKED>},
       {"v7d1", "v7d's plans on 1-CTA units (128x256, cta_group::1, no cluster) at every shape", kernel, any_mn,

@@ -86,8 +86,10 @@
 //  9. The narrow tile (v7n; the kernel's TILE_N, Tile<TILE_N>): 128 x 64 per CTA, 256 x 64 per pair (wgmma
 //     m64n64k16, 32 accumulators, B in two 32-row boxes, one per CTA, 8 stages of 24 KB, one C box per
 //     warpgroup), for the shapes where cuBLAS takes 128 x 64 tiles and the wide units leave most SMs idle
-//     (1024^3: 64 narrow units against 16 wide ones). v7n runs v7d's plan rule on narrow units. NOT YET RUN ON
-//     A GPU: compiled (168 registers, no stack), the layout rows and the SASS (HGMMA.64x64x16) checked.
+//     (1024^3: 64 narrow units against 16 wide ones). v7n runs v7d's plan rule on narrow units; v7d takes
+//     them where half the narrow plan's cost is less than the wide unit's (pick_width, common/streamk.h: a
+//     narrow iteration measured at about half a wide one's time). Measured against cuBLAS at its best: 1024^3
+//     0.49x -> 0.76x, 256 x 256 x 8192 0.46x -> 0.70x (README, "The tile's width").
 //
 // Why it helps: where the units do not fill the GPU (one 256x256 unit with a long K, a row of units of a
 // skinny M) every SM gets an equal share of the MAC iterations instead of most of them idling.
@@ -792,19 +794,25 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
   };
 }
 
-// v7d: the unit as well as the plan picked per shape (pick_unit, common/streamk.h), from the workers each
-// unit can have resident at once (66 clusters or 132 CTAs on an H100): the pair with pick_streamk's plan, or
-// a CTA alone with whole units where that costs at most 3/4 of the pair's plan.
-template <int UNIT_CTAS>
+// v7d: the unit, its width and the plan picked per shape (pick_unit and pick_width, common/streamk.h), from
+// the workers each unit can have resident at once (66 clusters or 132 CTAs on an H100): the pair with
+// pick_streamk's plan, or a CTA alone with whole units where that costs at most 3/4 of the pair's plan; then
+// the narrow pair where half its plan's cost (a narrow iteration ~ half a wide one) is less than that.
+template <int UNIT_CTAS, int TILE_N = Wide::BLOCK_N>
 int resident_workers() {
-  auto* kernel = matmul_v7_kernel<false, UNIT_CTAS, false>;
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Wide::SMEM_BYTES));
-  return persistent_grid(kernel, NUM_THREADS, Wide::SMEM_BYTES, UNIT_CTAS, 1, 1, "v7 (sm_90a)").max_clusters;
+  auto* kernel = matmul_v7_kernel<false, UNIT_CTAS, false, TILE_N>;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tile<TILE_N>::SMEM_BYTES));
+  return persistent_grid(kernel, NUM_THREADS, Tile<TILE_N>::SMEM_BYTES, UNIT_CTAS, 1, 1, "v7 (sm_90a)")
+      .max_clusters;
 }
 Launch prepare_v7_picked(const GemmArgs& g, DeviceTrace* trace) {
-  const UnitChoice unit =
-      pick_unit(num_tiles(g.m, BLOCK_M), num_tiles(g.n, BLOCK_N), num_k_tiles(g.k, BLOCK_K),
-                resident_workers<CLUSTER_SIZE>(), resident_workers<1>(), FIXUP_ITERS);
+  const int tiles_m = num_tiles(g.m, BLOCK_M), iters = num_k_tiles(g.k, BLOCK_K);
+  const UnitChoice unit   = pick_unit(tiles_m, num_tiles(g.n, BLOCK_N), iters, resident_workers<CLUSTER_SIZE>(),
+                                      resident_workers<1>(), FIXUP_ITERS);
+  const WidthChoice width = pick_width(unit, (tiles_m + 1) / 2 * num_tiles(g.n, Narrow::BLOCK_N), iters,
+                                       resident_workers<CLUSTER_SIZE, Narrow::BLOCK_N>(), FIXUP_ITERS);
+  if (width.narrow)
+    return prepare_v7<StreamKPolicy::DataParallel, true, CLUSTER_SIZE, false, Narrow::BLOCK_N>(g, trace);
   return unit.ctas == 1 ? prepare_v7<StreamKPolicy::DataParallel, false, 1>(g, trace)
                         : prepare_v7<StreamKPolicy::DataParallel, true, CLUSTER_SIZE>(g, trace);
 }
@@ -850,7 +858,7 @@ std::vector<Variant> sm90_variants() {
        prepare_v7_untraced<StreamKPolicy::StreamK>, prepare_v7_traced<StreamKPolicy::StreamK>},
       {"v7c", "hybrid: whole waves, stream-K for the last 1-2", kernel, any_mn, tiles,
        prepare_v7_untraced<StreamKPolicy::Hybrid>, prepare_v7_traced<StreamKPolicy::Hybrid>},
-      {"v7d", "picked per shape: v7a, stream-K split to the cost model, or 1-CTA units; the default", kernel,
+      {"v7d", "picked per shape: v7a, stream-K split to the cost model, 1-CTA or narrow units; the default", kernel,
        any_mn, picked,
        prepare_v7_untraced<StreamKPolicy::DataParallel, true, UNIT_PICKED>,
        prepare_v7_traced<StreamKPolicy::DataParallel, true, UNIT_PICKED>},
