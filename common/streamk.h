@@ -198,6 +198,36 @@ GEMM_HD constexpr UnitChoice pick_unit(int tiles_m, int tiles_n, int iters, int 
   return u;
 }
 
+// ---- The tile's width (v7 on Hopper): the unit above, or the narrow pair (256 x 64) ----
+//
+// Where the wide units leave most workers idle (1024^3: 16 units for 66 clusters) or must be split into
+// pieces that each pay a fixup (256 x 256 x 8192: one unit), a tile a quarter as wide gives four times the
+// units. Its iteration (one K tile of a 128 x 64 tile on one SM) does a quarter of a wide one's MMAs but loads
+// all of A's 128 rows: measured on the H100 at about half a wide iteration's time (4096^3, where both are
+// whole units on every cluster: four times the iterations in 1.89 times the time). So the rule counts a
+// narrow iteration as half a wide one:
+//  - the narrow pair, with pick_streamk's plan over its units (`fixup_iters` still in its own iterations:
+//    a narrow partial is a quarter of a wide one), where half its cost is less than the picked unit's plan;
+//  - otherwise the unit pick_unit picked (ties to it).
+// Measured (v7_streamk/README.md, "The tile's width"): narrow at 512^3, 1000 x 1000 x 1024, 1024^3 and
+// 256 x 256 x 8192 (1.5x as fast), wide at 2048^3, 4096^3, 128 x 8192 x 8192 and 256 x 4096 x 14336, as
+// the rule says at each.
+struct WidthChoice {
+  bool narrow = false;  // the narrow pair, with `plan`; otherwise pick_unit's unit and plan
+  StreamKChoice plan;   // the narrow pair's plan from pick_streamk (its cost in narrow iterations)
+  long long cost_wide = 0, cost_narrow = 0;  // the model's estimates, in wide iterations
+};
+
+GEMM_HD constexpr WidthChoice pick_width(const UnitChoice& wide, int narrow_units, int iters, int narrow_workers,
+                                         int fixup_iters) {
+  WidthChoice w;
+  w.plan        = pick_streamk(narrow_units, iters, narrow_workers, fixup_iters);
+  w.cost_wide   = wide.plan.cost;
+  w.cost_narrow = (w.plan.cost + 1) / 2;
+  w.narrow      = w.plan.cost < 2 * w.cost_wide;
+  return w;
+}
+
 // ---- The L2 policy of a stream-K plan (v7, the Hopper twin) ----
 // Where one unit row covers M, every byte of B is loaded once, by one unit; where B is also larger than the
 // L2, it streams through the L2 and, as the L2's default is to keep what came last, pushes out the fixup's

@@ -52,6 +52,29 @@ __device__ __forceinline__ void setmaxnreg_inc() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
 }
 
+// D[64x64] (+)= A[64x16] * B[64x16]^T: the same with 64 columns (v7n's narrow tile), 32 fp32 accumulators
+// per thread in the same fragment (columns 8j + 2(t%4) + {0,1}, j < 8).
+__device__ __forceinline__ void mma_m64n64k16_bf16(float (&d)[32], uint64_t a_desc, uint64_t b_desc,
+                                                   uint32_t accumulate) {
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "setp.ne.b32 p, %34, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16\n\t"
+      "{"
+      "%0, %1, %2, %3, %4, %5, %6, %7, "
+      "%8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, "
+      "%24, %25, %26, %27, %28, %29, %30, %31},\n\t"
+      "%32, %33, p, 1, 1, 0, 0;\n\t}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]),
+        "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+        "+f"(d[30]), "+f"(d[31])
+      : "l"(a_desc), "l"(b_desc), "r"(accumulate)
+      : "memory");
+}
+
 // D[64x256] (+)= A[64x16] * B[256x16]^T, bf16 inputs from shared-memory descriptors, fp32 accumulators in
 // registers: 128 per thread (thread t of warp w holds rows 16w + t/4 and +8, columns 8j + 2(t%4) + {0,1}).
 // `accumulate` is scale-d: 0 overwrites D, 1 accumulates. Both operands K-major (the trailing imm-trans-a/b 0).

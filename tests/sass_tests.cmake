@@ -101,8 +101,9 @@ set(GEMM_SASS_BUDGET_sm_103a_v6 ${GEMM_SASS_BUDGET_sm_100a_v6})
 # and the L2 policy of the fixup's partials: discard.global.L2 (a read partial dropped unwritten) ->
 # CCTL.E.RML2.
 # No 3D TMA, as v6.
+# v7n's narrow tile: wgmma.m64n64k16 -> HGMMA.64x64x16.F32.BF16 (only its instantiations have it).
 set(GEMM_SASS_sm_90a_v7 ${GEMM_SASS_sm_90a_v6} MEMBAR.ALL.GPU STG.E.STRONG.GPU LDG.E.STRONG.GPU
-                        ATOMG.E.ADD.STRONG.GPU ST.E.128 CCTL.E.RML2)
+                        ATOMG.E.ADD.STRONG.GPU ST.E.128 CCTL.E.RML2 HGMMA.64x64x16.F32.BF16)
 set(GEMM_SASS_FORBIDDEN_sm_90a_v7 ${GEMM_SASS_FORBIDDEN_sm_90a_v6})
 # v7 sm_100a: v6's forms and budget, plus Cluster Launch Control's multicast request
 # (clusterlaunchcontrol.try_cancel ... .multicast::cluster::all -> UGETNEXTWORKID.BROADCAST, v7clc) and the

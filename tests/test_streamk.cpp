@@ -4,6 +4,7 @@
 // one finisher and its later segments are contiguous, in K order, each the piece its worker computes; a
 // worker writes at most one partial, as its first stream-K piece; the ranges are balanced to one iteration;
 // and no interleaving of the workers deadlocks on the fixup's flags.
+#include <array>
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -306,23 +307,93 @@ TEST_CASE("stream-K: the unit the picking rule takes on Hopper, a CTA pair or a 
       }
 }
 
+// v7d's choice at a shape, as prepare_v7_picked makes it in both v7 files (M tiles of 128, wide N tiles of
+// 256, narrow of 64, K tiles of 64; `pairs` clusters of a pair, twice as many CTAs alone; the fixup's 4).
+struct Picked {
+  gemm::UnitChoice unit;
+  gemm::WidthChoice width;
+  int unit_rows, units, workers;
+  gemm::StreamKChoice plan;  // the plan of the unit taken
+};
+static Picked picked(int m, int n, int k, int pairs = 66) {
+  using gemm::num_k_tiles;
+  using gemm::num_tiles;
+  Picked p;
+  const int tiles_m = num_tiles(m, 128), iters = num_k_tiles(k, 64);
+  p.unit  = gemm::pick_unit(tiles_m, num_tiles(n, 256), iters, pairs, 2 * pairs, 4);
+  p.width = gemm::pick_width(p.unit, (tiles_m + 1) / 2 * num_tiles(n, 64), iters, pairs, 4);
+  const int ctas = p.width.narrow ? 2 : p.unit.ctas;
+  p.unit_rows    = (tiles_m + ctas - 1) / ctas;
+  p.units        = p.unit_rows * num_tiles(n, p.width.narrow ? 64 : 256);
+  p.workers      = ctas == 1 ? 2 * pairs : pairs;
+  p.plan         = p.width.narrow ? p.width.plan : p.unit.plan;
+  return p;
+}
+
+TEST_CASE("stream-K: the tile's width the picking rule takes on Hopper, wide or narrow", "[streamk]") {
+  // The measured shapes (README, "The tile's width"): v7n was faster than the wide pair at the first six,
+  // slower at the next four, on an H100 (66 pairs of either width resident); 8192^3 and 128 x 28672 x 4096
+  // (a CTA alone) by the model only.
+  for (const auto& s : {std::array<int, 3>{512, 512, 512}, {768, 768, 768}, {1000, 1000, 1024},
+                        {1024, 1024, 1024}, {256, 256, 8192}, {512, 512, 8192}}) {
+    INFO(s[0] << " x " << s[1] << " x " << s[2]);
+    CHECK(picked(s[0], s[1], s[2]).width.narrow);
+  }
+  for (const auto& s : {std::array<int, 3>{2048, 2048, 2048}, {4096, 4096, 4096}, {128, 8192, 8192},
+                        {256, 4096, 14336}, {8192, 8192, 8192}, {128, 28672, 4096}}) {
+    INFO(s[0] << " x " << s[1] << " x " << s[2]);
+    CHECK_FALSE(picked(s[0], s[1], s[2]).width.narrow);
+  }
+  // 1024^3: 64 narrow units of 16 K tiles, one turn (16, half of it 8) against the wide 16 units' 16.
+  const Picked cube = picked(1024, 1024, 1024);
+  CHECK(cube.width.plan.policy == StreamKPolicy::DataParallel);
+  CHECK(cube.width.cost_narrow == 8);
+  CHECK(cube.width.cost_wide == 16);
+  // 256 x 256 x 8192: four narrow units split 8 ways each (48, half 24), against the wide unit's 48.
+  const Picked one = picked(256, 256, 8192);
+  CHECK(one.width.plan.policy == StreamKPolicy::StreamK);
+  CHECK(one.width.cost_narrow == 24);
+  CHECK(one.width.cost_wide == 48);
+  // 2048^3: 256 narrow units, four turns (128, half 64), against one turn of 64 wide units (32).
+  CHECK(picked(2048, 2048, 2048).width.cost_narrow == 64);
+  CHECK(picked(2048, 2048, 2048).width.cost_wide == 32);
+  // The rule as stated, over a grid: narrow exactly where half the narrow plan's cost is below the picked
+  // unit's, the narrow plan pick_streamk's over the narrow units.
+  for (int tiles_m : {1, 2, 3, 8, 33})
+    for (int tiles_n : {1, 3, 16, 32, 112})
+      for (int iters : {1, 5, 16, 64, 224}) {
+        INFO("tiles " << tiles_m << " x " << tiles_n << ", " << iters << " K tiles");
+        const auto u    = gemm::pick_unit(tiles_m, tiles_n, iters, 66, 132, 4);
+        const auto w    = gemm::pick_width(u, (tiles_m + 1) / 2 * tiles_n * 4, iters, 66, 4);
+        const auto plan = gemm::pick_streamk((tiles_m + 1) / 2 * tiles_n * 4, iters, 66, 4);
+        CHECK(w.plan.cost == plan.cost);
+        CHECK(w.plan.policy == plan.policy);
+        CHECK(w.cost_wide == u.plan.cost);
+        CHECK(w.narrow == (plan.cost < 2 * u.plan.cost));
+        CHECK(w.cost_narrow == (plan.cost + 1) / 2);
+      }
+}
+
 // The emulated Blackwell tests that force the CTA alone through v7d (tests/CMakeLists.txt,
 // gpu/v7/sm100_emulated_cta_alone*): the Blackwell file's unit has the Hopper twin's tiles (128 x 256, K
 // tiles of 64), and under emulation its resident counts are an H100's or H200's: 66 pairs or 132 CTAs (SXM,
-// H200), 57 or 114 (H100 PCIe). Both shapes take the CTA alone on all three; the ragged default shape the
-// pair.
+// H200), 57 or 114 (H100 PCIe). Both shapes take the CTA alone, wide, on all three; 256 x 256 x 8192
+// (gpu/v7/sm100_emulated_split) the narrow pair, and the default shape on 66 pairs; 4096 x 4096 x 136 the
+// wide pair.
 TEST_CASE("stream-K: the emulated v7 tests' shapes take the unit they are named for", "[streamk]") {
-  using gemm::num_k_tiles;
-  using gemm::num_tiles;
-  const auto unit = [](int m, int n, int k, int pairs) {
-    return gemm::pick_unit(num_tiles(m, 128), num_tiles(n, 256), num_k_tiles(k, 64), pairs, 2 * pairs, 4)
-        .ctas;
-  };
   for (int pairs : {66, 57}) {
     INFO(pairs << " pairs");
-    CHECK(unit(300, 9000, 200, pairs) == 1);   // 3 x 36 tiles: 108 CTAs, one turn; 72 pair units, two
-    CHECK(unit(128, 28672, 256, pairs) == 1);  // 1 x 112 tiles: 112 CTAs, one turn; 112 pair units, two
-    CHECK(unit(1000, 1000, 520, pairs) == 2);  // 8 x 4 tiles: 16 pair units, one turn either way
+    const Picked alone = picked(300, 9000, 200, pairs), skinny = picked(128, 28672, 256, pairs);
+    CHECK(alone.unit.ctas == 1);  // 3 x 36 tiles: 108 CTAs, one turn; 72 pair units, two
+    CHECK_FALSE(alone.width.narrow);
+    CHECK(skinny.unit.ctas == 1);  // 1 x 112 tiles: 112 CTAs, one turn; 112 pair units, two
+    CHECK_FALSE(skinny.width.narrow);
+    // 64 narrow units of 9 K tiles: one turn on 66 pairs (9 narrow iterations, under twice the 16 wide
+    // units' 9), two turns on 57 (18: a tie, which goes to the wide units)
+    CHECK(picked(1000, 1000, 520, pairs).width.narrow == (pairs == 66));
+    CHECK(picked(256, 256, 8192, pairs).width.narrow);
+    CHECK_FALSE(picked(4096, 4096, 136, pairs).width.narrow);
+    CHECK(picked(4096, 4096, 136, pairs).unit.ctas == 2);
   }
 }
 
@@ -330,20 +401,18 @@ TEST_CASE("stream-K: the emulated v7 tests' shapes take the unit they are named 
 // the plan has partials, one unit row covers M and B outgrows the L2. Measured on an H100 (50 MB of L2,
 // README "Where the time goes"): it paid at the first two shapes and cost at the next two.
 TEST_CASE("stream-K: the L2 policy is taken where B streams once through an L2 it outgrows", "[streamk]") {
-  using gemm::num_k_tiles;
-  using gemm::num_tiles;
   constexpr long long L2 = 50LL << 20;
-  // v7d's plan and unit rows at a shape, as prepare_v7_picked makes them (66 pairs or 132 CTAs alone)
+  // v7d's plan and unit rows at a shape, as prepare_v7_picked makes them
   const auto policy = [](int m, int n, int k, long long l2) {
-    const auto u = gemm::pick_unit(num_tiles(m, 128), num_tiles(n, 256), num_k_tiles(k, 64), 66, 132, 4);
-    const int unit_rows = (num_tiles(m, 128) + u.ctas - 1) / u.ctas, units = unit_rows * num_tiles(n, 256);
-    const gemm::StreamKPlan plan = gemm::make_streamk_plan(units, num_k_tiles(k, 64), u.ctas == 1 ? 132 : 66,
-                                                           u.plan.policy, u.plan.min_iters > 0 ? u.plan.min_iters : 1);
-    return gemm::streamk_l2_policy(plan, unit_rows, (long long)n * k * 2, l2);
+    const Picked p               = picked(m, n, k);
+    const int min_iters          = p.plan.min_iters > 0 ? p.plan.min_iters : 1;
+    const gemm::StreamKPlan plan =
+        gemm::make_streamk_plan(p.units, gemm::num_k_tiles(k, 64), p.workers, p.plan.policy, min_iters);
+    return gemm::streamk_l2_policy(plan, p.unit_rows, (long long)n * k * 2, l2);
   };
   CHECK(policy(256, 4096, 14336, L2));    // 0.786x -> 0.848x (two runs each)
   CHECK(policy(128, 8192, 8192, L2));     // 0.840x -> 0.868x
-  CHECK(!policy(256, 256, 8192, L2));     // B is 4 MB: 0.41x -> 0.35x with it
+  CHECK(!policy(256, 256, 8192, L2));     // B is 4 MB: 0.41x -> 0.35x with it (on wide units, before v7n)
   CHECK(!policy(128, 28672, 4096, L2));   // whole units on CTAs alone, no partials: 1.016x -> 0.990x with it
   CHECK(!policy(4096, 4096, 4096, L2));   // 16 unit rows, data-parallel
   CHECK(!policy(256, 4096, 14336, 256LL << 20));  // an L2 that holds B: nothing to protect the partials from

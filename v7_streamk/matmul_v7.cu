@@ -39,6 +39,13 @@
 //     costs at most 3/4 of the pair's plan), from the resident counts of the occupancy query; v7d1 runs v7d's
 //     plans on CTAs alone, v7d2 on pairs, at every shape. The rule's quarter was measured on an H100:
 //     unmeasured on Blackwell. v7a-v7c and v7clc stay on pairs.
+//  5. The narrow tile (v7n; Unit's TILE_N): a 256 x 64 pair unit, the cta_group::2 M = 256, N = 64 MMA, each
+//     CTA loading 32 rows of B, 11 stages of 20 KB, 2 x 64 TMEM columns, a 8 KB partial per epilogue warp;
+//     v7d's plan rule on narrow units (the Hopper twin's v7n, for the shapes where cuBLAS takes 128 x 64
+//     tiles on an H100). v7d takes it with the Hopper twin's rule (pick_width, common/streamk.h: where half
+//     its plan's cost, a narrow iteration counted as half a wide one, is less than the picked unit's); that
+//     half was measured on an H100: unmeasured on Blackwell. Passes under emulation on an H100 like every
+//     other variant; the layout rows and CuTe's instruction descriptor for M = 256, N = 64 are checked.
 // Why it helps: stream-K gives every SM the same amount of work when the units do not fill the GPU (skinny
 // and small shapes, a last wave); CLC lets the GPU balance whole units at run time (a slow cluster takes
 // fewer), and a cluster that never gets an SM costs nothing. What it costs: stream-K, a 32 KB partial written
@@ -88,7 +95,6 @@ constexpr int EPILOGUE_WARP0     = 2;  // warps 2..5: the epilogue
 constexpr int NUM_EPILOGUE_WARPS = 4;  // one per 32-lane TMEM quarter
 constexpr int NUM_THREADS = (EPILOGUE_WARP0 + NUM_EPILOGUE_WARPS) * 32;  // 6 warps: TMA, MMA, 4 x epilogue
 constexpr int NUM_ACCUMULATORS = 2;   // the TMEM ring: the MMAs fill one while the epilogue drains the other
-constexpr int TMEM_COLS   = NUM_ACCUMULATORS * BLOCK_N;  // one fp32 TMEM column per output column, twice
 // The CLC ring: responses in flight or being read. The producer asks one unit ahead; the epilogue, the last
 // reader, trails it by the TMEM ring's two accumulators and the smem ring's stages (at most about 3 units).
 constexpr int CLC_SLOTS = 4;
@@ -98,7 +104,7 @@ constexpr uint32_t CLC_READERS = CLUSTER_SIZE * (1 + NUM_EPILOGUE_WARPS) + 1;
 // Stream-K (v7a-v7d): the fixup's unit of exchange is one epilogue warp's share of a tile, its 32 TMEM lanes
 // (rows) x BLOCK_N columns of fp32: 32 KB, with one flag. Laid out chunk-major ([BLOCK_N / 8][32 lanes][8]) so
 // that one warp's 8 columns of all 32 rows are 1 KB contiguous in global memory.
-constexpr int PARTIAL_FLOATS = 32 * BLOCK_N;
+constexpr int PARTIAL_FLOATS = 32 * BLOCK_N;  // the widest unit's: the workspace's slot (Unit::PARTIAL_FLOATS)
 constexpr int MIN_SK_ITERS = 4;  // v7b, v7c: no stream-K range shorter than this many K tiles (the Hopper twin's)
 constexpr int FIXUP_ITERS  = 4;  // v7d's rule: a partial written or read costs ~4 K tiles (measured on Hopper)
 
@@ -112,14 +118,19 @@ constexpr uint32_t SMEM_BUDGET  = 227 * 1024;  // the shared memory a block may 
 // A rows and all 256 rows of B itself; its commits arrive on its own barriers, its TMEM is its own. Where
 // M <= 128 a pair's second CTA has no rows of C and half of each MMA is padding; a CTA alone is a 128 x 256
 // unit, and twice as many of them are resident (v7d picks per shape: pick_unit, common/streamk.h).
-template <int UNIT_CTAS>
+// TILE_N: the unit's width, the MMA's N: v6's 256, or 64 (v7n, the narrow tile: a 256 x 64 pair unit, each
+// CTA loading 32 rows of B; the Hopper twin's v7n).
+template <int UNIT_CTAS, int TILE_N = BLOCK_N>
 struct Unit {
   static_assert(UNIT_CTAS == CLUSTER_SIZE || UNIT_CTAS == 1, "a unit is the CTA pair, or one CTA alone");
   static constexpr int CTA_GROUP = UNIT_CTAS;            // every tcgen05 instruction's .cta_group
   static constexpr int MMA_M     = UNIT_CTAS * BLOCK_M;  // 256 (the pair's rows) or 128
+  static constexpr int N         = TILE_N;               // the MMA's N, the unit's columns
+  static constexpr int TMEM_COLS = NUM_ACCUMULATORS * N; // one fp32 TMEM column per output column, twice
+  static constexpr int PARTIAL_FLOATS = 32 * N;          // the fixup's slot: one warp's 32 rows x N (below)
   // tmem_empty_bar's count: every epilogue warp of the unit's CTAs (CTA 0's MMAs write the pair's TMEM)
   static constexpr uint32_t EPILOGUE_ARRIVALS = NUM_EPILOGUE_WARPS * UNIT_CTAS;
-  static constexpr KMajorTile B_TILE{BLOCK_N / UNIT_CTAS, BLOCK_K, 2, Swizzle::B128};  // this CTA's B rows
+  static constexpr KMajorTile B_TILE{N / UNIT_CTAS, BLOCK_K, 2, Swizzle::B128};  // this CTA's B rows
   static constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
   static constexpr uint32_t STAGE_BYTES  = A_TILE_BYTES + B_TILE_BYTES;  // one ring stage: [A tile][B tile]
   // Ring depth: as many stages as fit in the 227 KB a block may have, after the alignment slack and the
@@ -127,8 +138,8 @@ struct Unit {
   // accumulators live in TMEM, so the persistent loop takes no shared memory from the ring.
   static constexpr int NUM_STAGES      = int((SMEM_BUDGET - SMEM_ALIGN - 1024) / STAGE_BYTES);
   static constexpr uint32_t SMEM_BYTES = NUM_STAGES * STAGE_BYTES + SMEM_ALIGN;
-  // kind::f16, BF16 x BF16 -> F32, both K-major, M = 256 (the pair) or 128 (alone), N = BLOCK_N.
-  static constexpr uint32_t IDESC = make_idesc_f16(F16Kind::BF16, F16Kind::BF16, AccKind::F32, MMA_M, BLOCK_N);
+  // kind::f16, BF16 x BF16 -> F32, both K-major, M = 256 (the pair) or 128 (alone), N = TILE_N.
+  static constexpr uint32_t IDESC = make_idesc_f16(F16Kind::BF16, F16Kind::BF16, AccKind::F32, MMA_M, N);
   // The ring's layout must be the same in both CTAs of a pair: the MMA reads the peer's tiles at the offsets
   // of CTA 0's descriptors, and the commits arrive at the offset of CTA 0's barrier in each CTA. It is a
   // function of these constants only (no CTA rank), and the barriers are static shared memory, laid out
@@ -138,23 +149,30 @@ struct Unit {
 };
 using Pair = Unit<CLUSTER_SIZE>;
 using Alone = Unit<1>;
-template <int UNIT_CTAS>
+constexpr int NARROW_N = 64;  // v7n
+using NarrowPair = Unit<CLUSTER_SIZE, NARROW_N>;
+template <int UNIT_CTAS, int TILE_N = BLOCK_N>
 constexpr bool unit_ok() {
-  using U = Unit<UNIT_CTAS>;
+  using U = Unit<UNIT_CTAS, TILE_N>;
   static_assert(BLOCK_M == 128 && U::MMA_M == 128 * UNIT_CTAS,
                 "M = 128 per CTA, one row per TMEM lane: cta_group::2 M = 256, cta_group::1 M = 128");
-  static_assert(BLOCK_N % (16 * UNIT_CTAS) == 0, "each CTA holds a whole part of B");
+  static_assert(TILE_N % 16 == 0 && TILE_N >= 16 && TILE_N <= 256, "MMA N must be 16..256 in steps of 16");
+  static_assert(TILE_N % (16 * UNIT_CTAS) == 0, "each CTA holds a whole part of B");
+  static_assert(U::TMEM_COLS <= 512, "two accumulators of N fp32 columns must fit the 512 TMEM columns");
+  static_assert(U::TMEM_COLS >= 32 && (U::TMEM_COLS & (U::TMEM_COLS - 1)) == 0,
+                "TMEM allocations are powers of 2 >= 32");
   static_assert(U::b_tile_offset(1) - U::b_tile_offset(0) == U::STAGE_BYTES && U::a_tile_offset(0) == 0 &&
                     U::b_tile_offset(U::NUM_STAGES - 1) + U::B_TILE_BYTES == U::NUM_STAGES * U::STAGE_BYTES,
                 "the ring layout: [A_s B_s] per stage, contiguous, from the 1024-B aligned base");
   static_assert(U::B_TILE_BYTES % 1024 == 0, "tiles are whole 1024-B swizzle atoms");
-  static_assert(U::NUM_STAGES == (UNIT_CTAS == 2 ? 7 : 4),
-                "128-row A tiles and B tiles of 128 (pair) or 256 (alone) rows, 64 K: 7 x 32 KB or 4 x 48 KB");
+  static_assert(U::NUM_STAGES == (TILE_N == NARROW_N ? 11 : UNIT_CTAS == 2 ? 7 : 4),
+                "128-row A tiles and B tiles of 128 (pair) or 256 (alone) rows, 64 K: 7 x 32 KB or 4 x 48 KB; "
+                "the narrow pair's 32 rows of B: 11 x 20 KB");
   static_assert(U::SMEM_BYTES <= SMEM_BUDGET,
                 "the ring must fit in the 227 KB of shared memory per block: use fewer stages");
   return true;
 }
-static_assert(unit_ok<CLUSTER_SIZE>() && unit_ok<1>());
+static_assert(unit_ok<CLUSTER_SIZE>() && unit_ok<1>() && unit_ok<CLUSTER_SIZE, NARROW_N>());
 
 static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "MMA N must be 16..256 in steps of 16");
 static_assert(CLUSTER_SIZE == 2 && Pair::CTA_GROUP == 2, "cta_group::2 spans exactly the 2 CTAs of the cluster");
@@ -163,8 +181,6 @@ static_assert(BLOCK_K % MMA_K == 0, "a tile holds whole MMA K steps");
 static_assert(BLOCK_K % SLICE_K == 0, "a tile holds whole 128-byte swizzle spans of K");
 static_assert(A_TILE_BYTES % 1024 == 0 && Pair::B_TILE_BYTES % 1024 == 0,
               "tiles are whole 1024-B swizzle atoms, so the B tile after A starts 1024-B aligned too");
-static_assert(TMEM_COLS <= 512, "two accumulators of BLOCK_N fp32 columns must fit the 512 TMEM columns");
-static_assert(TMEM_COLS >= 32 && (TMEM_COLS & (TMEM_COLS - 1)) == 0, "TMEM allocations are powers of 2 >= 32");
 static_assert(NUM_EPILOGUE_WARPS == 4 && EPILOGUE_WARP0 >= 2,
               "one epilogue warp per TMEM lane quarter, after the TMA and MMA warps");
 static_assert(NUM_THREADS == 6 * 32, "6 warps: TMA, MMA, 4 epilogue");
@@ -190,13 +206,13 @@ GEMM_HD constexpr TmaBox tma_box(KMajorTile tile, int row0, int k0, int j) {
 // UNIT_CTAS: the unit (Unit above), the CTA pair (CLUSTER_SIZE: v7a-v7c, v7clc, v7d2) or a CTA alone (1: v7d1;
 // v7d picks one of the two per shape). The roles and the plan are the same in both; the pair's loads and
 // commits reach CTA 0's barriers and both CTAs', a CTA alone's only its own.
-template <bool TRACE, bool CLC, int UNIT_CTAS>
+template <bool TRACE, bool CLC, int UNIT_CTAS, int TILE_N = BLOCK_N>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     matmul_v7_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                      __nv_bfloat16* c, int m, int n, int k, const StreamKPlan plan, float* workspace,
                      uint32_t* flags, TraceBuffer trace) {
 #if defined(GEMM_HAS_TCGEN05)
-  using U = Unit<UNIT_CTAS>;
+  using U = Unit<UNIT_CTAS, TILE_N>;
   static_assert(!CLC || UNIT_CTAS == CLUSTER_SIZE, "Cluster Launch Control hands out units to CTA pairs");
   extern __shared__ uint8_t smem_raw[];
   uint8_t* ring = align_smem_1024(smem_raw);  // stage s: A tile at s * STAGE_BYTES, then its B tile
@@ -223,7 +239,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   //  - otherwise (v7a-v7d): cluster c is worker c of the plan; its pieces are fixed before the launch.
   const int cta_rank   = int(ptx::cluster_ctarank());
   const int tiles_m    = num_tiles(m, BLOCK_M);
-  const int tiles_n    = num_tiles(n, BLOCK_N);
+  const int tiles_n    = num_tiles(n, U::N);
   const int cluster_id = int(blockIdx.x) / UNIT_CTAS;  // CLC: its first unit; stream-K: its worker index
   const TileSchedule<ScheduleKind::Grouped> order(tiles_m, tiles_n, 1, 0, UNIT_CTAS, cta_rank, GROUP_M);
   const int num_k_tiles = gemm::num_k_tiles(k, BLOCK_K);  // the last one may be short: TMA zero-fills it
@@ -278,7 +294,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   ptx::barrier_cluster_arrive();
   ptx::barrier_cluster_wait();
   if (warp_id == 1) {
-    tc5::tmem_alloc<U::CTA_GROUP>(&tmem_slot, TMEM_COLS);  // the pair: with warp 1 of the peer CTA
+    tc5::tmem_alloc<U::CTA_GROUP>(&tmem_slot, U::TMEM_COLS);  // the pair: with warp 1 of the peer CTA
     tc5::tmem_relinquish_alloc_permit<U::CTA_GROUP>();
   }
   // Cluster barrier 2: the TMEM address is in tmem_slot, in both CTAs, before anyone reads it.
@@ -286,7 +302,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   ptx::barrier_cluster_arrive();
   ptx::barrier_cluster_wait();
   tc5::fence_after_thread_sync();
-  const uint32_t tmem_base = tmem_slot;  // accumulator a at columns a * BLOCK_N
+  const uint32_t tmem_base = tmem_slot;  // accumulator a at columns a * U::N
   prof.end(Ev::Setup);
   if (warp_id == 0) {
     // ---- producer (warp 0): one thread keeps the ring full, tile after tile ----
@@ -349,7 +365,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       }
       while (more) {
         const ScheduledTile t = order.tile_of_unit(piece.unit);
-        const int m0 = t.m * BLOCK_M, b_row0 = t.n * BLOCK_N + cta_rank * U::B_TILE.rows;
+        const int m0 = t.m * BLOCK_M, b_row0 = t.n * U::N + cta_rank * U::B_TILE.rows;
         for (int k_tile = piece.k_begin; k_tile < piece.k_end; ++k_tile) {
           prof.begin(Ev::WaitEmpty);
           ptx::mbarrier_wait(&mma_done_bar[stage], empty_phase, "mma_done_bar");
@@ -418,7 +434,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         ptx::mbarrier_wait(&tmem_empty_bar[acc], acc_empty_phase, "tmem_empty_bar");
         prof.end(Ev::WaitEmpty);
         tc5::fence_after_thread_sync();
-        const uint32_t tmem_acc = tmem_base + uint32_t(acc * BLOCK_N);
+        const uint32_t tmem_acc = tmem_base + uint32_t(acc * U::N);
         for (int k_tile = piece.k_begin; k_tile < piece.k_end; ++k_tile) {
           prof.begin(Ev::WaitFull);
           ptx::mbarrier_wait(&tma_full_bar[stage], full_phase, "tma_full_bar");
@@ -503,10 +519,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       prof.begin(Ev::Epilogue);
       // The valid part of an edge tile (common/edge.h): 0 rows for a padding tile, which stores nothing.
       const int rows_valid = tile_extent(m, BLOCK_M, t.m);
-      const int cols_valid = tile_extent(n, BLOCK_N, t.n);
+      const int cols_valid = tile_extent(n, U::N, t.n);
       const bool row_ok    = row_in_tile < rows_valid;
       __nv_bfloat16* c_row = c + (row_ok ? size_t(t.m * BLOCK_M + row_in_tile) * size_t(n) : 0) +
-                             size_t(t.n) * BLOCK_N;
+                             size_t(t.n) * U::N;
       // Stream-K's fixup, by each warp for its 32 rows (a padding tile, t.valid false, takes no part in it: its
       // writer and its finisher are CTAs of the same rank, and both skip it). A partial piece leaves its fp32
       // sums in this worker's slot and raises the slot's flag with release semantics after __syncwarp (which
@@ -517,10 +533,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       const bool finisher = !CLC && piece.role == StreamKPiece::Finisher && t.valid;
       const int last      = finisher ? plan.last_worker(piece.unit) : cluster_id;
       if (partial && t.valid) {
-        float* part = workspace + size_t(slot_of(cluster_id)) * PARTIAL_FLOATS + lane * 8;
+        float* part = workspace + size_t(slot_of(cluster_id)) * U::PARTIAL_FLOATS + lane * 8;
         for (int col = 0; col < cols_valid; col += 8) {
           float v[8];
-          tc5::ld_32x32b_x8(tmem_addr(tmem_base, lane0, uint32_t(acc * BLOCK_N + col)), v);
+          tc5::ld_32x32b_x8(tmem_addr(tmem_base, lane0, uint32_t(acc * U::N + col)), v);
           tc5::wait_ld();
           __stcg(reinterpret_cast<float4*>(part + col * 32), make_float4(v[0], v[1], v[2], v[3]));
           __stcg(reinterpret_cast<float4*>(part + col * 32 + 4), make_float4(v[4], v[5], v[6], v[7]));
@@ -541,10 +557,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 #pragma unroll 4
       for (int col = 0; col < (partial ? 0 : cols_valid); col += 8) {
         float v[8];
-        tc5::ld_32x32b_x8(tmem_addr(tmem_base, lane0, uint32_t(acc * BLOCK_N + col)), v);
+        tc5::ld_32x32b_x8(tmem_addr(tmem_base, lane0, uint32_t(acc * U::N + col)), v);
         tc5::wait_ld();
         for (int w = cluster_id + 1; w <= last; ++w) {  // the finisher: the later segments, in K order
-          const float* part = workspace + size_t(slot_of(w)) * PARTIAL_FLOATS + lane * 8 + col * 32;
+          const float* part = workspace + size_t(slot_of(w)) * U::PARTIAL_FLOATS + lane * 8 + col * 32;
           const float4 lo = __ldcg(reinterpret_cast<const float4*>(part));
           const float4 hi = __ldcg(reinterpret_cast<const float4*>(part + 4));
           v[0] += lo.x, v[1] += lo.y, v[2] += lo.z, v[3] += lo.w;
@@ -612,7 +628,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   ptx::barrier_cluster_wait();
   if (warp_id == 1) {
     tc5::fence_after_thread_sync();
-    tc5::tmem_dealloc<U::CTA_GROUP>(tmem_base, TMEM_COLS);  // the pair: with warp 1 of the peer CTA
+    tc5::tmem_dealloc<U::CTA_GROUP>(tmem_base, U::TMEM_COLS);  // the pair: with warp 1 of the peer CTA
   }
   prof.end(Ev::Teardown);
 #elif defined(__CUDA_ARCH__)
@@ -624,9 +640,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 // With `trace`: the TRACE=true instantiation, recording into a buffer sized from the grid (--trace).
 // CLC: one cluster per unit (v7clc). Otherwise the plan's policy, or (PICK) the picking rule's choice.
 // UNIT_CTAS: the unit, the pair (CLUSTER_SIZE) or a CTA alone (1).
-template <bool CLC, StreamKPolicy POLICY, bool PICK, int UNIT_CTAS = CLUSTER_SIZE>
+template <bool CLC, StreamKPolicy POLICY, bool PICK, int UNIT_CTAS = CLUSTER_SIZE, int TILE_N = BLOCK_N>
 Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
-  using U = Unit<UNIT_CTAS>;
+  using U = Unit<UNIT_CTAS, TILE_N>;
   // B's tensor map is N rows high: B is [N, K] (seed 000's first version got this wrong). Its box is one
   // CTA's part of the MMA's N: half of it (the pair), or all 256 rows (alone). 2D maps: their K extent is K
   // itself, so a short last K tile is zero-filled.
@@ -634,11 +650,12 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
   const TmaDesc b_desc = kmajor_tma_2d(g.n, g.k, U::B_TILE.rows, SLICE_K, 2, Swizzle::B128);
   const CUtensorMap a_map = make_tensor_map(a_desc, g.a, "A");
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
-  auto* kernel = trace ? matmul_v7_kernel<true, CLC, UNIT_CTAS> : matmul_v7_kernel<false, CLC, UNIT_CTAS>;
+  auto* kernel =
+      trace ? matmul_v7_kernel<true, CLC, UNIT_CTAS, TILE_N> : matmul_v7_kernel<false, CLC, UNIT_CTAS, TILE_N>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, U::SMEM_BYTES));
   auto* c = static_cast<__nv_bfloat16*>(g.c);
   const int m = int(g.m), n = int(g.n), k = int(g.k);
-  const int tiles_m = num_tiles(g.m, BLOCK_M), tiles_n = num_tiles(g.n, BLOCK_N);
+  const int tiles_m = num_tiles(g.m, BLOCK_M), tiles_n = num_tiles(g.n, U::N);
   const int units = num_tiles(tiles_m, UNIT_CTAS) * tiles_n, iters = num_k_tiles(g.k, BLOCK_K);
   // A cluster of UNIT_CTAS CTAs along x: blockIdx.x 2c and 2c + 1 (the pair), or c (alone). The persistent
   // grid's query also says how many clusters fit at once (stream-K's workers; the trace's estimate for CLC).
@@ -698,21 +715,25 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
   };
 }
 
-// v7d: the unit as well as the plan picked per shape (pick_unit, common/streamk.h, the Hopper twin's rule),
-// from the workers each unit can have resident at once (the occupancy query): the pair with pick_streamk's
-// plan, or a CTA alone with whole units where that costs at most 3/4 of the pair's plan. The rule's constants
-// were measured on an H100: unmeasured on Blackwell.
-template <int UNIT_CTAS>
+// v7d: the unit, its width and the plan picked per shape (pick_unit and pick_width, common/streamk.h, the
+// Hopper twin's rules), from the workers each unit can have resident at once (the occupancy query): the pair
+// with pick_streamk's plan, or a CTA alone with whole units where that costs at most 3/4 of the pair's plan;
+// then the narrow pair where half its plan's cost is less than that. The rules' constants were measured on an
+// H100: unmeasured on Blackwell.
+template <int UNIT_CTAS, int TILE_N = BLOCK_N>
 int resident_workers() {
-  auto* kernel = matmul_v7_kernel<false, false, UNIT_CTAS>;
-  const unsigned smem = Unit<UNIT_CTAS>::SMEM_BYTES;
+  auto* kernel = matmul_v7_kernel<false, false, UNIT_CTAS, TILE_N>;
+  const unsigned smem = Unit<UNIT_CTAS, TILE_N>::SMEM_BYTES;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   return persistent_grid(kernel, NUM_THREADS, smem, UNIT_CTAS, 1, 1, "v7").max_clusters;
 }
 Launch prepare_v7_picked(const GemmArgs& g, DeviceTrace* trace) {
-  const UnitChoice unit =
-      pick_unit(num_tiles(g.m, BLOCK_M), num_tiles(g.n, BLOCK_N), num_k_tiles(g.k, BLOCK_K),
-                resident_workers<CLUSTER_SIZE>(), resident_workers<1>(), FIXUP_ITERS);
+  const int tiles_m = num_tiles(g.m, BLOCK_M), iters = num_k_tiles(g.k, BLOCK_K);
+  const UnitChoice unit   = pick_unit(tiles_m, num_tiles(g.n, BLOCK_N), iters, resident_workers<CLUSTER_SIZE>(),
+                                      resident_workers<1>(), FIXUP_ITERS);
+  const WidthChoice width = pick_width(unit, (tiles_m + 1) / 2 * num_tiles(g.n, NARROW_N), iters,
+                                       resident_workers<CLUSTER_SIZE, NARROW_N>(), FIXUP_ITERS);
+  if (width.narrow) return prepare_v7<false, StreamKPolicy::DataParallel, true, CLUSTER_SIZE, NARROW_N>(g, trace);
   return unit.ctas == 1 ? prepare_v7<false, StreamKPolicy::DataParallel, false, 1>(g, trace)
                         : prepare_v7<false, StreamKPolicy::DataParallel, true, CLUSTER_SIZE>(g, trace);
 }
@@ -730,6 +751,13 @@ Launch prepare_v7_traced(const GemmArgs& g, DeviceTrace& trace) {
   if constexpr (UNIT_CTAS == UNIT_PICKED) return prepare_v7_picked(g, &trace);
   else return prepare_v7<CLC, POLICY, PICK, UNIT_CTAS>(g, &trace);
 }
+// v7n: the narrow tile (256 x 64 pair units, MMA N = 64), with v7d's rule for the plan (the Hopper twin's v7n).
+Launch prepare_v7n_untraced(const GemmArgs& g) {
+  return prepare_v7<false, StreamKPolicy::DataParallel, true, CLUSTER_SIZE, NARROW_N>(g, nullptr);
+}
+Launch prepare_v7n_traced(const GemmArgs& g, DeviceTrace& trace) {
+  return prepare_v7<false, StreamKPolicy::DataParallel, true, CLUSTER_SIZE, NARROW_N>(g, &trace);
+}
 
 }  // namespace
 
@@ -744,6 +772,10 @@ std::vector<Variant> sm100_variants() {
                             TMA_BOXES, tma_box};
   SmemTiles picked = tiles;  // v7d: either, per shape (the pair's tiles listed)
   picked.cluster   = CLUSTER_PICKED;
+  // v7n: the narrow pair, cta_group::2 M = 256, N = 64: 32 rows of B per CTA, 11 stages of 20 KB.
+  SmemTiles narrow{A_TILE,   NarrowPair::B_TILE, BLOCK_M, /*tma_3d=*/false, NarrowPair::NUM_STAGES,
+                   SLICE_K,  TMA_BOXES,          tma_box};
+  narrow.cta_group = NarrowPair::CTA_GROUP;
   // The Hopper twin's four plans, and Cluster Launch Control. Which is fastest on Blackwell cannot be
   // measured here (no Blackwell GPU): the default, v7d, is the Hopper twin's by its measurement.
   using P = StreamKPolicy;
@@ -754,7 +786,7 @@ std::vector<Variant> sm100_variants() {
        tiles, prepare_v7_untraced<false, P::StreamK>, prepare_v7_traced<false, P::StreamK>},
       {"v7c", "hybrid: whole waves, stream-K for the last 1-2", kernel, any_mn, tiles,
        prepare_v7_untraced<false, P::Hybrid>, prepare_v7_traced<false, P::Hybrid>},
-      {"v7d", "picked per shape: v7a, stream-K split to the cost model, or 1-CTA units; the default", kernel,
+      {"v7d", "picked per shape: v7a, stream-K split to the cost model, 1-CTA or narrow units; the default", kernel,
        any_mn, picked, prepare_v7_untraced<false, P::DataParallel, true, UNIT_PICKED>,
        prepare_v7_traced<false, P::DataParallel, true, UNIT_PICKED>},
       {"v7d1", "v7d's plans on 1-CTA units (128x256, cta_group::1, no cluster) at every shape", kernel, any_mn,
@@ -765,6 +797,8 @@ std::vector<Variant> sm100_variants() {
       {"v7clc", "one cluster per unit, Cluster Launch Control (try_cancel), whole units; v6's TMEM double "
                 "buffer, any M/N",
        kernel, any_mn, tiles, prepare_v7_untraced<true>, prepare_v7_traced<true>},
+      {"v7n", "the narrow tile: 256x64 pair units (cta_group::2, N = 64), v7d's plan rule", kernel, any_mn,
+       narrow, prepare_v7n_untraced, prepare_v7n_traced},
   };
 }
 

@@ -83,6 +83,13 @@
 //     125 MB, writes 5.6 -> 3.2 MB, 0.79x -> 0.86x cuBLAS at its best; at 128x8192x8192 0.83x -> 0.86x
 //     (README, "The L2 policy"). Where B stays in the L2, or there are no partials, it is not taken: there it
 //     measured slower (the discards on the finisher's serial path; B evict-first with whole units).
+//  9. The narrow tile (v7n; the kernel's TILE_N, Tile<TILE_N>): 128 x 64 per CTA, 256 x 64 per pair (wgmma
+//     m64n64k16, 32 accumulators, B in two 32-row boxes, one per CTA, 8 stages of 24 KB, one C box per
+//     warpgroup), for the shapes where cuBLAS takes 128 x 64 tiles and the wide units leave most SMs idle
+//     (1024^3: 64 narrow units against 16 wide ones). v7n runs v7d's plan rule on narrow units; v7d takes
+//     them where half the narrow plan's cost is less than the wide unit's (pick_width, common/streamk.h: a
+//     narrow iteration measured at about half a wide one's time). Measured against cuBLAS at its best: 1024^3
+//     0.49x -> 0.76x, 256 x 256 x 8192 0.46x -> 0.70x (README, "The tile's width").
 //
 // Why it helps: where the units do not fill the GPU (one 256x256 unit with a long K, a row of units of a
 // skinny M) every SM gets an equal share of the MAC iterations instead of most of them idling.
@@ -129,25 +136,18 @@ namespace {
 
 // ---- configuration ----
 constexpr int BLOCK_M        = 128;                 // two consumer warpgroups x WGMMA_M
-constexpr int BLOCK_N        = 256;                 // = WGMMA_N, the widest wgmma
 constexpr int BLOCK_K        = 64;                  // K of one tile load: 128 bytes of bf16
 constexpr int WGMMA_M        = 64;                  // fixed for wgmma
 constexpr int WGMMA_K        = 16;                  // fixed for bf16: 32 bytes of K per MMA
 constexpr int SLICE_K        = 64;                  // one 128-byte slice of K: the width of a swizzle atom
 constexpr int NUM_CONSUMERS  = BLOCK_M / WGMMA_M;   // consumer warpgroups, each multiplies its 64 rows of A
 constexpr int NUM_THREADS    = 128 * (1 + NUM_CONSUMERS);  // + the producer warpgroup
-constexpr int ACC_REGS       = WGMMA_M * BLOCK_N / 128;  // fp32 accumulators per consumer thread
 constexpr int PRODUCER_REGS  = 40;                  // registers per producer thread after setmaxnreg.dec
 constexpr int CONSUMER_REGS  = 232;                 // registers per consumer thread after setmaxnreg.inc
 constexpr int CLUSTER_SIZE   = 2;                   // CTAs per cluster of a pair unit, along M: they share B
 constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;  // multicast to every CTA of the cluster: 0b11
-constexpr int BOX_ROWS       = BLOCK_N / CLUSTER_SIZE;  // rows of a TMA box: A's tile, one CTA's half of B
 constexpr int GROUP_M        = 16;                  // grouped order: M tiles (8 cluster pairs) per group
-constexpr int C_PARTS        = GEMM_V7_SM90_C_PARTS;  // parts of a warpgroup's 64 x 256 block, stored in turn
 constexpr int C_BOX_COLS     = 64;                  // columns of a TMA store box: 128 B, one swizzle span
-constexpr int C_PART_COLS    = BLOCK_N / C_PARTS;   // columns of C staged at once per warpgroup
-constexpr int C_BOXES        = C_PART_COLS / C_BOX_COLS;  // TMA store boxes per part and warpgroup
-constexpr int PARTIAL_FLOATS = ACC_REGS * 128;      // one warpgroup's fp32 partial: its 64 x 256 accumulators
 constexpr int MIN_SK_ITERS   = 4;                   // stream-K (v7b, v7c): no range shorter than 4 K tiles
 constexpr int FIXUP_ITERS    = 4;                   // v7d's rule: a partial written or read ~ 4 K tiles
 constexpr int DYNAMIC_SPLIT  = GEMM_V7_SM90_DYNAMIC_SPLIT;  // v7e: ranges this many times shorter than v7d's
@@ -156,36 +156,76 @@ constexpr int TASK_SLOTS     = 4;                   // v7e: pieces drawn and not
 constexpr uint32_t TASK_READERS = CLUSTER_SIZE * (1 + NUM_CONSUMERS);
 
 constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 2, Swizzle::B128};
-constexpr KMajorTile B_TILE{BLOCK_N, BLOCK_K, 2, Swizzle::B128};
 constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
-constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
-constexpr uint32_t B_BOX_BYTES  = B_TILE_BYTES / CLUSTER_SIZE;  // one CTA's half of B
-constexpr uint32_t STAGE_BYTES  = A_TILE_BYTES + B_TILE_BYTES;  // one ring stage: [A tile][B tile]
-// C staging, after the ring: per consumer warpgroup, C_BOXES boxes of WGMMA_M rows x 128 B, each in the
-// 128-byte swizzle (a 1024-B atom per 8 rows), as the TMA store with a SWIZZLE_128B map reads it.
 constexpr uint32_t C_BOX_BYTES  = WGMMA_M * C_BOX_COLS * 2;
-constexpr uint32_t C_WG_BYTES   = C_BOXES * C_BOX_BYTES;
-constexpr uint32_t C_BYTES      = NUM_CONSUMERS * C_WG_BYTES;
-// The ring's layout is the same in both CTAs of the cluster, and must be: a multicast copy and its barrier
-// signal land at the SAME offsets in every destination CTA. It is a function of these constants only (no CTA
-// rank), and the barriers are static shared memory, laid out identically by the compiler for every CTA of
-// the kernel: nothing here can differ between the two CTAs.
-GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
-GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + A_TILE_BYTES; }
-// Ring depth: as many stages as fit in the 227 KB a block may have, after the C buffer, the alignment slack
-// and the barriers (static shared memory, under 1 KB): 4 x 48 KB + 32 KB of C (C_PARTS 2), or 3 x 48 KB +
-// 64 KB (C_PARTS 1).
-constexpr uint32_t SMEM_BUDGET = 227 * 1024;
-constexpr int NUM_STAGES       = int((SMEM_BUDGET - C_BYTES - SMEM_ALIGN - 1024) / STAGE_BYTES);
-constexpr uint32_t C_OFFSET    = NUM_STAGES * STAGE_BYTES;  // the C buffer, after the ring
-constexpr uint32_t SMEM_BYTES  = NUM_STAGES * STAGE_BYTES + C_BYTES + SMEM_ALIGN;
+constexpr uint32_t SMEM_BUDGET  = 227 * 1024;
+
+// What depends on the tile's width N (the wgmma's N): v6's 256, or the narrow 64 (v7n: 128 x 64 per CTA,
+// 256 x 64 per pair, for shapes whose wide units leave most of the GPU idle). The file-scope names below
+// are the wide tile's.
+template <int TILE_N>
+struct Tile {
+  static constexpr int BLOCK_N        = TILE_N;                    // = WGMMA_N
+  static constexpr int ACC_REGS       = WGMMA_M * TILE_N / 128;    // fp32 accumulators per consumer thread
+  static constexpr int BOX_ROWS       = TILE_N / CLUSTER_SIZE;     // rows of one CTA's box of B
+  static constexpr KMajorTile B_TILE{TILE_N, BLOCK_K, 2, Swizzle::B128};
+  static constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
+  static constexpr uint32_t B_BOX_BYTES  = B_TILE_BYTES / CLUSTER_SIZE;  // one CTA's half of B
+  static constexpr uint32_t STAGE_BYTES  = A_TILE_BYTES + B_TILE_BYTES;  // one ring stage: [A tile][B tile]
+  // C staging, after the ring: per consumer warpgroup, C_BOXES boxes of WGMMA_M rows x 128 B, each in the
+  // 128-byte swizzle (a 1024-B atom per 8 rows), as the TMA store with a SWIZZLE_128B map reads it.
+  static constexpr int C_PARTS        = TILE_N == 256 ? GEMM_V7_SM90_C_PARTS : 1;  // stored in turn
+  static constexpr int C_PART_COLS    = TILE_N / C_PARTS;          // columns of C staged at once per warpgroup
+  static constexpr int C_BOXES        = C_PART_COLS / C_BOX_COLS;  // TMA store boxes per part and warpgroup
+  static constexpr uint32_t C_WG_BYTES = C_BOXES * C_BOX_BYTES;
+  static constexpr uint32_t C_BYTES    = NUM_CONSUMERS * C_WG_BYTES;
+  static constexpr int PARTIAL_FLOATS = ACC_REGS * 128;            // one warpgroup's fp32 partial
+  // Ring depth: as many stages as fit in the 227 KB a block may have, after the C buffer, the alignment
+  // slack and the barriers (static shared memory, under 1 KB): wide, 4 x 48 KB + 32 KB of C (C_PARTS 2), or
+  // 3 x 48 KB + 64 KB (C_PARTS 1); narrow, 8 x 24 KB + 16 KB.
+  static constexpr int NUM_STAGES       = int((SMEM_BUDGET - C_BYTES - SMEM_ALIGN - 1024) / STAGE_BYTES);
+  static constexpr uint32_t C_OFFSET    = NUM_STAGES * STAGE_BYTES;  // the C buffer, after the ring
+  static constexpr uint32_t SMEM_BYTES  = NUM_STAGES * STAGE_BYTES + C_BYTES + SMEM_ALIGN;
+  // The ring's layout is the same in both CTAs of the cluster, and must be: a multicast copy and its barrier
+  // signal land at the SAME offsets in every destination CTA. It is a function of these constants only (no
+  // CTA rank), and the barriers are static shared memory, laid out identically by the compiler for every CTA
+  // of the kernel: nothing here can differ between the two CTAs.
+  static GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
+  static GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + A_TILE_BYTES; }
+  // Where the TMA boxes of a K tile go (the kernel issues exactly these; tests/test_stage_table.cpp checks
+  // them against the layout model's table): 2D boxes {64, rows} at (k0, row). A's tile is one box; B's is
+  // CLUSTER_SIZE boxes of BOX_ROWS rows, stacked along its rows: box j lands at j * B_BOX_BYTES, and CTA j of
+  // the cluster multicasts it.
+  static GEMM_HD constexpr TmaBox tma_box(KMajorTile tile, int row0, int k0, int j) {
+    return {kmajor_row_offset(tile, j * BOX_ROWS), {k0, row0 + j * BOX_ROWS, 0}};
+  }
+
+  static_assert(TILE_N == 256 || TILE_N == 64, "the wgmma wrappers used here are m64n256k16 and m64n64k16");
+  static_assert(B_TILE_BYTES % 1024 == 0, "B's tile is whole 1024-B swizzle atoms");
+  static_assert((BOX_ROWS * 128) % 1024 == 0, "each CTA's box of B starts on a whole 1024-B swizzle atom");
+  static_assert(C_PARTS >= 1 && TILE_N % (C_PARTS * C_BOX_COLS) == 0, "a part is whole 64-column store boxes");
+  static_assert(C_PART_COLS % 16 == 0, "stmatrix .x4 stores 16 columns (two 8x8 blocks of two row halves)");
+  static_assert(C_OFFSET % 1024 == 0, "the C buffer starts on a 1024-B swizzle atom");
+  static_assert(NUM_STAGES >= 2, "a pipeline needs one stage to multiply and at least one to load into");
+  static_assert(SMEM_BYTES + 1024 <= SMEM_BUDGET,
+                "the ring and the C buffer must fit in the 227 KB of shared memory per block");
+  static_assert(b_tile_offset(1) - b_tile_offset(0) == STAGE_BYTES && a_tile_offset(0) == 0 &&
+                    b_tile_offset(NUM_STAGES - 1) + B_TILE_BYTES == NUM_STAGES * STAGE_BYTES,
+                "the ring layout: [A_s B_s] per stage, contiguous, from the 1024-B aligned base");
+  static_assert(CONSUMER_REGS >= ACC_REGS + 32, "a consumer needs its accumulators plus room for addresses");
+};
+using Wide   = Tile<256>;
+using Narrow = Tile<64>;
+constexpr int BLOCK_N           = Wide::BLOCK_N;
+constexpr int BOX_ROWS          = Wide::BOX_ROWS;
+constexpr KMajorTile B_TILE     = Wide::B_TILE;
+constexpr int NUM_STAGES        = Wide::NUM_STAGES;
+constexpr int PARTIAL_FLOATS    = Wide::PARTIAL_FLOATS;  // the workspace's slot: the widest tile's partial
 
 static_assert(BLOCK_M % WGMMA_M == 0, "each consumer warpgroup multiplies 64 rows");
-static_assert(BLOCK_N == 256, "the wgmma wrapper used here is m64n256k16");
 static_assert(BLOCK_K % WGMMA_K == 0, "a tile holds whole MMA K steps");
 static_assert(BLOCK_K % SLICE_K == 0, "a tile holds whole 128-byte swizzle spans of K");
-static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
-              "tiles are whole 1024-B swizzle atoms, so the B tile after A starts 1024-B aligned too");
+static_assert(A_TILE_BYTES % 1024 == 0, "A's tile is whole 1024-B swizzle atoms, so B's after it starts aligned");
 static_assert(WGMMA_M % 8 == 0, "a warpgroup's half of A starts on a whole 8-row swizzle atom");
 static_assert(BLOCK_N <= 256 && BLOCK_M <= 256, "a TMA box is at most 256 rows");
 static_assert(PRODUCER_REGS % 8 == 0 && CONSUMER_REGS % 8 == 0 && PRODUCER_REGS >= 24 && CONSUMER_REGS <= 256,
@@ -196,35 +236,18 @@ static_assert(PRODUCER_REGS % 8 == 0 && CONSUMER_REGS % 8 == 0 && PRODUCER_REGS 
 constexpr int LAUNCH_REGS_PER_THREAD = 65536 / NUM_THREADS / 8 * 8;  // 168 at 384 threads
 static_assert(128 * (PRODUCER_REGS + NUM_CONSUMERS * CONSUMER_REGS) <= NUM_THREADS * LAUNCH_REGS_PER_THREAD,
               "registers after setmaxnreg must fit the CTA's launch allocation (384 x 168 = 64512)");
-static_assert(CONSUMER_REGS >= ACC_REGS + 32, "a consumer needs its accumulators plus room for addresses");
-static_assert(NUM_STAGES >= 2, "a pipeline needs one stage to multiply and at least one to load into");
 static_assert(CLUSTER_SIZE == 2 && BLOCK_N % CLUSTER_SIZE == 0, "a CTA pair, each multicasting half of B");
-static_assert(BOX_ROWS == BLOCK_M, "A's tile is one box; B's is CLUSTER_SIZE boxes, one per CTA");
+static_assert(BOX_ROWS == BLOCK_M, "the wide tile: A's tile is one box, B's one box of as many rows per CTA");
 static_assert(BLOCK_K == SLICE_K, "one 2D box spans the tile's K: 64 elements, the 128-byte swizzle span");
-static_assert((BOX_ROWS * 128) % 1024 == 0, "each half of B starts on a whole 1024-B swizzle atom");
-static_assert(b_tile_offset(1) - b_tile_offset(0) == STAGE_BYTES && a_tile_offset(0) == 0 &&
-                  b_tile_offset(NUM_STAGES - 1) + B_TILE_BYTES == NUM_STAGES * STAGE_BYTES,
-              "the ring layout: [A_s B_s] per stage, contiguous, from the 1024-B aligned base");
 static_assert(GROUP_M % CLUSTER_SIZE == 0, "the tile order groups whole cluster pairs");
-static_assert(C_PARTS >= 1 && BLOCK_N % (C_PARTS * C_BOX_COLS) == 0, "a part is whole 64-column store boxes");
-static_assert(C_PART_COLS % 16 == 0, "stmatrix .x4 stores 16 columns (two 8x8 blocks of two row halves)");
-static_assert(C_OFFSET % 1024 == 0 && C_BOX_BYTES % 1024 == 0, "each C box starts on a 1024-B swizzle atom");
+static_assert(C_BOX_BYTES % 1024 == 0, "each C box starts on a 1024-B swizzle atom");
 static_assert(NUM_CONSUMERS + 1 <= 16, "named barriers 1..NUM_CONSUMERS, one per consumer warpgroup");
 static_assert(DYNAMIC_SPLIT >= 1 && TASK_SLOTS >= 2, "v7e: the drawing thread works one piece ahead");
-static_assert(SMEM_BYTES + 1024 <= SMEM_BUDGET,
-              "the ring and the C buffer must fit in the 227 KB of shared memory per block");
 
 static_assert(partial_float4(3, 5) == 5 * 128 + 3 && partial_discard_float4(9, 1) == 8 + (1 + 8) * 128,
               "the fixup's partial and its discards as common/streamk.h has them (the CPU test checks those)");
 
-// ---- where the TMA boxes of a K tile go: the kernel issues exactly these (tests/test_stage_table.cpp
-//      checks them against the layout model's table) ----
-// 2D boxes {64, BOX_ROWS} at (k0, row): A's tile is one box; B's 256-row tile is two, stacked along its rows:
-// box j, rows j*128 .. +127, lands at j * 16 KB, and CTA j of the cluster multicasts it.
 constexpr int TMA_BOXES = 1;  // per operand and K tile along K (B: one per CTA along its rows)
-GEMM_HD constexpr TmaBox tma_box(KMajorTile tile, int row0, int k0, int j) {
-  return {kmajor_row_offset(tile, j * BOX_ROWS), {k0, row0 + j * BOX_ROWS, 0}};
-}
 
 // Byte offset, in a warpgroup's C buffer, of row `row` (0..63) and 8-column chunk `chunk` (0..C_PART_COLS/8
 // - 1) of the part being staged: box chunk / 8, and inside it the 128-byte swizzle (16-byte unit u of row r
@@ -259,7 +282,7 @@ struct DynamicWork {
 // 0 between launches: raised (1) by its partial's writer, lowered again by the finisher that consumes it.
 // UNIT_CTAS: see above. DYNAMIC (v7e, pairs only): the pieces are not StreamKWork's but drawn at run time
 // from `dyn` (see "the work counter").
-template <bool TRACE, int UNIT_CTAS, bool DYNAMIC>
+template <bool TRACE, int UNIT_CTAS, bool DYNAMIC, int TILE_N = 256>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     matmul_v7_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                      const __grid_constant__ CUtensorMap c_map, __nv_bfloat16* c, int m, int n, int k,
@@ -267,12 +290,13 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
                      const DynamicWork dyn, TraceBuffer trace) {
 #if defined(GEMM_HAS_WGMMA)
   static_assert(UNIT_CTAS == CLUSTER_SIZE || UNIT_CTAS == 1, "a unit is the CTA pair, or one CTA alone");
+  using T = Tile<TILE_N>;  // the tile's width and what depends on it (v7n: the narrow one)
   extern __shared__ uint8_t smem_raw[];
-  uint8_t* ring = align_smem_1024(smem_raw);  // stage s: A tile at s * STAGE_BYTES, then its B tile
-  auto a_smem   = [&](int s) { return ring + a_tile_offset(s); };
-  auto b_smem   = [&](int s) { return ring + b_tile_offset(s); };
-  __shared__ uint64_t tma_full_bar[NUM_STAGES];  // "full": the TMA bytes of the K tile in stage s have landed
-  __shared__ uint64_t mma_done_bar[NUM_STAGES];  // "empty": all 4 consumers of the pair are done with stage s
+  uint8_t* ring = align_smem_1024(smem_raw);  // stage s: A tile at s * T::STAGE_BYTES, then its B tile
+  auto a_smem   = [&](int s) { return ring + T::a_tile_offset(s); };
+  auto b_smem   = [&](int s) { return ring + T::b_tile_offset(s); };
+  __shared__ uint64_t tma_full_bar[T::NUM_STAGES];  // "full": the TMA bytes of the K tile in stage s have landed
+  __shared__ uint64_t mma_done_bar[T::NUM_STAGES];  // "empty": all 4 consumers of the pair are done with stage s
   __shared__ StreamKTask task_ring[TASK_SLOTS];   // v7e: the pieces drawn for this cluster, in draw order
   __shared__ uint64_t task_full_bar[TASK_SLOTS];  // v7e: the piece in slot i has been written into this CTA
   __shared__ uint64_t task_empty_bar[TASK_SLOTS];  // v7e (CTA 0's only): every reader of both CTAs has read it
@@ -285,7 +309,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   // numbered in v6b's grouped order, so the units that run together are close in C.
   const int cta_rank = int(ptx::cluster_ctarank());
   const int worker   = int(blockIdx.x) / UNIT_CTAS;
-  const int tiles_m  = num_tiles(m, BLOCK_M), tiles_n = num_tiles(n, BLOCK_N);
+  const int tiles_m  = num_tiles(m, BLOCK_M), tiles_n = num_tiles(n, T::BLOCK_N);
   const TileSchedule<ScheduleKind::Grouped> order(tiles_m, tiles_n, 1, 0, UNIT_CTAS, cta_rank, GROUP_M);
   Profiler<TRACE> prof(trace, /*role=*/warpgroup, /*records=*/warp_id % 4 == 0);
   prof.begin(Ev::Setup);
@@ -334,7 +358,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 
   // ---- setup: the barriers by one thread ----
   if (warp_id == 0 && ptx::elect_one_sync()) {
-    for (int s = 0; s < NUM_STAGES; ++s) {
+    for (int s = 0; s < T::NUM_STAGES; ++s) {
       ptx::mbarrier_init(&tma_full_bar[s], 1);  // one arrival: this CTA's TMA thread (the peer's adds bytes)
       ptx::mbarrier_init(&mma_done_bar[s], NUM_CONSUMERS * UNIT_CTAS);  // every consumer of the unit
     }
@@ -395,13 +419,13 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       };
       for (StreamKPiece piece; next_piece(piece);) {
         const ScheduledTile t = order.tile_of_unit(piece.unit);
-        const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
+        const int m0 = t.m * BLOCK_M, n0 = t.n * T::BLOCK_N;
         // Boxes wholly outside the tensors are not issued (see the header): this CTA's A unless it is a
         // padding tile, each half of B that starts below N. Both CTAs see the same n0, so they agree on
         // the bytes of B that land in each.
         const bool load_a = m0 < m;
         uint32_t bytes    = load_a ? A_TILE_BYTES : 0;
-        for (int j = 0; j < CLUSTER_SIZE; ++j) bytes += n0 + j * BOX_ROWS < n ? B_BOX_BYTES : 0;
+        for (int j = 0; j < CLUSTER_SIZE; ++j) bytes += n0 + j * T::BOX_ROWS < n ? T::B_BOX_BYTES : 0;
         // load: announce the bytes of K tile `k_tile` that land in this CTA (its A, the halves of B), then
         // issue its copies into ring stage `s`: its A, and its halves h of B: in a pair its own (h = its
         // rank), multicast to both CTAs; alone, both (h = 0, 1), into its own ring only
@@ -409,14 +433,14 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           ptx::mbarrier_arrive_expect_tx(&tma_full_bar[s], bytes);
           const int k0 = k_tile * BLOCK_K;
           for (int j = 0; j < TMA_BOXES; ++j) {
-            const TmaBox a = tma_box(A_TILE, m0, k0, j);
+            const TmaBox a = T::tma_box(A_TILE, m0, k0, j);
             if (load_a)
               ptx::tma_load_2d(a_smem(s) + a.smem_offset, &a_map, &tma_full_bar[s], a.coords[0], a.coords[1]);
 #pragma unroll
             for (int i = 0; i < CLUSTER_SIZE / UNIT_CTAS; ++i) {
               const int h      = cta_rank * (CLUSTER_SIZE / UNIT_CTAS) + i;
-              const TmaBox b   = tma_box(B_TILE, n0, k0, h);
-              if (n0 + h * BOX_ROWS >= n) continue;
+              const TmaBox b   = T::tma_box(T::B_TILE, n0, k0, h);
+              if (n0 + h * T::BOX_ROWS >= n) continue;
               if (l2_policy) {  // B is read once and outgrows the L2: its lines go first (see l2_policy)
                 const uint64_t evict_first = ptx::createpolicy_evict_first();
                 if constexpr (UNIT_CTAS > 1)
@@ -443,7 +467,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           prof.end(Ev::IssueTma);
           // v7e: the next piece, drawn one ahead while this one's first load is on its way
           if (DYNAMIC && cta_rank == 0 && k_tile == piece.k_begin) draw();
-          if (++stage == NUM_STAGES) {
+          if (++stage == T::NUM_STAGES) {
             stage = 0;
             empty_phase ^= 1;
           }
@@ -457,8 +481,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     // ---- consumers: warpgroup 1 + w multiplies rows 64w .. 64w+63 of each tile ----
     wg::setmaxnreg_inc<CONSUMER_REGS>();
     const int consumer = warpgroup - 1;
-    float acc[ACC_REGS];
-    uint8_t* c_buf           = ring + C_OFFSET + consumer * C_WG_BYTES;  // this warpgroup's C staging
+    float acc[T::ACC_REGS];
+    uint8_t* c_buf           = ring + T::C_OFFSET + consumer * T::C_WG_BYTES;  // this warpgroup's C staging
     const bool store_thread  = warp_id % 4 == 0 && ptx::elect_one_sync();  // issues the TMA stores
     const uint32_t c_bar     = 1 + consumer;  // named barrier of the warpgroup's 128 threads
     const int wg_thread      = threadIdx.x % 128;
@@ -494,7 +518,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     };
     for (StreamKPiece piece; next_piece(piece);) {
       const ScheduledTile t = order.tile_of_unit(piece.unit);
-      const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
+      const int m0 = t.m * BLOCK_M, n0 = t.n * T::BLOCK_N;
       for (int k_tile = piece.k_begin; k_tile < piece.k_end; ++k_tile) {
         prof.begin(Ev::WaitFull);
         ptx::mbarrier_wait(&tma_full_bar[stage], full_phase, "tma_full_bar");
@@ -510,8 +534,12 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 #pragma unroll
         for (int k_step = 0; k_step < BLOCK_K / WGMMA_K; ++k_step) {
           const uint64_t a_desc = kmajor_desc_sm90(A_TILE, a_addr, k_step, consumer * WGMMA_M);
-          const uint64_t b_desc = kmajor_desc_sm90(B_TILE, b_addr, k_step);
-          wg::mma_m64n256k16_bf16(acc, a_desc, b_desc, (k_tile > piece.k_begin || k_step > 0) ? 1u : 0u);
+          const uint64_t b_desc = kmajor_desc_sm90(T::B_TILE, b_addr, k_step);
+          const uint32_t scale_d = (k_tile > piece.k_begin || k_step > 0) ? 1u : 0u;
+          if constexpr (TILE_N == 256)
+            wg::mma_m64n256k16_bf16(acc, a_desc, b_desc, scale_d);
+          else
+            wg::mma_m64n64k16_bf16(acc, a_desc, b_desc, scale_d);
         }
         wg::commit_group();
         prof.end(Ev::IssueMma);
@@ -524,10 +552,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 
         // release: one thread per consumer warpgroup says it no longer reads the stage of k_tile - 1, to both
         // CTAs of the pair, since both multicast into it (release_stage, above)
-        const int prev_stage = stage == 0 ? NUM_STAGES - 1 : stage - 1;
+        const int prev_stage = stage == 0 ? T::NUM_STAGES - 1 : stage - 1;
         if (k_tile > piece.k_begin && warp_id % 4 == 0 && ptx::elect_one_sync()) release_stage(prev_stage);
 
-        if (++stage == NUM_STAGES) {
+        if (++stage == T::NUM_STAGES) {
           stage = 0;
           full_phase ^= 1;
         }
@@ -537,7 +565,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       prof.end(Ev::WaitMma);
       prof.span(Ev::Mma, mma_issued);
       // ... and the tile's last stage is free: release it too (the next tile's loads are waiting for it)
-      const int last_stage = stage == 0 ? NUM_STAGES - 1 : stage - 1;
+      const int last_stage = stage == 0 ? T::NUM_STAGES - 1 : stage - 1;
       if (warp_id % 4 == 0 && ptx::elect_one_sync()) release_stage(last_stage);
       if (!t.valid) continue;  // a padding tile stores nothing, and takes no part in a fixup
 
@@ -546,9 +574,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       //      K order, and stores the unit ----
       if (piece.role == StreamKPiece::Partial) {
         prof.begin(Ev::Partial);
-        float4* part = reinterpret_cast<float4*>(workspace) + size_t(slot(owner)) * (PARTIAL_FLOATS / 4);
+        float4* part = reinterpret_cast<float4*>(workspace) + size_t(slot(owner)) * (T::PARTIAL_FLOATS / 4);
 #pragma unroll
-        for (int j = 0; j < ACC_REGS / 4; ++j)  // .cg: to L2, where the finisher's SM reads it
+        for (int j = 0; j < T::ACC_REGS / 4; ++j)  // .cg: to L2, where the finisher's SM reads it
           __stcg(part + j * 128 + wg_thread,
                  make_float4(acc[4 * j + 0], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
         // Every thread's stores precede the barrier; the release by one thread after it publishes them all
@@ -571,9 +599,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           }
           ptx::named_barrier_sync(c_bar, 128);  // the acquire by one thread, then the barrier: seen by all
           const float4* part =
-              reinterpret_cast<const float4*>(workspace) + size_t(slot(w)) * (PARTIAL_FLOATS / 4);
+              reinterpret_cast<const float4*>(workspace) + size_t(slot(w)) * (T::PARTIAL_FLOATS / 4);
 #pragma unroll
-          for (int j = 0; j < ACC_REGS / 4; ++j) {
+          for (int j = 0; j < T::ACC_REGS / 4; ++j) {
             const float4 v = __ldcg(part + j * 128 + wg_thread);
             acc[4 * j + 0] += v.x;
             acc[4 * j + 1] += v.y;
@@ -587,7 +615,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
             __syncwarp();
             const float4* line = part + partial_discard_float4(wg_thread, 0);  // then 8 lines (1024 float4) on
 #pragma unroll
-            for (int i = 0; i < ACC_REGS / 32; ++i) ptx::discard_global_l2(line + i * 8 * 128);
+            for (int i = 0; i < T::ACC_REGS / 32; ++i) ptx::discard_global_l2(line + i * 8 * 128);
           }
         }
         prof.end(Ev::Fixup);
@@ -602,13 +630,13 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         // column chunk j, matrices 2, 3 the same rows of chunk j + 1
         const int q = lane / 8, r = (warp_id % 4) * 16 + (q % 2) * 8 + lane % 8;
 #pragma unroll
-        for (int part = 0; part < C_PARTS; ++part) {
+        for (int part = 0; part < T::C_PARTS; ++part) {
           // the C buffer is free once the stores that read it last (the previous part or tile) have read it
           if (store_thread) ptx::bulk_wait_group_read<0>();
           ptx::named_barrier_sync(c_bar, 128);
 #pragma unroll
-          for (int jj = 0; jj < C_PART_COLS / 16; ++jj) {
-            const int j = part * (C_PART_COLS / 8) + 2 * jj;  // accumulator column chunk
+          for (int jj = 0; jj < T::C_PART_COLS / 16; ++jj) {
+            const int j = part * (T::C_PART_COLS / 8) + 2 * jj;  // accumulator column chunk
             ptx::stmatrix_x4(ptx::smem_addr(c_buf + c_smem_offset(r, 2 * jj + q / 2)),
                              pack_bf16x2(acc[4 * j + 0], acc[4 * j + 1]),
                              pack_bf16x2(acc[4 * j + 2], acc[4 * j + 3]),
@@ -618,8 +646,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           ptx::fence_proxy_async_shared();  // the stmatrix writes, visible to the TMA store (async proxy)
           ptx::named_barrier_sync(c_bar, 128);
           if (store_thread) {
-            for (int b = 0; b < C_BOXES; ++b) {
-              const int col0 = n0 + part * C_PART_COLS + b * C_BOX_COLS;
+            for (int b = 0; b < T::C_BOXES; ++b) {
+              const int col0 = n0 + part * T::C_PART_COLS + b * C_BOX_COLS;
               if (col0 < n && wg_row0 < m)  // boxes wholly outside C are not issued; the others clip
                 ptx::tma_store_2d(&c_map, c_buf + b * C_BOX_BYTES, col0, wg_row0);
             }
@@ -630,7 +658,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         // N % 8 != 0: predicated st.global, one bf16 at a time (row starts are only 2-byte aligned)
         const int row = wg_row0 + (warp_id % 4) * 16 + lane / 4;
 #pragma unroll
-        for (int j = 0; j < BLOCK_N / 8; ++j) {
+        for (int j = 0; j < T::BLOCK_N / 8; ++j) {
           const int col = n0 + 8 * j + 2 * (lane % 4);
 #pragma unroll
           for (int e = 0; e < 4; ++e) {
@@ -687,11 +715,12 @@ struct CounterMemory {
 // UNIT_CTAS: the unit, the pair (CLUSTER_SIZE) or a CTA alone (1).
 // DYNAMIC (v7e, with PICK, on pairs): the picking rule's plan, its stream-K ranges DYNAMIC_SPLIT times
 // shorter, drawn at run time in the dynamic order (common/streamk.h); no traced kernel.
-template <StreamKPolicy POLICY, bool PICK, int UNIT_CTAS, bool DYNAMIC = false>
+template <StreamKPolicy POLICY, bool PICK, int UNIT_CTAS, bool DYNAMIC = false, int TILE_N = 256>
 Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
+  using T = Tile<TILE_N>;
   // The tensor maps are v6's.
   const TmaDesc a_desc    = kmajor_tma_2d(g.m, g.k, BLOCK_M, BLOCK_K, 2, Swizzle::B128);
-  const TmaDesc b_desc    = kmajor_tma_2d(g.n, g.k, BOX_ROWS, BLOCK_K, 2, Swizzle::B128);
+  const TmaDesc b_desc    = kmajor_tma_2d(g.n, g.k, T::BOX_ROWS, BLOCK_K, 2, Swizzle::B128);
   const CUtensorMap a_map = make_tensor_map(a_desc, g.a, "A");
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
   const bool c_tma        = tma_row_stride_ok(g.n, 2);
@@ -699,16 +728,16 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
   if (c_tma)
     c_map = make_tensor_map(kmajor_tma_2d(g.m, g.n, WGMMA_M, C_BOX_COLS, 2, Swizzle::B128), g.c, "C");
   static_assert(!DYNAMIC || UNIT_CTAS == CLUSTER_SIZE, "v7e draws pieces for CTA pairs");
-  auto* kernel = trace && !DYNAMIC ? matmul_v7_kernel<!DYNAMIC, UNIT_CTAS, DYNAMIC>
-                                   : matmul_v7_kernel<false, UNIT_CTAS, DYNAMIC>;
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+  auto* kernel = trace && !DYNAMIC ? matmul_v7_kernel<!DYNAMIC, UNIT_CTAS, DYNAMIC, TILE_N>
+                                   : matmul_v7_kernel<false, UNIT_CTAS, DYNAMIC, TILE_N>;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::SMEM_BYTES));
 
   // The plan. Data-parallel: v6's grid, at most one cluster per unit. Stream-K and hybrid: every cluster
   // that can be resident is a worker (the finishers wait for other workers, which must all be running), or
   // only as many as the plan gives a stream-K range where it has no whole units.
-  const int tiles_m = num_tiles(g.m, BLOCK_M), tiles_n = num_tiles(g.n, BLOCK_N);
+  const int tiles_m = num_tiles(g.m, BLOCK_M), tiles_n = num_tiles(g.n, T::BLOCK_N);
   PersistentGrid grid =
-      persistent_grid(kernel, NUM_THREADS, SMEM_BYTES, UNIT_CTAS, tiles_m, tiles_n, "v7 (sm_90a)");
+      persistent_grid(kernel, NUM_THREADS, T::SMEM_BYTES, UNIT_CTAS, tiles_m, tiles_n, "v7 (sm_90a)");
   const int units = (tiles_m + UNIT_CTAS - 1) / UNIT_CTAS * tiles_n, iters = num_k_tiles(g.k, BLOCK_K);
   StreamKPolicy policy = POLICY;
   int min_iters        = MIN_SK_ITERS;
@@ -765,19 +794,25 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
   };
 }
 
-// v7d: the unit as well as the plan picked per shape (pick_unit, common/streamk.h), from the workers each
-// unit can have resident at once (66 clusters or 132 CTAs on an H100): the pair with pick_streamk's plan, or
-// a CTA alone with whole units where that costs at most 3/4 of the pair's plan.
-template <int UNIT_CTAS>
+// v7d: the unit, its width and the plan picked per shape (pick_unit and pick_width, common/streamk.h), from
+// the workers each unit can have resident at once (66 clusters or 132 CTAs on an H100): the pair with
+// pick_streamk's plan, or a CTA alone with whole units where that costs at most 3/4 of the pair's plan; then
+// the narrow pair where half its plan's cost (a narrow iteration ~ half a wide one) is less than that.
+template <int UNIT_CTAS, int TILE_N = Wide::BLOCK_N>
 int resident_workers() {
-  auto* kernel = matmul_v7_kernel<false, UNIT_CTAS, false>;
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-  return persistent_grid(kernel, NUM_THREADS, SMEM_BYTES, UNIT_CTAS, 1, 1, "v7 (sm_90a)").max_clusters;
+  auto* kernel = matmul_v7_kernel<false, UNIT_CTAS, false, TILE_N>;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tile<TILE_N>::SMEM_BYTES));
+  return persistent_grid(kernel, NUM_THREADS, Tile<TILE_N>::SMEM_BYTES, UNIT_CTAS, 1, 1, "v7 (sm_90a)")
+      .max_clusters;
 }
 Launch prepare_v7_picked(const GemmArgs& g, DeviceTrace* trace) {
-  const UnitChoice unit =
-      pick_unit(num_tiles(g.m, BLOCK_M), num_tiles(g.n, BLOCK_N), num_k_tiles(g.k, BLOCK_K),
-                resident_workers<CLUSTER_SIZE>(), resident_workers<1>(), FIXUP_ITERS);
+  const int tiles_m = num_tiles(g.m, BLOCK_M), iters = num_k_tiles(g.k, BLOCK_K);
+  const UnitChoice unit   = pick_unit(tiles_m, num_tiles(g.n, BLOCK_N), iters, resident_workers<CLUSTER_SIZE>(),
+                                      resident_workers<1>(), FIXUP_ITERS);
+  const WidthChoice width = pick_width(unit, (tiles_m + 1) / 2 * num_tiles(g.n, Narrow::BLOCK_N), iters,
+                                       resident_workers<CLUSTER_SIZE, Narrow::BLOCK_N>(), FIXUP_ITERS);
+  if (width.narrow)
+    return prepare_v7<StreamKPolicy::DataParallel, true, CLUSTER_SIZE, false, Narrow::BLOCK_N>(g, trace);
   return unit.ctas == 1 ? prepare_v7<StreamKPolicy::DataParallel, false, 1>(g, trace)
                         : prepare_v7<StreamKPolicy::DataParallel, true, CLUSTER_SIZE>(g, trace);
 }
@@ -793,18 +828,29 @@ Launch prepare_v7_traced(const GemmArgs& g, DeviceTrace& trace) {
   if constexpr (UNIT_CTAS == UNIT_PICKED) return prepare_v7_picked(g, &trace);
   else return prepare_v7<POLICY, PICK, UNIT_CTAS>(g, &trace);
 }
+// v7n: the narrow tile (128 x 64 per CTA, 256 x 64 per pair), with v7d's rule for the plan.
+Launch prepare_v7n_untraced(const GemmArgs& g) {
+  return prepare_v7<StreamKPolicy::DataParallel, true, CLUSTER_SIZE, false, Narrow::BLOCK_N>(g, nullptr);
+}
+Launch prepare_v7n_traced(const GemmArgs& g, DeviceTrace& trace) {
+  return prepare_v7<StreamKPolicy::DataParallel, true, CLUSTER_SIZE, false, Narrow::BLOCK_N>(g, &trace);
+}
 
 }  // namespace
 
 std::vector<Variant> sm90_variants() {
   const ShapeRule any_mn = any_mn_shape_rule(2);  // any M and N; K a multiple of 8 (the TMA stride rule)
   const char* kernel     = "sm_90a wgmma kernel, the Hopper twin (v7_streamk/matmul_v7_sm90.cu)";
-  SmemTiles tiles{A_TILE, B_TILE, WGMMA_M, /*tma_3d=*/false, NUM_STAGES, SLICE_K, TMA_BOXES, tma_box};
+  SmemTiles tiles{A_TILE, B_TILE, WGMMA_M, /*tma_3d=*/false, NUM_STAGES, SLICE_K, TMA_BOXES, Wide::tma_box};
   tiles.b_split = CLUSTER_SIZE;  // B's tile: one 128-row box multicast by each CTA of the pair
   SmemTiles cta_tiles = tiles;   // v7d1: the same ring and boxes, both of B's boxes issued by a CTA alone
   cta_tiles.cluster   = 1;
   SmemTiles picked    = tiles;   // v7d: either, per shape
   picked.cluster      = CLUSTER_PICKED;
+  // v7n: a 64-row B tile, one 32-row box multicast by each CTA of the pair, a deeper ring
+  SmemTiles narrow{A_TILE,  Narrow::B_TILE, WGMMA_M, /*tma_3d=*/false, Narrow::NUM_STAGES,
+                   SLICE_K, TMA_BOXES,      Narrow::tma_box};
+  narrow.b_split = CLUSTER_SIZE;
   return {
       {"v7a", "v6b's schedule as a plan: whole units only (data-parallel)", kernel, any_mn, tiles,
        prepare_v7_untraced<StreamKPolicy::DataParallel>, prepare_v7_traced<StreamKPolicy::DataParallel>},
@@ -812,7 +858,7 @@ std::vector<Variant> sm90_variants() {
        prepare_v7_untraced<StreamKPolicy::StreamK>, prepare_v7_traced<StreamKPolicy::StreamK>},
       {"v7c", "hybrid: whole waves, stream-K for the last 1-2", kernel, any_mn, tiles,
        prepare_v7_untraced<StreamKPolicy::Hybrid>, prepare_v7_traced<StreamKPolicy::Hybrid>},
-      {"v7d", "picked per shape: v7a, stream-K split to the cost model, or 1-CTA units; the default", kernel,
+      {"v7d", "picked per shape: v7a, stream-K split to the cost model, 1-CTA or narrow units; the default", kernel,
        any_mn, picked,
        prepare_v7_untraced<StreamKPolicy::DataParallel, true, UNIT_PICKED>,
        prepare_v7_traced<StreamKPolicy::DataParallel, true, UNIT_PICKED>},
@@ -824,6 +870,8 @@ std::vector<Variant> sm90_variants() {
        prepare_v7_traced<StreamKPolicy::DataParallel, true>},
       {"v7e", "dynamic: v7d's pieces, cut finer, drawn from a global atomic counter", kernel, any_mn, tiles,
        prepare_v7_untraced<StreamKPolicy::DataParallel, true, CLUSTER_SIZE, true>, nullptr},
+      {"v7n", "the narrow tile: 256x64 pair units (m64n64), v7d's plan rule", kernel, any_mn, narrow,
+       prepare_v7n_untraced, prepare_v7n_traced},
   };
 }
 
