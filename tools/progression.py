@@ -302,6 +302,7 @@ def cmd_sweep_chart(args):
             variants.append(r["variant"])
     by = {(size_of(r), r["variant"]): r for r in rows}
     palette = ["#9ecae1", "#08306b", "#e6550d", "#31a354", "#756bb1"]
+    TOP = 1.3  # the chart's top, as a ratio to cuBLAS
     width = 0.8 / len(variants)
     fig, ax = plt.subplots(figsize=(max(8.0, 0.9 * len(shapes) + 2), 4.8))
     for j, v in enumerate(variants):
@@ -311,12 +312,15 @@ def cmd_sweep_chart(args):
         ax.bar(xs, best, width, color=palette[j % len(palette)], label=f"{v}: ratio to cuBLAS at its best")
         ax.scatter(xs, first, marker="_", s=120, color="#d62728", zorder=3,
                    label="ratio to cuBLAS's first pick" if j == 0 else None)
+        for x, r in zip(xs, best):  # bars that run off the top (TOP) carry their value
+            if r > TOP:
+                ax.text(x, TOP - 0.02, f"{r:.2f}", ha="center", va="top", rotation=90, fontsize=7, color="white")
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(shapes)))
     ax.set_xticklabels([size_label(s) for s in shapes], rotation=45, ha="right", fontsize=8)
     ax.set_ylabel("speed relative to cuBLAS (1 = cuBLAS)")
-    ax.set_ylim(0, 1.3)  # ratios above (cuBLAS's slow path at odd N) run off the top: the table has them
-    ax.legend(fontsize=8, loc="upper left", ncol=len(variants) + 1)
+    ax.set_ylim(0, TOP)  # ratios above (cuBLAS's slow path at odd N) run off the top, labelled
+    ax.legend(fontsize=8, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=len(variants) + 1, frameon=False)
     ax.grid(axis="y", alpha=0.3)
     fig.suptitle(device_line(run), fontsize=7)
     fig.tight_layout()
