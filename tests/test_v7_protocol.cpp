@@ -727,7 +727,7 @@ class Model {
       const bool finisher   = c_.streamk && piece.role == StreamKPiece::Finisher && t.valid;
       const bool partial    = c_.streamk && piece.role == StreamKPiece::Partial && t.valid;
       const int last        = finisher ? plan_.last_worker(unit) : owner;
-      // the finisher: lane 0 acquires the later workers' flags (a padding tile takes no part in the fixup)
+      // the finisher: its lanes acquire the later workers' flags, one each (a padding tile takes no part)
       for (int w = owner + 1; w <= last && c_.mutant != Mutant::FinisherNoWait; ++w) {
         const int f = slot_of(w, rank, quarter);
         if (!m_.wait_until(&flags[size_t(f)], [&flags, f] { return flags[size_t(f)] != 0; },

@@ -526,9 +526,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       // Stream-K's fixup, by each warp for its 32 rows (a padding tile, t.valid false, takes no part in it: its
       // writer and its finisher are CTAs of the same rank, and both skip it). A partial piece leaves its fp32
       // sums in this worker's slot and raises the slot's flag with release semantics after __syncwarp (which
-      // orders the other lanes' stores before lane 0's release). A finisher first waits, in lane 0, for the
-      // flags of the later segments' workers (acquire), lowers each for the next launch, and then adds their
-      // partials to its own sums in K order: the order is the plan's, so two runs give the same bits.
+      // orders the other lanes' stores before lane 0's release). A finisher first waits for the flags of the
+      // later segments' workers (acquire), one lane per segment, lowers each for the next launch, and then adds
+      // their partials to its own sums in K order: the order is the plan's, so two runs give the same bits.
       const bool partial  = !CLC && piece.role == StreamKPiece::Partial;
       const bool finisher = !CLC && piece.role == StreamKPiece::Finisher && t.valid;
       const int last      = finisher ? plan.last_worker(piece.unit) : cluster_id;
@@ -545,12 +545,13 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         if (lane == 0) ptx::st_release_gpu(flags + slot_of(cluster_id), 1u);
       }
       if (finisher) {
-        if (lane == 0)
-          for (int w = cluster_id + 1; w <= last; ++w) {
-            while (ptx::ld_acquire_gpu(flags + slot_of(w)) == 0) {
-            }
-            flags[slot_of(w)] = 0;  // consumed: 0 again for the next launch (whose writer comes after this one)
+        // lane i waits for the flag of segment i + 1, i + 33, ...: the waits overlap instead of queueing (the
+        // Hopper twin measured the serial form's round trips at 10% of 256 x 256 x 8192)
+        for (int w = cluster_id + 1 + lane; w <= last; w += 32) {
+          while (ptx::ld_acquire_gpu(flags + slot_of(w)) == 0) {
           }
+          flags[slot_of(w)] = 0;  // consumed: 0 again for the next launch (whose writer comes after this one)
+        }
         __syncwarp();
       }
       // Chunks wholly past N are skipped by the whole warp (cols_valid is warp-uniform).
@@ -559,6 +560,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         float v[8];
         tc5::ld_32x32b_x8(tmem_addr(tmem_base, lane0, uint32_t(acc * U::N + col)), v);
         tc5::wait_ld();
+#pragma unroll 4  // four partials' loads issued before their adds
         for (int w = cluster_id + 1; w <= last; ++w) {  // the finisher: the later segments, in K order
           const float* part = workspace + size_t(slot_of(w)) * U::PARTIAL_FLOATS + lane * 8 + col * 32;
           const float4 lo = __ldcg(reinterpret_cast<const float4*>(part));

@@ -24,12 +24,14 @@
 //     of a global workspace (64 KB; thread t's float4 j at float4 j * 128 + t: coalesced, and the finisher's
 //     thread t holds the same elements), syncs its 128 threads on its named barrier, and one thread raises
 //     the slot's flag with st.release.gpu. The piece at K tile 0 of a split unit ("Finisher") ends its own
-//     K range, then, for each later segment in K order, spins with ld.acquire.gpu until its flag is up,
-//     lowers it again, syncs the warpgroup, and adds the partial (ld.global.cg: from L2). The sum order is
-//     the plan's (own part, then segment 1, 2, ...), not the order the partials land in: two runs give
-//     bit-identical output. Memory order: every thread's partial stores precede the barrier, and the release
-//     by one thread after it is cumulative over them; the acquire by one thread, then the barrier, makes
-//     them visible to the warpgroup.
+//     K range, then takes the later segments in batches, in K order: one lane per segment spins with
+//     ld.acquire.gpu until its flag is up and lowers it again, the warpgroup syncs, and every thread loads
+//     the batch's partials (ld.global.cg: from L2) before it adds them (the narrow tile: 4 partials a batch;
+//     the wide: 1). The sum order is the plan's (own part, then segment 1, 2, ...), not the order the
+//     partials land in: two runs give bit-identical output. Memory order: every thread's partial stores
+//     precede the barrier, and the release by one thread after it is cumulative over them; the acquires,
+//     then the barrier, make them visible to the warpgroup. (Waiting one flag after another, one thread for
+//     all, cost 256 x 256 x 8192 10%: the round trips queued.)
 //  4. No reset between launches. A flag is 0 between launches: raised by its writer, lowered by the one
 //     finisher that consumes it, in the same launch (every partial has exactly one finisher: the CPU
 //     tests). A launch back to back with the last one (the timing loop) therefore finds every flag down, and
@@ -591,31 +593,65 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         // The later segments belong to the next workers, in K order: add them in that order, whatever the
         // order they arrive in, so that every run sums the same way (bit-identical output).
         const int last = plan.last_worker(piece.unit);
-        for (int w = owner + 1; w <= last; ++w) {
-          if (store_thread) {
-            while (ptx::ld_acquire_gpu(flags + slot(w)) == 0) {
+        // FIXUP_BATCH partials at a time: their flags acquired, then every load of the batch issued before
+        // the first add, so that a batch costs one round trip to L2 instead of one per partial (the narrow
+        // tile's 8 float4 per thread and partial leave room for 4 partials in flight; the wide tile's 32, one).
+        constexpr int FIXUP_BATCH = 128 / T::ACC_REGS;
+        for (int w0 = owner + 1; w0 <= last; w0 += FIXUP_BATCH) {
+          const int count = FIXUP_BATCH == 1 || last - w0 + 1 >= FIXUP_BATCH ? FIXUP_BATCH : last - w0 + 1;
+          if (warp_id % 4 == 0 && lane < count) {  // lane i waits for partial i of the batch: all at once
+            while (ptx::ld_acquire_gpu(flags + slot(w0 + lane)) == 0) {
             }
-            flags[slot(w)] = 0;  // consumed: down again for the next launch (its writer runs after us)
+            flags[slot(w0 + lane)] = 0;  // consumed: down again for the next launch (its writer runs after us)
           }
-          ptx::named_barrier_sync(c_bar, 128);  // the acquire by one thread, then the barrier: seen by all
-          const float4* part =
-              reinterpret_cast<const float4*>(workspace) + size_t(slot(w)) * (T::PARTIAL_FLOATS / 4);
+          ptx::named_barrier_sync(c_bar, 128);  // the acquires by those lanes, then the barrier: seen by all
+          // slots of consecutive workers are consecutive partials, PARTIAL_STRIDE float4 apart
+          const float4* part = reinterpret_cast<const float4*>(workspace) + size_t(slot(w0)) * (T::PARTIAL_FLOATS / 4);
+          constexpr int PARTIAL_STRIDE = UNIT_CTAS * NUM_CONSUMERS * T::PARTIAL_FLOATS / 4;
+          // Every load of the batch first (a partial past the batch's end reads the last one again: no
+          // branch between the loads), then the adds, in K order: bit-identical output. (A batch of one, the
+          // wide tile's, adds each float4 as it comes: its 128 loaded floats on top of 128 accumulators
+          // would spill.)
+          if constexpr (FIXUP_BATCH == 1) {
 #pragma unroll
-          for (int j = 0; j < T::ACC_REGS / 4; ++j) {
-            const float4 v = __ldcg(part + j * 128 + wg_thread);
-            acc[4 * j + 0] += v.x;
-            acc[4 * j + 1] += v.y;
-            acc[4 * j + 2] += v.z;
-            acc[4 * j + 3] += v.w;
+            for (int j = 0; j < T::ACC_REGS / 4; ++j) {
+              const float4 v = __ldcg(part + j * 128 + wg_thread);
+              acc[4 * j + 0] += v.x;
+              acc[4 * j + 1] += v.y;
+              acc[4 * j + 2] += v.z;
+              acc[4 * j + 3] += v.w;
+            }
+          } else {
+            float4 v[FIXUP_BATCH][T::ACC_REGS / 4];
+#pragma unroll
+            for (int i = 0; i < FIXUP_BATCH; ++i)
+#pragma unroll
+              for (int j = 0; j < T::ACC_REGS / 4; ++j)
+                v[i][j] = __ldcg(part + (i < count ? i : count - 1) * PARTIAL_STRIDE + j * 128 + wg_thread);
+#pragma unroll
+            for (int i = 0; i < FIXUP_BATCH; ++i) {
+              if (i < count) {
+#pragma unroll
+                for (int j = 0; j < T::ACC_REGS / 4; ++j) {
+                  acc[4 * j + 0] += v[i][j].x;
+                  acc[4 * j + 1] += v[i][j].y;
+                  acc[4 * j + 2] += v[i][j].z;
+                  acc[4 * j + 3] += v[i][j].w;
+                }
+              }
+            }
           }
           if (l2_policy) {
-            // The partial has been read for the last time (its next writer is the next launch's): its L2
-            // lines are dropped unwritten, so that the L2 never writes them back to DRAM. A line (8 float4)
-            // was read by 8 lanes of one warp: __syncwarp orders their reads before one lane's discard.
+            // The batch's partials have been read for the last time (their next writer is the next launch's):
+            // their L2 lines are dropped unwritten, so that the L2 never writes them back to DRAM. A line (8
+            // float4) was read by 8 lanes of one warp: __syncwarp orders their reads before one lane's discard.
             __syncwarp();
-            const float4* line = part + partial_discard_float4(wg_thread, 0);  // then 8 lines (1024 float4) on
+            for (int i = 0; i < count; ++i) {
+              const float4* line = part + i * PARTIAL_STRIDE +
+                                   partial_discard_float4(wg_thread, 0);  // then 8 lines (1024 float4) on
 #pragma unroll
-            for (int i = 0; i < T::ACC_REGS / 32; ++i) ptx::discard_global_l2(line + i * 8 * 128);
+              for (int l = 0; l < T::ACC_REGS / 32; ++l) ptx::discard_global_l2(line + l * 8 * 128);
+            }
           }
         }
         prof.end(Ev::Fixup);
