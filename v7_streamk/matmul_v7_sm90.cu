@@ -605,8 +605,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
             flags[slot(w0 + lane)] = 0;  // consumed: down again for the next launch (its writer runs after us)
           }
           ptx::named_barrier_sync(c_bar, 128);  // the acquires by those lanes, then the barrier: seen by all
-          // slots of consecutive workers are consecutive partials, PARTIAL_STRIDE float4 apart
-          const float4* part = reinterpret_cast<const float4*>(workspace) + size_t(slot(w0)) * (T::PARTIAL_FLOATS / 4);
+          // the batch's first partial; consecutive workers' slots are consecutive, PARTIAL_STRIDE float4 apart
+          const float4* part =
+              reinterpret_cast<const float4*>(workspace) + size_t(slot(w0)) * (T::PARTIAL_FLOATS / 4);
           constexpr int PARTIAL_STRIDE = UNIT_CTAS * NUM_CONSUMERS * T::PARTIAL_FLOATS / 4;
           // Every load of the batch first (a partial past the batch's end reads the last one again: no
           // branch between the loads), then the adds, in K order: bit-identical output. (A batch of one, the
