@@ -210,7 +210,7 @@ GEMM_HD constexpr UnitChoice pick_unit(int tiles_m, int tiles_n, int iters, int 
 //    a narrow partial is a quarter of a wide one), where half its cost is less than the picked unit's plan;
 //  - otherwise the unit pick_unit picked (ties to it).
 // Measured (v7_streamk/README.md, "The tile's width"): narrow at 512^3, 1000 x 1000 x 1024, 1024^3 and
-// 256 x 256 x 8192 (1.5x as fast), wide at 2048^3, 4096^3, 128 x 8192 x 8192 and 256 x 4096 x 14336, as
+// 256 x 256 x 8192 (1.4-1.6x as fast), wide at 2048^3, 4096^3, 128 x 8192 x 8192 and 256 x 4096 x 14336, as
 // the rule says at each.
 struct WidthChoice {
   bool narrow = false;  // the narrow pair, with `plan`; otherwise pick_unit's unit and plan

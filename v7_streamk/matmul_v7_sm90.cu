@@ -91,7 +91,8 @@
 //     (1024^3: 64 narrow units against 16 wide ones). v7n runs v7d's plan rule on narrow units; v7d takes
 //     them where half the narrow plan's cost is less than the wide unit's (pick_width, common/streamk.h: a
 //     narrow iteration measured at about half a wide one's time). Measured against cuBLAS at its best: 1024^3
-//     0.49x -> 0.76x, 256 x 256 x 8192 0.46x -> 0.70x (README, "The tile's width").
+//     0.49x -> 0.72-0.87x, 256 x 256 x 8192 0.46x -> 0.75x with the batched fixup (README, "The tile's
+//     width").
 //
 // Why it helps: where the units do not fill the GPU (one 256x256 unit with a long K, a row of units of a
 // skinny M) every SM gets an equal share of the MAC iterations instead of most of them idling.
