@@ -117,35 +117,59 @@ GEMM_HD constexpr StreamKPlan make_streamk_plan(int units, int iters, int worker
 //  - Stream-K with ranges of at least s iterations: the longest range L, plus, per worker, one partial
 //    written and (segments - 1) read by the finisher of a unit split into `segments` pieces, on the worst
 //    unit: L + fixup_iters * segments (no fixup where no unit is split).
-// Stream-K is considered only when the units do not fill the workers once (units < workers). With a wave
-// or more of units, the most it can win is the idle part of the last wave, which the measurements found
-// smaller than its fixup, and spreading each worker's range over several units at once costs L2 reuse
-// (4096^3 and 8192^3 in the README). s runs over the powers of two up to iters; the cheapest plan wins, ties
-// to data-parallel, and between stream-K plans to the shorter ranges (more workers).
+// Stream-K is considered when the units do not fill the workers once (units < workers): s runs over the
+// powers of two up to iters; the cheapest plan wins, ties to data-parallel, and between stream-K plans to
+// the shorter ranges (more workers). With a wave or more of units, the most it can win is the idle part of
+// the last wave, which the measurements found smaller than its fixup where the last wave is mostly full,
+// and spreading each worker's range over several units at once costs L2 reuse (4096^3, 8192^3: the hybrid
+// plan measured slower at a model's tie). So there (rule 1b) only the hybrid plan is priced, with v7c's
+// ranges of at least HYBRID_MIN_ITERS, and taken where it costs at most 4/5 of data-parallel: where the last
+// wave is nearly empty (3072^3: 144 units on 66 workers, a third turn of 12: 113 against 144; measured
+// 11% faster on the H100, and 3-15% at the four other shapes where the rule changes the plan: README).
+constexpr int HYBRID_MIN_ITERS = 4;  // rule 1b's hybrid plan: no stream-K range shorter than 4 K tiles (v7c's)
+
 struct StreamKChoice {
   StreamKPolicy policy = StreamKPolicy::DataParallel;
   int min_iters        = 0;                    // StreamK: the plan's min_iters
   long long cost = 0, cost_data_parallel = 0;  // the model's estimates, in iterations
 };
 
+// The model's cost of a plan with stream-K ranges: its whole units' turns, plus the longest range and, where
+// a unit is split, fixup_iters per segment of the most split unit.
+GEMM_HD constexpr long long streamk_plan_cost(const StreamKPlan& plan, int fixup_iters) {
+  long long longest = 0;
+  for (int w = 0; w < plan.sk_workers; ++w) {
+    const long long len = plan.sk_begin(w + 1) - plan.sk_begin(w);
+    longest             = len > longest ? len : longest;
+  }
+  int segments = 1;
+  for (int u = plan.dp_units; u < plan.units; ++u) {
+    const int segs = plan.last_worker(u) - plan.first_worker(u) + 1;
+    segments       = segs > segments ? segs : segments;
+  }
+  const long long whole = (long long)(plan.dp_units / plan.workers) * plan.iters;
+  return whole + longest + (segments > 1 ? (long long)fixup_iters * segments : 0);
+}
+
 GEMM_HD constexpr StreamKChoice pick_streamk(int units, int iters, int workers, int fixup_iters) {
   StreamKChoice best;
   best.cost_data_parallel = (long long)((units + workers - 1) / workers) * iters;
   best.cost               = best.cost_data_parallel;
-  if (units >= workers) return best;
+  if (units >= workers) {
+    // Rule 1b: the last wave nearly empty (3072^3: 144 units on 66 workers), the hybrid plan, whole waves
+    // and stream-K over the last two, where the model prices it at 4/5 of data-parallel or less.
+    const StreamKPlan plan = make_streamk_plan(units, iters, workers, StreamKPolicy::Hybrid, HYBRID_MIN_ITERS);
+    const long long cost   = streamk_plan_cost(plan, fixup_iters);
+    if (plan.sk_workers > 0 && 5 * cost <= 4 * best.cost) {
+      best.policy    = StreamKPolicy::Hybrid;
+      best.min_iters = HYBRID_MIN_ITERS;
+      best.cost      = cost;
+    }
+    return best;
+  }
   for (int s = 1; s <= iters; s *= 2) {
-    const StreamKPlan plan = make_streamk_plan(units, iters, workers, StreamKPolicy::StreamK, s);
-    long long longest      = 0;
-    for (int w = 0; w < plan.sk_workers; ++w) {
-      const long long len = plan.sk_begin(w + 1) - plan.sk_begin(w);
-      longest             = len > longest ? len : longest;
-    }
-    int segments = 1;
-    for (int u = 0; u < units; ++u) {
-      const int segs = plan.last_worker(u) - plan.first_worker(u) + 1;
-      segments       = segs > segments ? segs : segments;
-    }
-    const long long cost = longest + (segments > 1 ? (long long)fixup_iters * segments : 0);
+    const long long cost = streamk_plan_cost(make_streamk_plan(units, iters, workers, StreamKPolicy::StreamK, s),
+                                             fixup_iters);
     if (cost < best.cost) {
       best.policy    = StreamKPolicy::StreamK;
       best.min_iters = s;
@@ -210,7 +234,7 @@ GEMM_HD constexpr UnitChoice pick_unit(int tiles_m, int tiles_n, int iters, int 
 //    a narrow partial is a quarter of a wide one), where half its cost is less than the picked unit's plan;
 //  - otherwise the unit pick_unit picked (ties to it).
 // Measured (v7_streamk/README.md, "The tile's width"): narrow at 512^3, 1000 x 1000 x 1024, 1024^3 and
-// 256 x 256 x 8192 (1.4-1.6x as fast), wide at 2048^3, 4096^3, 128 x 8192 x 8192 and 256 x 4096 x 14336, as
+// 256 x 256 x 8192 (1.5x as fast), wide at 2048^3, 4096^3, 128 x 8192 x 8192 and 256 x 4096 x 14336, as
 // the rule says at each.
 struct WidthChoice {
   bool narrow = false;  // the narrow pair, with `plan`; otherwise pick_unit's unit and plan

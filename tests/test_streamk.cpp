@@ -214,10 +214,35 @@ TEST_CASE("stream-K: the plans the v7 shapes get", "[streamk]") {
 TEST_CASE("stream-K: the picking rule (v7's default variant) at the README's shapes", "[streamk]") {
   using gemm::pick_streamk;
   constexpr int W = 66, F = 4;  // an H100's clusters; the fixup's cost in iterations (README)
-  // A wave or more of units: data-parallel, whatever the model would say about stream-K.
-  CHECK(pick_streamk(256, 64, W, F).policy == StreamKPolicy::DataParallel);    // 4096^3
-  CHECK(pick_streamk(1024, 128, W, F).policy == StreamKPolicy::DataParallel);  // 8192^3
-  CHECK(pick_streamk(W, 64, W, F).policy == StreamKPolicy::DataParallel);
+  // A wave or more of units: data-parallel, unless the hybrid plan costs at most 4/5 of it (rule 1b).
+  // 4096^3: whole waves 128 + the last two turns' 124 units in ranges of 121 + 2 segments x 4 = 257 > 256.
+  const auto cube4k = pick_streamk(256, 64, W, F);
+  CHECK(cube4k.policy == StreamKPolicy::DataParallel);
+  CHECK(cube4k.cost == 256);
+  CHECK(gemm::streamk_plan_cost(make_streamk_plan(256, 64, W, StreamKPolicy::Hybrid, 4), F) == 257);
+  // 8192^3: 1792 + 194 + 8 = 1994 of 2048 (0.97): data-parallel.
+  CHECK(pick_streamk(1024, 128, W, F).policy == StreamKPolicy::DataParallel);
+  CHECK(gemm::streamk_plan_cost(make_streamk_plan(1024, 128, W, StreamKPolicy::Hybrid, 4), F) == 1994);
+  CHECK(pick_streamk(W, 64, W, F).policy == StreamKPolicy::DataParallel);      // one whole wave: no rest
+  CHECK(pick_streamk(2 * W, 64, W, F).policy == StreamKPolicy::DataParallel);  // two
+  // Rule 1b's shapes, measured 3-15% faster than whole units (README, "The picking rule"): the last turn
+  // nearly empty. 3072^3: 144 units of 48, a third turn of 12: 48 + 57 + 8 = 113 against 144.
+  const auto cube3k = pick_streamk(144, 48, W, F);
+  CHECK(cube3k.policy == StreamKPolicy::Hybrid);
+  CHECK(cube3k.min_iters == gemm::HYBRID_MIN_ITERS);
+  CHECK(cube3k.cost == 113);
+  CHECK(cube3k.cost_data_parallel == 144);
+  // 2304 x 2304 x 4096 (81 units of 64: 79 + 8 = 87 of 128), 2049 x 2049 x 2056 (81 of 33: 41 + 8 = 49 of
+  // 66), 2048 x 3072 x 4096 and 1536 x 4096 x 4096 (96 of 64: 94 + 8 = 102 of 128, 5 x 102 <= 4 x 128).
+  const int hybrid[][3] = {{81, 64, 87}, {81, 33, 49}, {96, 64, 102}};
+  for (const auto& h : hybrid) {
+    const auto c = pick_streamk(h[0], h[1], W, F);
+    INFO(h[0] << " units of " << h[1]);
+    CHECK(c.policy == StreamKPolicy::Hybrid);
+    CHECK(c.cost == h[2]);
+  }
+  // Just past 4/5: 97 units of 64 (95 + 8 = 103; 5 x 103 > 4 x 128) stays data-parallel.
+  CHECK(pick_streamk(97, 64, W, F).policy == StreamKPolicy::DataParallel);
   // Fewer units than workers, short K: a split costs as much as it saves, or more.
   CHECK(pick_streamk(64, 32, W, F).policy == StreamKPolicy::DataParallel);  // 2048^3
   CHECK(pick_streamk(16, 16, W, F).policy == StreamKPolicy::DataParallel);  // 1024^3: halves, 16 = 16
@@ -247,6 +272,15 @@ TEST_CASE("stream-K: the picking rule (v7's default variant) at the README's sha
         CHECK(c.min_iters >= 1);
         CHECK(c.min_iters <= iters);
         check_plan(units, iters, W, StreamKPolicy::StreamK, c.min_iters);
+      }
+      if (c.policy == StreamKPolicy::Hybrid) {  // rule 1b: a wave or more, at most 4/5 of data-parallel
+        CHECK(units > W);
+        CHECK(5 * c.cost <= 4 * c.cost_data_parallel);
+        check_plan(units, iters, W, StreamKPolicy::Hybrid, c.min_iters);
+      }
+      if (units >= W && c.policy == StreamKPolicy::DataParallel) {  // and where it is not taken, it is dearer
+        const auto hy = make_streamk_plan(units, iters, W, StreamKPolicy::Hybrid, gemm::HYBRID_MIN_ITERS);
+        CHECK((hy.sk_workers == 0 || 5 * gemm::streamk_plan_cost(hy, F) > 4 * c.cost_data_parallel));
       }
     }
 }

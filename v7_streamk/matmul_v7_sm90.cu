@@ -14,8 +14,9 @@
 //     of both CTAs walks the same pieces. The variants differ only in the plan: v7a data-parallel (every
 //     unit whole: v6b's schedule through the new code), v7b stream-K (every iteration in the stream-K
 //     region, ranges of at least MIN_SK_ITERS), v7c hybrid (whole waves, then the partial last wave and one
-//     full wave as stream-K), v7d picked per shape by the rule of pick_streamk (the default: stream-K only
-//     where the units do not fill the workers once, split as finely as its cost model says).
+//     full wave as stream-K), v7d picked per shape by the rule of pick_streamk (the default: stream-K where
+//     the units do not fill the workers once, split as finely as its cost model says; v7c's hybrid plan
+//     where they do and the last turn is nearly empty, by the same model).
 //  2. The main loop runs K tiles [k_begin, k_end) of a piece: the producer loads them, the consumers start
 //     the accumulator with scale-d 0 at k_begin, and the ring's stage and phase carry across pieces as they
 //     carried across tiles in v6.
