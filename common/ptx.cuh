@@ -183,6 +183,23 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t cluster_addr) {
   asm volatile("mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [%0];" ::"r"(cluster_addr) : "memory");
 }
 
+// mbarrier_arrive_cluster from one lane of the warp, elected without a branch, where `arrive` holds:
+// elect.sync's predicate and `arrive` guard the arrival (PTX ISA "elect.sync"). The branch of
+// `if (arrive && elect_one_sync()) ...` opens a divergent region in the main loop, and ptxas then keeps the
+// loop's stage, and the wgmma descriptors made from it, in per-thread registers, moving them into uniform
+// registers before every wgmma (R2UR): read in the SASS of mxfp8/matmul_bw_sm90.cu and
+// v7_streamk/matmul_v7_sm90.cu. All 32 lanes of the warp must execute it.
+__device__ __forceinline__ void mbarrier_arrive_cluster_elected(uint32_t cluster_addr, bool arrive = true) {
+  asm volatile(
+      "{\n\t.reg .pred p, e;\n\t"
+      "setp.ne.b32 p, %1, 0;\n\t"
+      "elect.sync _|e, 0xffffffff;\n\t"
+      "and.pred p, p, e;\n\t"
+      "@p mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [%0];\n\t}" ::"r"(cluster_addr),
+      "r"(uint32_t(arrive))
+      : "memory");
+}
+
 // The same arrival with release semantics at cluster scope: this thread's earlier memory accesses happen before
 // whatever the waiter does after its (acquire) wait. v7 releases a Cluster Launch Control response with it:
 // the reader's generic load of the response must be ordered before the next response's write into the same

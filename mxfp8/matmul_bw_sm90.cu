@@ -28,7 +28,12 @@
 //     descriptors are built once; a stage and a K step add to the start-address field only.
 //     GEMM_BW_PARTIALS=1 builds the one-partial loop (each K tile waited for with wait_group 0, then
 //     promoted), kept for the paired comparison: two partials measured 4-7% faster (README).
-//  5. bf16 output through v6's epilogue: stmatrix into a 128B-swizzled buffer, fence.proxy.async, a TMA store
+//  5. The K loop's bookkeeping on the uniform datapath: the stage and phase from one counter of K tiles,
+//     the warpgroup's index through a shuffle from lane 0, and no branch in the loop (the peer's release
+//     elected inside one asm). ptxas then keeps the stage, the barrier addresses and the wgmma descriptors in
+//     uniform registers instead of moving them there before every wgmma: 310 -> 246 instructions per two K
+//     tiles (README, "What held the previous build back").
+//  6. bf16 output through v6's epilogue: stmatrix into a 128B-swizzled buffer, fence.proxy.async, a TMA store
 //     per 64-column box, overlapping the next tile (predicated st.global where N % 8 != 0). cuBLASLt's
 //     blockwise FP8 GEMM writes bf16 too: the pairing is like for like.
 // Kept from `mx`: persistent 2-CTA clusters along M sharing B by multicast, the grouped order, the ring
@@ -40,9 +45,9 @@
 //
 // The bound: per accumulator element and 128 of K the tensor core does 128 MACs (1/32 clock at 4096 fp8
 // MACs per clock per SM) and the CUDA cores 1 FFMA (1/128 clock): the fp8 tensor peak is the ceiling again.
-// Measured on the H100 (mxfp8/README.md, "bw"): 0.82-0.86x cuBLASLt's blockwise FP8 GEMM, 1.34-1.43x cuBLAS
-// bf16 (one partial: 0.78-0.82x, 1.29-1.34x); the goals (1.0x, 1.5x) are still missed, and the README says
-// what is left.
+// Measured on the H100 (mxfp8/README.md, "bw"): 1.003-1.005x cuBLASLt's blockwise FP8 GEMM at 4096^3 and
+// 0.988-0.989x at 8192^3, 1.58x and 1.68x cuBLAS bf16: the goals (1.0x, 1.5x) met but at 8192^3 against
+// cuBLASLt. The last 16-18% came from the K loop's bookkeeping moving to the uniform datapath (5 above).
 //
 // PTX ISA sections: as matmul_mxfp8_sm90.cu, plus v6's "cp.async.bulk.tensor" store, "stmatrix",
 // "fence.proxy.async" and named barriers.
@@ -305,7 +310,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   } else {
     // ---- consumers: warpgroup 1 + w multiplies rows 64 w + [0, 64) of the tile, all 128 columns ----
     wg::setmaxnreg_inc<CONSUMER_REGS>();
-    const int consumer = warpgroup - 1;
+    // The warpgroup's index through a shuffle from lane 0, so that ptxas knows it is the same in every lane
+    // (as CUTLASS's canonical_warp_group_idx): A's descriptors, made from it, can then live in uniform
+    // registers (see the K-tile counter below).
+    const int consumer = __shfl_sync(0xffffffffu, warpgroup - 1, 0);
     const int wg_row   = consumer * WGMMA_M;
     const int row0     = wg_row + (warp_id % 4) * 16 + lane / 4;  // and row0 + 8, in the tile
     float acc[ACC_REGS], part0[ACC_REGS], part1[PARTIALS == 2 ? ACC_REGS : 1];
@@ -314,14 +322,13 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     const uint32_t c_bar    = 1 + consumer;  // named barrier of the warpgroup's 128 threads
 
     // release: as `mx`: every lane of this CTA arrives (each read the stage's scales with its own loads), one
-    // lane per warp of the peer's barrier (its multicast may land).
+    // lane per warp of the peer's barrier (its multicast may land), elected without a branch (see the K-tile
+    // counter below); the peer's barriers' address is found once.
+    static_assert(CLUSTER_SIZE == 2, "one peer");
+    const uint32_t peer_done_bar = ptx::mapa_shared_cluster(&mma_done_bar[0], uint32_t(1 - cta_rank));
     auto release = [&](int s) {
       ptx::mbarrier_arrive(&mma_done_bar[s]);
-      __syncwarp();
-      if (ptx::elect_one_sync())
-        for (int peer = 0; peer < CLUSTER_SIZE; ++peer)
-          if (peer != cta_rank)
-            ptx::mbarrier_arrive_cluster(ptx::mapa_shared_cluster(&mma_done_bar[s], uint32_t(peer)));
+      ptx::mbarrier_arrive_cluster_elected(peer_done_bar + uint32_t(s) * uint32_t(sizeof(uint64_t)));
     };
 
     // Turns (ORDERED, off by default): consumer 0 issues K tile i, then consumer 1 issues K tile i, then
@@ -332,23 +339,28 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     // left out, so that every arrival has its wait (256 threads: 128 arrive, 128 sync).
     const int issues = schedule.num_turns() * num_k_tiles;  // K tiles this warpgroup issues, all tiles
     int issued       = 0;
-    int stage = 0;  // carried across tiles, as the producer's
-    uint32_t full_phase = 0;
+    // The ring's position as a count of the K tiles this warpgroup has taken, all tiles: stage ring %
+    // NUM_STAGES, phase (ring / NUM_STAGES) % 2. Where the loop holds no divergent branch (the release above)
+    // and the warpgroup's index is known to be warp-uniform (above), ptxas computes the stage, the barrier
+    // addresses and the wgmma descriptors from this counter on the uniform datapath, and the loop body of two
+    // K tiles falls from 310 instructions to 246 (SASS; README). With a stage and a phase flipped at the wrap,
+    // or any one of the three missing, it stays at 269-310; without the shuffle at each tile (below), the
+    // timed kernel spills.
+    uint32_t ring = 0;
     // The wgmma descriptors, built once: a stage and a K step move only the start-address field (bits 0-13,
-    // the byte address >> 4), which never carries out (the ring ends below 256 KB): one 32-bit add each.
+    // the byte address >> 4), which never carries out (the ring ends below 256 KB): one 32-bit add each
+    // (desc_sm90_advance, common/descriptors.cuh).
     const uint64_t a_desc0 = kmajor_desc_sm90(A_TILE, ptx::smem_addr(a_smem(0)), 0, wg_row);
     const uint64_t b_desc0 = kmajor_desc_sm90(B_TILE, ptx::smem_addr(b_smem(0)), 0);
-    auto desc_at = [](uint64_t desc0, uint32_t byte_offset) {
-      return (desc0 & 0xFFFFFFFF00000000ull) | uint32_t(uint32_t(desc0) + (byte_offset >> 4));
-    };
     // wait_full, then issue: the 128-wide block's partial of the K tile in `stage`, 4 wgmma k32 into p
     // (scale-d 0 on the first), one commit group; then the K tile's scales for this thread's two rows,
     // sa[row] * sb, read while the MMAs run (rounded once, as the MX kernel's sa * sb; here neither is a power
     // of two, so the product is one more fp32 rounding). Returns the issue time (trace). A padding tile
     // multiplies whatever its A stages hold and stores nothing (a branch around wgmmas serialises them, v6).
-    auto issue = [&](float (&p)[ACC_REGS], int k_tile, float& s0, float& s1) {
+    auto issue = [&](float (&p)[ACC_REGS], int k_tile, float& s0, float& s1, int& stage) {
+      stage = int(ring % NUM_STAGES);
       prof.begin(Ev::WaitFull);
-      ptx::mbarrier_wait(&tma_full_bar[stage], full_phase, "tma_full_bar");
+      ptx::mbarrier_wait(&tma_full_bar[stage], (ring / NUM_STAGES) % 2, "tma_full_bar");
       prof.end(Ev::WaitFull);
       if (ORDERED && (consumer == 1 || issued > 0)) ptx::named_barrier_sync(ISSUED_BAR + (1 - consumer), 256);
       const uint64_t issue_time = prof.begin(Ev::IssueMma);
@@ -356,8 +368,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       wg::fence();  // p was read by its last promotion: order those reads before the MMAs overwrite it
 #pragma unroll
       for (int k_step = 0; k_step < K_STEPS; ++k_step)
-        mma_m64n128k32_e4m3(p, desc_at(a_desc0, stage_bytes + kmajor_kstep_offset(A_TILE, k_step)),
-                            desc_at(b_desc0, stage_bytes + kmajor_kstep_offset(B_TILE, k_step)),
+        mma_m64n128k32_e4m3(p, desc_sm90_advance(a_desc0, stage_bytes + kmajor_kstep_offset(A_TILE, k_step)),
+                            desc_sm90_advance(b_desc0, stage_bytes + kmajor_kstep_offset(B_TILE, k_step)),
                             k_step > 0 ? 1u : 0u);
       wg::commit_group();
       prof.end(Ev::IssueMma);
@@ -366,10 +378,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       const float sb = sfb_smem(stage)[k_tile % SFB_GROUP];
       s0 = sfa_smem(stage)[row0] * sb;
       s1 = sfa_smem(stage)[row0 + 8] * sb;
-      if (++stage == NUM_STAGES) {
-        stage = 0;
-        full_phase ^= 1;
-      }
+      ++ring;
       return issue_time;
     };
     // retire: the K tile's MMAs are done (the wait_group before this) and its scales are in registers, so its
@@ -390,10 +399,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       }
       prof.end(Ev::Promote);
     };
-    auto previous = [](int s) { return s == 0 ? NUM_STAGES - 1 : s - 1; };
     auto tiles = schedule;
     for (ScheduledTile t; tiles.next(t);) {
       const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
+      ring = __shfl_sync(0xffffffffu, ring, 0);  // warp-uniform, said again after the epilogue's branches
 #pragma unroll
       for (int i = 0; i < ACC_REGS; ++i) acc[i] = 0.0f;
       if constexpr (PARTIALS == 2) {
@@ -402,40 +411,42 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         // loop body is two K tiles, so that each partial is a fixed set of registers. One group stays in
         // flight across the back edge (P0's); the tail drains both.
         float s0, s1, n0s, n1s;  // scales of the K tile being retired, and of the one just issued
-        uint64_t t_cur = issue(part0, 0, s0, s1), t_next;
+        int st0, st1;            // their stages
+        uint64_t t_cur = issue(part0, 0, s0, s1, st0), t_next;
         int k_tile = 0;
         for (; k_tile + 2 < num_k_tiles; k_tile += 2) {
-          t_next = issue(part1, k_tile + 1, n0s, n1s);
+          t_next = issue(part1, k_tile + 1, n0s, n1s, st1);
           prof.begin(Ev::WaitMma);
           wg::wait_group<1>();  // K tile k_tile (P0) done, k_tile + 1 (P1) may still run
-          retire(part0, previous(previous(stage)), s0, s1, t_cur);
-          t_cur = issue(part0, k_tile + 2, s0, s1);
+          retire(part0, st0, s0, s1, t_cur);
+          t_cur = issue(part0, k_tile + 2, s0, s1, st0);
           prof.begin(Ev::WaitMma);
           wg::wait_group<1>();  // K tile k_tile + 1 (P1) done, k_tile + 2 (P0) may still run
-          retire(part1, previous(previous(stage)), n0s, n1s, t_next);
+          retire(part1, st1, n0s, n1s, t_next);
         }
         if (k_tile + 1 < num_k_tiles) {  // two K tiles left: k_tile in flight in P0, k_tile + 1 to issue
-          t_next = issue(part1, k_tile + 1, n0s, n1s);
+          t_next = issue(part1, k_tile + 1, n0s, n1s, st1);
           prof.begin(Ev::WaitMma);
           wg::wait_group<1>();
-          retire(part0, previous(previous(stage)), s0, s1, t_cur);
+          retire(part0, st0, s0, s1, t_cur);
           prof.begin(Ev::WaitMma);
           wg::wait_group<0>();
-          retire(part1, previous(stage), n0s, n1s, t_next);
+          retire(part1, st1, n0s, n1s, t_next);
         } else {  // one: k_tile, in flight in P0
           prof.begin(Ev::WaitMma);
           wg::wait_group<0>();
-          retire(part0, previous(stage), s0, s1, t_cur);
+          retire(part0, st0, s0, s1, t_cur);
         }
       } else {
         // One partial: each K tile's wgmmas are waited for, then promoted; the other consumer warpgroup's
         // wgmmas may run meanwhile.
         for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
           float s0, s1;
-          const uint64_t issue_time = issue(part0, k_tile, s0, s1);
+          int st;
+          const uint64_t issue_time = issue(part0, k_tile, s0, s1, st);
           prof.begin(Ev::WaitMma);
           wg::wait_group<0>();
-          retire(part0, previous(stage), s0, s1, issue_time);
+          retire(part0, st, s0, s1, issue_time);
         }
       }
       if (!t.valid) continue;  // a padding tile stores nothing

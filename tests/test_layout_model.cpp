@@ -478,6 +478,37 @@ TEST_CASE("shared-memory descriptors of v1 and v2, on both encodings, against ha
   CHECK(d.swizzle == lm::SwizzleMode::B128);
 }
 
+TEST_CASE("a descriptor moved by desc_sm90_advance is the descriptor built at the moved address",
+          "[layout][desc]") {
+  // bw and v7 build their wgmma descriptors once and move them per stage and K step with one 32-bit add to
+  // the start-address field. That equals building them afresh wherever the moved tile ends below 256 KB:
+  // every ring of the project (the largest ends below 228 KB). Tiles of the kernels that use it, at every
+  // 16-byte start from the ring's base up to the end of a 227 KB ring, moved by every stage offset.
+  const gemm::KMajorTile tiles[] = {{128, 128, 1, gemm::Swizzle::B128},  // bw's A and B (fp8)
+                                    {128, 64, 2, gemm::Swizzle::B128},   // v7's A (bf16)
+                                    {256, 64, 2, gemm::Swizzle::B128},   // v7's wide B
+                                    {128, 64, 2, gemm::Swizzle::None}};
+  long long checked = 0;
+  for (const auto& t : tiles)
+    for (uint32_t base = 0; base < 4096; base += 16)
+      for (uint32_t off = 0; base + off + gemm::kmajor_tile_bytes(t) <= 227u * 1024u; off += 1024 * 7 + 16)
+        for (int k = 0; k < gemm::kmajor_ksteps(t); ++k)
+          for (int row : {0, 64}) {
+            const uint64_t moved =
+                gemm::desc_sm90_advance(gemm::kmajor_desc_sm90(t, base, 0, row), off + gemm::kmajor_kstep_offset(t, k));
+            if (moved != gemm::kmajor_desc_sm90(t, base + off, k, row)) {
+              FAIL_CHECK("base " << base << " offset " << off << " k step " << k << " row " << row);
+            }
+            ++checked;
+          }
+  CHECK(checked > 100000);
+  // Past 256 KB the start-address field carries into the reserved bits: the add is no longer the same
+  // descriptor (what the static_asserts of the kernels rule out).
+  const gemm::KMajorTile b = tiles[0];
+  CHECK(gemm::desc_sm90_advance(gemm::kmajor_desc_sm90(b, 0, 0), 256u * 1024u) != gemm::kmajor_desc_sm90(b, 0, 0));
+  CHECK((gemm::desc_sm90_advance(gemm::kmajor_desc_sm90(b, 0, 0), 256u * 1024u) >> 14 & 3) == 1);
+}
+
 TEST_CASE("the numbers v1 and v2 write out (LBO, SBO, K step, swizzle code, 3D box) round-trip",
           "[layout][desc]") {
   // matmul_v1*.cu and matmul_v2*.cu build their descriptors with make_smem_desc_* from literal numbers, and
