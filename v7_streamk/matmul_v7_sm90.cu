@@ -211,6 +211,8 @@ struct Tile {
   static_assert(C_PART_COLS % 16 == 0, "stmatrix .x4 stores 16 columns (two 8x8 blocks of two row halves)");
   static_assert(C_OFFSET % 1024 == 0, "the C buffer starts on a 1024-B swizzle atom");
   static_assert(NUM_STAGES >= 2, "a pipeline needs one stage to multiply and at least one to load into");
+  static_assert(NUM_STAGES * STAGE_BYTES + SMEM_ALIGN <= 256 * 1024,
+                "the ring ends below 256 KB: desc_sm90_advance's start-address field never carries");
   static_assert(SMEM_BYTES + 1024 <= SMEM_BUDGET,
                 "the ring and the C buffer must fit in the 227 KB of shared memory per block");
   static_assert(b_tile_offset(1) - b_tile_offset(0) == STAGE_BYTES && a_tile_offset(0) == 0 &&
@@ -484,7 +486,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   } else {
     // ---- consumers: warpgroup 1 + w multiplies rows 64w .. 64w+63 of each tile ----
     wg::setmaxnreg_inc<CONSUMER_REGS>();
-    const int consumer = warpgroup - 1;
+    // The warpgroup's index through a shuffle from lane 0, so that ptxas knows it is warp-uniform (A's
+    // descriptors depend on it; the K-tile counter below says why).
+    const int consumer = __shfl_sync(0xffffffffu, warpgroup - 1, 0);
     float acc[T::ACC_REGS];
     uint8_t* c_buf           = ring + T::C_OFFSET + consumer * T::C_WG_BYTES;  // this warpgroup's C staging
     const bool store_thread  = warp_id % 4 == 0 && ptx::elect_one_sync();  // issues the TMA stores
@@ -505,8 +509,14 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         ptx::mbarrier_arrive(&mma_done_bar[s]);
     };
 
-    int stage           = 0;  // ring stage of the next K tile: carried across output tiles
-    uint32_t full_phase = 0;  // parity of this use of the stage's "full" barrier: flips when `stage` wraps
+    // The K loop's bookkeeping in few instructions (README, "The K loop's instructions"): the ring's position
+    // as one count of the K tiles this warpgroup has taken, all pieces (stage ring_k % NUM_STAGES, phase
+    // (ring_k / NUM_STAGES) % 2); the descriptors built once per piece and moved per stage and K step by one
+    // add; no branch in the loop (the release below). Where ptxas can also prove the count, the K range,
+    // the ring's address and the warpgroup's index warp-uniform (the shuffles), it keeps all of it on the
+    // uniform datapath (the wide tile: 111 -> 70 instructions per K tile; the narrow, 108 -> 75, stays on
+    // per-thread registers).
+    uint32_t ring_k = 0;
     uint64_t mma_issued = 0;  // trace: when the MMAs of k_tile - 1 were issued
     StreamKWork work(plan, worker);
     int owner = worker;  // the plan's worker of the piece (v7e: the drawn piece's), whose fixup slot it uses
@@ -523,9 +533,26 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     for (StreamKPiece piece; next_piece(piece);) {
       const ScheduledTile t = order.tile_of_unit(piece.unit);
       const int m0 = t.m * BLOCK_M, n0 = t.n * T::BLOCK_N;
+      // The K range, the count and the ring's address through shuffles from lane 0: a loop whose bounds
+      // ptxas cannot prove warp-uniform may run a different number of times in each lane, and nothing it
+      // updates can then live in a uniform register.
+      ring_k        = __shfl_sync(0xffffffffu, ring_k, 0);
+      piece.k_begin = __shfl_sync(0xffffffffu, piece.k_begin, 0);
+      piece.k_end   = __shfl_sync(0xffffffffu, piece.k_end, 0);
+      const uint32_t a_addr0 = __shfl_sync(0xffffffffu, ptx::smem_addr(a_smem(0)), 0);
+      const uint32_t b_addr0 = __shfl_sync(0xffffffffu, ptx::smem_addr(b_smem(0)), 0);
+      const uint64_t a_desc0 = kmajor_desc_sm90(A_TILE, a_addr0, 0, consumer * WGMMA_M);
+      const uint64_t b_desc0 = kmajor_desc_sm90(T::B_TILE, b_addr0, 0);
+      // The release of a stage by one elected lane of the warpgroup's first warp, without a branch (elect.sync's
+      // predicate inside the asm): the barriers' addresses in every CTA of the unit, found once per piece
+      // (once per kernel, the traced CTA-alone kernel spilled 16 bytes).
+      uint32_t done_bar[UNIT_CTAS];
+      for (int peer = 0; peer < UNIT_CTAS; ++peer)
+        done_bar[peer] = ptx::mapa_shared_cluster(&mma_done_bar[0], uint32_t(peer));
       for (int k_tile = piece.k_begin; k_tile < piece.k_end; ++k_tile) {
+        const int stage = int(ring_k % T::NUM_STAGES);
         prof.begin(Ev::WaitFull);
-        ptx::mbarrier_wait(&tma_full_bar[stage], full_phase, "tma_full_bar");
+        ptx::mbarrier_wait(&tma_full_bar[stage], (ring_k / T::NUM_STAGES) % 2, "tma_full_bar");
         prof.end(Ev::WaitFull);
 
         // compute: BLOCK_K/16 MMAs on this warpgroup's 64 rows of A; scale-d 0 at k_begin. A padding
@@ -533,12 +560,13 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         // nothing: a branch around the wgmmas makes ptxas serialise every wgmma of the kernel (warning C7520:
         // "wgmma serialized due to ... WG.AR in divergent path"), which costs far more than one wasted tile.
         const uint64_t issued = prof.begin(Ev::IssueMma);
-        const uint32_t a_addr = ptx::smem_addr(a_smem(stage)), b_addr = ptx::smem_addr(b_smem(stage));
         wg::fence();
 #pragma unroll
         for (int k_step = 0; k_step < BLOCK_K / WGMMA_K; ++k_step) {
-          const uint64_t a_desc = kmajor_desc_sm90(A_TILE, a_addr, k_step, consumer * WGMMA_M);
-          const uint64_t b_desc = kmajor_desc_sm90(T::B_TILE, b_addr, k_step);
+          const uint64_t a_desc =
+              desc_sm90_advance(a_desc0, uint32_t(stage) * T::STAGE_BYTES + kmajor_kstep_offset(A_TILE, k_step));
+          const uint64_t b_desc =
+              desc_sm90_advance(b_desc0, uint32_t(stage) * T::STAGE_BYTES + kmajor_kstep_offset(T::B_TILE, k_step));
           const uint32_t scale_d = (k_tile > piece.k_begin || k_step > 0) ? 1u : 0u;
           if constexpr (TILE_N == 256)
             wg::mma_m64n256k16_bf16(acc, a_desc, b_desc, scale_d);
@@ -556,20 +584,20 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 
         // release: one thread per consumer warpgroup says it no longer reads the stage of k_tile - 1, to both
         // CTAs of the pair, since both multicast into it (release_stage, above)
-        const int prev_stage = stage == 0 ? T::NUM_STAGES - 1 : stage - 1;
-        if (k_tile > piece.k_begin && warp_id % 4 == 0 && ptx::elect_one_sync()) release_stage(prev_stage);
-
-        if (++stage == T::NUM_STAGES) {
-          stage = 0;
-          full_phase ^= 1;
-        }
+        const uint32_t prev_stage = (ring_k + T::NUM_STAGES - 1) % T::NUM_STAGES;
+        const bool releases = k_tile > piece.k_begin && warp_id % 4 == 0;
+#pragma unroll
+        for (int peer = 0; peer < UNIT_CTAS; ++peer)
+          ptx::mbarrier_arrive_cluster_elected(done_bar[peer] + prev_stage * uint32_t(sizeof(uint64_t)),
+                                               releases);
+        ++ring_k;
       }
       prof.begin(Ev::WaitMma);
       wg::wait_group<0>();  // the last group is done: accumulators final
       prof.end(Ev::WaitMma);
       prof.span(Ev::Mma, mma_issued);
       // ... and the tile's last stage is free: release it too (the next tile's loads are waiting for it)
-      const int last_stage = stage == 0 ? T::NUM_STAGES - 1 : stage - 1;
+      const int last_stage = int((ring_k + T::NUM_STAGES - 1) % T::NUM_STAGES);
       if (warp_id % 4 == 0 && ptx::elect_one_sync()) release_stage(last_stage);
       if (!t.valid) continue;  // a padding tile stores nothing, and takes no part in a fixup
 
