@@ -45,9 +45,10 @@
 //
 // The bound: per accumulator element and 128 of K the tensor core does 128 MACs (1/32 clock at 4096 fp8
 // MACs per clock per SM) and the CUDA cores 1 FFMA (1/128 clock): the fp8 tensor peak is the ceiling again.
-// Measured on the H100 (mxfp8/README.md, "bw"): 1.003-1.005x cuBLASLt's blockwise FP8 GEMM at 4096^3 and
-// 0.988-0.989x at 8192^3, 1.58x and 1.68x cuBLAS bf16: the goals (1.0x, 1.5x) met but at 8192^3 against
-// cuBLASLt. The last 16-18% came from the K loop's bookkeeping moving to the uniform datapath (5 above).
+// Measured on the H100 (mxfp8/README.md, "bw"): 0.998-1.006x cuBLASLt's blockwise FP8 GEMM at 4096^3 and
+// 0.988-0.991x at 8192^3 (five runs each), 1.55-1.70x cuBLAS bf16: at the 1.0x goal at 4096^3, 1% short at
+// 8192^3; past the 1.5x one. The last 16-18% came from the K loop's bookkeeping moving to the uniform
+// datapath (5 above).
 //
 // PTX ISA sections: as matmul_mxfp8_sm90.cu, plus v6's "cp.async.bulk.tensor" store, "stmatrix",
 // "fence.proxy.async" and named barriers.
