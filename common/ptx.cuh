@@ -173,6 +173,14 @@ __device__ __forceinline__ void barrier_cluster_arrive() {
 __device__ __forceinline__ void barrier_cluster_wait() {
   asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
+// The arrival without release, for the barrier right after the mbarrier initialisation, whose
+// fence.mbarrier_init.release.cluster already makes the initialisations visible cluster-wide (as CUTLASS's
+// cluster_arrive_relaxed after fence_barrier_init): the release form costs MEMBAR.ALL.CTA, MEMBAR.ALL.GPU and
+// ERRBAR at every kernel's start on sm_90a (read in v7's SASS). Only where nothing else written before the
+// barrier must be seen by the other CTAs.
+__device__ __forceinline__ void barrier_cluster_arrive_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
 
 // Arrive once on an mbarrier in the shared memory of any CTA of the cluster (`cluster_addr` from
 // mapa_shared_cluster). Relaxed: the arrival orders none of this thread's earlier memory accesses. The stages

@@ -375,8 +375,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     ptx::fence_mbarrier_init();
   }
   // Both CTAs' barriers are initialised before either CTA multicasts into or arrives on the other's (a CTA
-  // alone is a cluster of one: the barrier is its own).
-  ptx::barrier_cluster_arrive();
+  // alone is a cluster of one: the barrier is its own). The arrival is relaxed: the fence above publishes the
+  // initialisations, and nothing else is written before it (README, "The start").
+  ptx::barrier_cluster_arrive_relaxed();
   ptx::barrier_cluster_wait();
   prof.end(Ev::Setup);
 
