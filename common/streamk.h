@@ -126,7 +126,7 @@ GEMM_HD constexpr StreamKPlan make_streamk_plan(int units, int iters, int worker
 // ranges of at least HYBRID_MIN_ITERS, and taken where it costs at most 4/5 of data-parallel: where the last
 // wave is nearly empty (3072^3: 144 units on 66 workers, a third turn of 12: 113 against 144; measured
 // 11% faster on the H100, and 3-15% at the four other shapes where the rule changes the plan: README).
-constexpr int HYBRID_MIN_ITERS = 4;  // rule 1b's hybrid plan: no stream-K range shorter than 4 K tiles (v7c's)
+constexpr int HYBRID_MIN_ITERS = 4;  // rule 1b's hybrid plan: no stream-K range under 4 K tiles (v7c's)
 
 struct StreamKChoice {
   StreamKPolicy policy = StreamKPolicy::DataParallel;
@@ -158,7 +158,8 @@ GEMM_HD constexpr StreamKChoice pick_streamk(int units, int iters, int workers, 
   if (units >= workers) {
     // Rule 1b: the last wave nearly empty (3072^3: 144 units on 66 workers), the hybrid plan, whole waves
     // and stream-K over the last two, where the model prices it at 4/5 of data-parallel or less.
-    const StreamKPlan plan = make_streamk_plan(units, iters, workers, StreamKPolicy::Hybrid, HYBRID_MIN_ITERS);
+    const StreamKPlan plan =
+        make_streamk_plan(units, iters, workers, StreamKPolicy::Hybrid, HYBRID_MIN_ITERS);
     const long long cost   = streamk_plan_cost(plan, fixup_iters);
     if (plan.sk_workers > 0 && 5 * cost <= 4 * best.cost) {
       best.policy    = StreamKPolicy::Hybrid;
@@ -168,8 +169,8 @@ GEMM_HD constexpr StreamKChoice pick_streamk(int units, int iters, int workers, 
     return best;
   }
   for (int s = 1; s <= iters; s *= 2) {
-    const long long cost = streamk_plan_cost(make_streamk_plan(units, iters, workers, StreamKPolicy::StreamK, s),
-                                             fixup_iters);
+    const long long cost =
+        streamk_plan_cost(make_streamk_plan(units, iters, workers, StreamKPolicy::StreamK, s), fixup_iters);
     if (cost < best.cost) {
       best.policy    = StreamKPolicy::StreamK;
       best.min_iters = s;

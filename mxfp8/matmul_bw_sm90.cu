@@ -341,12 +341,12 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     const int issues = schedule.num_turns() * num_k_tiles;  // K tiles this warpgroup issues, all tiles
     int issued       = 0;
     // The ring's position as a count of the K tiles this warpgroup has taken, all tiles: stage ring %
-    // NUM_STAGES, phase (ring / NUM_STAGES) % 2. Where the loop holds no divergent branch (the release above)
-    // and the warpgroup's index is known to be warp-uniform (above), ptxas computes the stage, the barrier
-    // addresses and the wgmma descriptors from this counter on the uniform datapath, and the loop body of two
-    // K tiles falls from 310 instructions to 246 (SASS; README). With a stage and a phase flipped at the wrap,
-    // or any one of the three missing, it stays at 269-310; without the shuffle at each tile (below), the
-    // timed kernel spills.
+    // NUM_STAGES, phase (ring / NUM_STAGES) % 2. Where the loop holds no divergent branch (the release
+    // above) and the warpgroup's index is known to be warp-uniform (above), ptxas computes the stage, the
+    // barrier addresses and the wgmma descriptors from this counter on the uniform datapath, and the loop
+    // body of two K tiles falls from 310 instructions to 246 (SASS; README). With a stage and a phase flipped
+    // at the wrap, or any one of the three missing, it stays at 269-310; without the shuffle at each tile
+    // (below), the timed kernel spills.
     uint32_t ring = 0;
     // The wgmma descriptors, built once: a stage and a K step move only the start-address field (bits 0-13,
     // the byte address >> 4), which never carries out (the ring ends below 256 KB): one 32-bit add each

@@ -494,8 +494,8 @@ TEST_CASE("a descriptor moved by desc_sm90_advance is the descriptor built at th
       for (uint32_t off = 0; base + off + gemm::kmajor_tile_bytes(t) <= 227u * 1024u; off += 1024 * 7 + 16)
         for (int k = 0; k < gemm::kmajor_ksteps(t); ++k)
           for (int row : {0, 64}) {
-            const uint64_t moved =
-                gemm::desc_sm90_advance(gemm::kmajor_desc_sm90(t, base, 0, row), off + gemm::kmajor_kstep_offset(t, k));
+            const uint64_t desc0 = gemm::kmajor_desc_sm90(t, base, 0, row);
+            const uint64_t moved = gemm::desc_sm90_advance(desc0, off + gemm::kmajor_kstep_offset(t, k));
             if (moved != gemm::kmajor_desc_sm90(t, base + off, k, row)) {
               FAIL_CHECK("base " << base << " offset " << off << " k step " << k << " row " << row);
             }
@@ -505,8 +505,9 @@ TEST_CASE("a descriptor moved by desc_sm90_advance is the descriptor built at th
   // Past 256 KB the start-address field carries into the reserved bits: the add is no longer the same
   // descriptor (what the static_asserts of the kernels rule out).
   const gemm::KMajorTile b = tiles[0];
-  CHECK(gemm::desc_sm90_advance(gemm::kmajor_desc_sm90(b, 0, 0), 256u * 1024u) != gemm::kmajor_desc_sm90(b, 0, 0));
-  CHECK((gemm::desc_sm90_advance(gemm::kmajor_desc_sm90(b, 0, 0), 256u * 1024u) >> 14 & 3) == 1);
+  const uint64_t at0 = gemm::kmajor_desc_sm90(b, 0, 0);
+  CHECK(gemm::desc_sm90_advance(at0, 256u * 1024u) != at0);
+  CHECK((gemm::desc_sm90_advance(at0, 256u * 1024u) >> 14 & 3) == 1);
 }
 
 TEST_CASE("the numbers v1 and v2 write out (LBO, SBO, K step, swizzle code, 3D box) round-trip",

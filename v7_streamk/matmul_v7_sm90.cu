@@ -544,9 +544,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       const uint32_t b_addr0 = __shfl_sync(0xffffffffu, ptx::smem_addr(b_smem(0)), 0);
       const uint64_t a_desc0 = kmajor_desc_sm90(A_TILE, a_addr0, 0, consumer * WGMMA_M);
       const uint64_t b_desc0 = kmajor_desc_sm90(T::B_TILE, b_addr0, 0);
-      // The release of a stage by one elected lane of the warpgroup's first warp, without a branch (elect.sync's
-      // predicate inside the asm): the barriers' addresses in every CTA of the unit, found once per piece
-      // (once per kernel, the traced CTA-alone kernel spilled 16 bytes).
+      // The release of a stage by one elected lane of the warpgroup's first warp, without a branch
+      // (elect.sync's predicate inside the asm): the barriers' addresses in every CTA of the unit, found once
+      // per piece (once per kernel, the traced CTA-alone kernel spilled 16 bytes).
       uint32_t done_bar[UNIT_CTAS];
       for (int peer = 0; peer < UNIT_CTAS; ++peer)
         done_bar[peer] = ptx::mapa_shared_cluster(&mma_done_bar[0], uint32_t(peer));
@@ -564,10 +564,11 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         wg::fence();
 #pragma unroll
         for (int k_step = 0; k_step < BLOCK_K / WGMMA_K; ++k_step) {
+          const uint32_t stage_bytes = uint32_t(stage) * T::STAGE_BYTES;  // A's and B's tile alike
           const uint64_t a_desc =
-              desc_sm90_advance(a_desc0, uint32_t(stage) * T::STAGE_BYTES + kmajor_kstep_offset(A_TILE, k_step));
+              desc_sm90_advance(a_desc0, stage_bytes + kmajor_kstep_offset(A_TILE, k_step));
           const uint64_t b_desc =
-              desc_sm90_advance(b_desc0, uint32_t(stage) * T::STAGE_BYTES + kmajor_kstep_offset(T::B_TILE, k_step));
+              desc_sm90_advance(b_desc0, stage_bytes + kmajor_kstep_offset(T::B_TILE, k_step));
           const uint32_t scale_d = (k_tile > piece.k_begin || k_step > 0) ? 1u : 0u;
           if constexpr (TILE_N == 256)
             wg::mma_m64n256k16_bf16(acc, a_desc, b_desc, scale_d);
