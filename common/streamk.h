@@ -125,7 +125,7 @@ GEMM_HD constexpr StreamKPlan make_streamk_plan(int units, int iters, int worker
 // plan measured slower at a model's tie). So there (rule 1b) only the hybrid plan is priced, with v7c's
 // ranges of at least HYBRID_MIN_ITERS, and taken where it costs at most 4/5 of data-parallel: where the last
 // wave is nearly empty (3072^3: 144 units on 66 workers, a third turn of 12: 113 against 144; measured
-// 11% faster on the H100, and 3-15% at the four other shapes where the rule changes the plan: README).
+// 11% faster on the H100, and 2-16% at the four other shapes where the rule changes the plan: README).
 constexpr int HYBRID_MIN_ITERS = 4;  // rule 1b's hybrid plan: no stream-K range under 4 K tiles (v7c's)
 
 struct StreamKChoice {

@@ -225,7 +225,7 @@ TEST_CASE("stream-K: the picking rule (v7's default variant) at the README's sha
   CHECK(gemm::streamk_plan_cost(make_streamk_plan(1024, 128, W, StreamKPolicy::Hybrid, 4), F) == 1994);
   CHECK(pick_streamk(W, 64, W, F).policy == StreamKPolicy::DataParallel);      // one whole wave: no rest
   CHECK(pick_streamk(2 * W, 64, W, F).policy == StreamKPolicy::DataParallel);  // two
-  // Rule 1b's shapes, measured 3-15% faster than whole units (README, "The picking rule"): the last turn
+  // Rule 1b's shapes, measured 2-16% faster than whole units (README, "The sweep"): the last turn
   // nearly empty. 3072^3: 144 units of 48, a third turn of 12: 48 + 57 + 8 = 113 against 144.
   const auto cube3k = pick_streamk(144, 48, W, F);
   CHECK(cube3k.policy == StreamKPolicy::Hybrid);
