@@ -514,16 +514,20 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     // as one count of the K tiles this warpgroup has taken, all pieces (stage ring_k % NUM_STAGES, phase
     // (ring_k / NUM_STAGES) % 2); the descriptors built once per piece and moved per stage and K step by one
     // add; no branch in the loop (the release below). Where ptxas can also prove the count, the K range,
-    // the ring's address and the warpgroup's index warp-uniform (the shuffles), it keeps all of it on the
-    // uniform datapath (the wide tile: 111 -> 70 instructions per K tile; the narrow, 108 -> 75, stays on
-    // per-thread registers).
+    // the ring's address and the warpgroup's index warp-uniform (the shuffles) and the warp converged at
+    // each piece (a barrier, and the piece loop's condition through a shuffle), it keeps all of it on the
+    // uniform datapath: per K tile, the wide tile 111 -> 63 instructions, the narrow 108 -> 60 (README).
     uint32_t ring_k = 0;
     uint64_t mma_issued = 0;  // trace: when the MMAs of k_tile - 1 were issued
     StreamKWork work(plan, worker);
     int owner = worker;  // the plan's worker of the piece (v7e: the drawn piece's), whose fixup slot it uses
     const auto next_piece = [&](StreamKPiece& piece) {
       if constexpr (!DYNAMIC) {
-        return work.next(piece);
+        const bool more = work.next(piece);
+        // The warpgroup's barrier (as v7e's below): after it ptxas knows the warp converged, which, with the
+        // loop's condition through a shuffle, lets it keep the K loop on the uniform datapath (README)
+        ptx::named_barrier_sync(c_bar, 128);
+        return more;
       } else {
         const bool more = read_task(piece, owner);
         ptx::named_barrier_sync(c_bar, 128);  // all 128 threads have read the slot: one releases it
@@ -531,7 +535,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         return more;
       }
     };
-    for (StreamKPiece piece; next_piece(piece);) {
+    for (StreamKPiece piece; __shfl_sync(0xffffffffu, next_piece(piece) ? 1 : 0, 0) != 0;) {
       const ScheduledTile t = order.tile_of_unit(piece.unit);
       const int m0 = t.m * BLOCK_M, n0 = t.n * T::BLOCK_N;
       // The K range, the count and the ring's address through shuffles from lane 0: a loop whose bounds
