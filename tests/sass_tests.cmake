@@ -170,6 +170,30 @@ if(GEMM_CUOBJDUMP)
                    -DLOCAL_RE=matmul_bw_sm90_kernelILb0E -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.cmake)
 endif()
 
+# The K loops' bookkeeping on the uniform datapath (tools/sass_loops.py: the innermost loop around a wgmma;
+# the v7 and mxfp8 pages' "instructions per K tile"). ptxas keeps the stage, the barrier addresses and the
+# descriptors in uniform registers only while it can prove them warp-uniform and the warp converged; a small
+# change elsewhere in a kernel can send them back to per-thread registers, moved by R2UR before every wgmma
+# (the loops were 70, 75, 66, 70 and 310 instructions then, with 8-32 R2UR). Bounds: today's count + 3 (bw: + 6,
+# two K tiles per body), at most 2 R2UR (4 for bw).
+find_package(Python3 COMPONENTS Interpreter)
+if(GEMM_CUOBJDUMP AND Python3_FOUND)
+  add_test(NAME sass/kloop/v7/sm_90a
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/sass_loops.py $<TARGET_OBJECTS:v7_sm90>
+                   --cuobjdump ${GEMM_CUOBJDUMP}
+                   --check matmul_v7_kernelILb0ELi2ELb0ELi256E 66 2    # the wide pair: 63
+                   --check matmul_v7_kernelILb0ELi1ELb0ELi256E 60 2    # the CTA alone: 57
+                   --check matmul_v7_kernelILb0ELi2ELb0ELi64E 63 2     # the narrow pair: 60
+                   --check matmul_v7_kernelILb0ELi2ELb1ELi256E 66 2)   # v7e: 63
+  add_test(NAME sass/kloop/bw/sm_90a
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/sass_loops.py $<TARGET_OBJECTS:bw_sm90>
+                   --cuobjdump ${GEMM_CUOBJDUMP} --check matmul_bw_sm90_kernelILb0E 252 4)  # two K tiles: 246
+else()
+  add_test(NAME sass/kloop COMMAND ${CMAKE_COMMAND} -E echo
+           "cuobjdump or python3 not found: pip install nvidia-cuda-cuobjdump (tests/run.sh does this)")
+  set_tests_properties(sass/kloop PROPERTIES WILL_FAIL ON PASS_REGULAR_EXPRESSION "^$")
+endif()
+
 # ---- Targets CMake 3.25 cannot spell in CUDA_ARCHITECTURES: v1 compiled by nvcc directly into a cubin ----
 #  - sm_100f, the family target (B200 and B300 with one cubin): tcgen05 must be there. It defines only
 #    __CUDA_ARCH_FAMILY_SPECIFIC__, not the FEAT macros; a guard on those alone made this an empty kernel.
