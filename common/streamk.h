@@ -243,6 +243,14 @@ struct WidthChoice {
   long long cost_wide = 0, cost_narrow = 0;  // the model's estimates, in wide iterations
 };
 
+// The narrow pair's units over tiles_m x tiles_n narrow tiles (128 x 64): two tiles side by side along N on
+// the Hopper twin, whose pair shares A, the larger operand of a narrow tile (tiles_m x ceil(tiles_n / 2));
+// one above the other along M on Blackwell, where one cta_group::2 MMA spans the pair (ceil(tiles_m / 2) x
+// tiles_n). Where M is one tile (M <= 128), the Hopper pair has no padding CTA; the Blackwell one has.
+GEMM_HD constexpr int narrow_units(int tiles_m, int tiles_n, bool along_n) {
+  return along_n ? tiles_m * ((tiles_n + 1) / 2) : (tiles_m + 1) / 2 * tiles_n;
+}
+
 GEMM_HD constexpr WidthChoice pick_width(const UnitChoice& wide, int narrow_units, int iters, int narrow_workers,
                                          int fixup_iters) {
   WidthChoice w;

@@ -233,13 +233,14 @@ TEST_CASE("the traced kernel (--trace) gives the same result and records every r
     // One CTA per a.rows x (b.rows x cta_group) block of C: the shape rule's multiples may be whole clusters.
     // Persistent stages (v6 on, which take any M and N) launch at most one CTA per SM and loop over tiles:
     // their test shape is ragged, their grid is the launcher's, and a CTA pair loads every K tile of every
-    // pair unit it is given (both CTAs issue, the padding CTA of an odd last pair row included).
+    // pair unit it is given (both CTAs issue, the padding CTA of an odd last pair row or column included).
     const int64_t bm = v.tiles.a.rows, bn = int64_t(v.tiles.b.rows) * v.tiles.cta_group;
     const int64_t tiles_m = (s.m + bm - 1) / bm, tiles_n = (s.n + bn - 1) / bn;
     // A variant that picks its unit per shape (v7d on Hopper: a CTA pair or a CTA alone) may have run
     // either: the count must be exactly one of the two.
     const bool picked = v.tiles.cluster == CLUSTER_PICKED;
-    const int cluster = v.tiles.cluster > 0 ? v.tiles.cluster : std::max(v.tiles.cta_group, v.tiles.b_split);
+    const int cluster = v.tiles.cluster > 0 ? v.tiles.cluster
+                                            : std::max({v.tiles.cta_group, v.tiles.b_split, v.tiles.a_split});
     const int64_t k_tiles = (s.k + v.tiles.a.block_k - 1) / v.tiles.a.block_k;
     const uint32_t ctas   = takes_any_mn(v) ? trace.num_ctas() : uint32_t(tiles_m * tiles_n);
     if (takes_any_mn(v)) {
@@ -250,7 +251,11 @@ TEST_CASE("the traced kernel (--trace) gives the same result and records every r
       CHECK(ctas % uint32_t(picked ? 1 : cluster) == 0);
     }
     CHECK(trace.num_ctas() == ctas);
-    const size_t expected_tma = size_t((tiles_m + cluster - 1) / cluster * cluster * tiles_n * k_tiles);
+    // The cluster's CTAs sit along M (they share B), or along N where they share A (v7's narrow pair on
+    // Hopper): the padding CTA is then past the last N tile.
+    const int64_t pad_m = v.tiles.a_split > 1 ? 1 : cluster, pad_n = v.tiles.a_split > 1 ? cluster : 1;
+    const size_t expected_tma =
+        size_t((tiles_m + pad_m - 1) / pad_m * pad_m * ((tiles_n + pad_n - 1) / pad_n * pad_n) * k_tiles);
     // Every role of every CTA recorded, beginning with its setup; each K tile was loaded exactly once.
     std::map<std::pair<uint32_t, uint32_t>, std::vector<const TraceEvent*>> slots;
     size_t tma_issues = 0;

@@ -68,8 +68,9 @@ constexpr int NUM_STAGES_V6_SM90 = 4;
 constexpr int NUM_STAGES_V6_SM100 = 7;
 // v7 sm90: v6's tiles, ring and C buffer unchanged (stream-K changes which K tiles a CTA loads, not how).
 constexpr int NUM_STAGES_V7_SM90 = 4;
-// v7 sm90, the narrow tile (v7n): A's 128-row tile as v6's, a 64-row B tile (wgmma m64n64), each CTA of the
-// pair multicasting one 32-row box of it: 24 KB stages, 8 of them (the C buffer is 16 KB).
+// v7 sm90, the narrow tile (v7n): A's 128-row tile, a 64-row B tile (wgmma m64n64); the CTAs of the pair
+// side by side along N, each multicasting one 64-row box of A, each its own B in one 64-row box: 24 KB
+// stages, 8 of them (the C buffer is 16 KB).
 constexpr int NUM_STAGES_V7_SM90_NARROW = 8;
 constexpr int V7_SM90_NARROW_N          = 64;
 // v7 sm100, the narrow tile (v7n): the cta_group::2 M = 256, N = 64 MMA; each CTA its 128 rows of A and 32 of
@@ -141,12 +142,12 @@ constexpr StageConfig split_tile_2d(const char* stage, Arch arch, Operand op, in
 }
 
 // A v7 sm90 narrow-tile row (NUM_STAGES_V7_SM90_NARROW): 2D boxes, 128B swizzle, in its ring of 24 KB stages;
-// B in two 32-row boxes, one per CTA of the pair.
+// A in two 64-row boxes, one per CTA of the pair, B in one.
 constexpr StageConfig narrow_tile(const char* stage, Operand op, int slot) {
   const int rows = op == Operand::A ? SM90_BLOCK_M : V7_SM90_NARROW_N;
   StageConfig c  = tile(stage, Arch::SM90, op, rows, op == Operand::A ? SM90_MMA_M : rows, TmaShape::BOXES_2D,
                         gemm::Swizzle::B128, slot);
-  if (op == Operand::B) c.box[1] = uint32_t(V7_SM90_NARROW_N / 2);
+  if (op == Operand::A) c.box[1] = uint32_t(SM90_BLOCK_M / 2);
   c.tile_addr = ring_addr_of(A_BYTES_SM90, B_BYTES_V7_SM90_NARROW, slot, op);
   return c;
 }

@@ -25,14 +25,17 @@ bool row_belongs_to(const char* row_stage, const char* variant) {
 
 // The boxes the kernel issues (its own tma_box(), which its TMA loop calls) are the row's boxes, which the
 // layout model writes and reads back: a kernel whose box step, coordinates or box count drift fails here.
-// B's boxes: num_boxes along K, or b_split stacked along the rows (one per CTA of a v5 Hopper cluster).
+// An operand's boxes: num_boxes along K, or b_split (B) / a_split (A) stacked along the rows (one per CTA of
+// a cluster that shares the operand: v5 Hopper's B, v7 Hopper's narrow pair's A).
 void check_boxes_match(const gemm::Variant& v, const gemm::KMajorTile& t, const sc::StageConfig& row,
                        sc::Operand op) {
   REQUIRE(v.tiles.tma_box != nullptr);
   CHECK(v.tiles.box_k == int(row.box[0]));  // the launcher's tensor-map box is box_k wide, the model's box[0]
-  REQUIRE(v.tiles.b_split >= 1);
-  if (v.tiles.b_split > 1) REQUIRE(v.tiles.num_boxes == 1);  // split along rows or along K, not both
-  const int boxes = v.tiles.num_boxes * (op == sc::Operand::B ? v.tiles.b_split : 1);
+  const int split = op == sc::Operand::B ? v.tiles.b_split : v.tiles.a_split;
+  REQUIRE(split >= 1);
+  REQUIRE((v.tiles.a_split == 1 || v.tiles.b_split == 1));  // one shared operand per cluster
+  if (split > 1) REQUIRE(v.tiles.num_boxes == 1);  // split along rows or along K, not both
+  const int boxes = v.tiles.num_boxes * split;
   REQUIRE(boxes == sc::row_tma_boxes(row));
   // Tiles at the origin, at (1, 1) tiles and further out, so every coordinate term is exercised.
   const int origins[][2] = {{0, 0}, {t.rows, t.block_k}, {3 * t.rows, 5 * t.block_k}};

@@ -349,35 +349,45 @@ struct Picked {
   int unit_rows, units, workers;
   gemm::StreamKChoice plan;  // the plan of the unit taken
 };
-static Picked picked(int m, int n, int k, int pairs = 66) {
+// narrow_along_n: the Hopper twin's narrow pair (side by side along N); false: the Blackwell one (along M).
+static Picked picked(int m, int n, int k, int pairs = 66, bool narrow_along_n = true) {
   using gemm::num_k_tiles;
   using gemm::num_tiles;
   Picked p;
   const int tiles_m = num_tiles(m, 128), iters = num_k_tiles(k, 64);
   p.unit  = gemm::pick_unit(tiles_m, num_tiles(n, 256), iters, pairs, 2 * pairs, 4);
-  p.width = gemm::pick_width(p.unit, (tiles_m + 1) / 2 * num_tiles(n, 64), iters, pairs, 4);
+  const int narrow = gemm::narrow_units(tiles_m, num_tiles(n, 64), narrow_along_n);
+  p.width          = gemm::pick_width(p.unit, narrow, iters, pairs, 4);
   const int ctas = p.width.narrow ? 2 : p.unit.ctas;
-  p.unit_rows    = (tiles_m + ctas - 1) / ctas;
-  p.units        = p.unit_rows * num_tiles(n, p.width.narrow ? 64 : 256);
+  p.unit_rows    = p.width.narrow && narrow_along_n ? tiles_m : (tiles_m + ctas - 1) / ctas;
+  p.units        = p.width.narrow ? narrow : p.unit_rows * num_tiles(n, 256);
   p.workers      = ctas == 1 ? 2 * pairs : pairs;
   p.plan         = p.width.narrow ? p.width.plan : p.unit.plan;
   return p;
 }
 
 TEST_CASE("stream-K: the tile's width the picking rule takes on Hopper, wide or narrow", "[streamk]") {
-  // The measured shapes (README, "The tile's width"): v7n was faster than the wide pair at the first six,
-  // slower at the next four, on an H100 (66 pairs of either width resident); 8192^3 and 128 x 28672 x 4096
-  // (a CTA alone) by the model only.
+  // The measured shapes (README, "The tile's width"): v7n was faster than the wide pair at the first seven,
+  // slower at the next three, on an H100 (66 pairs of either width resident); 8192^3 and 128 x 28672 x 4096
+  // (a CTA alone) by the model only. At 128 x 8192 x 8192 the narrow pair, side by side along N, has no
+  // padding CTA: 64 whole units of 128 K tiles (cost 128, half 64) against the wide pair's halves (72).
   for (const auto& s : {std::array<int, 3>{512, 512, 512}, {768, 768, 768}, {1000, 1000, 1024},
-                        {1024, 1024, 1024}, {256, 256, 8192}, {512, 512, 8192}}) {
+                        {1024, 1024, 1024}, {256, 256, 8192}, {512, 512, 8192}, {128, 8192, 8192}}) {
     INFO(s[0] << " x " << s[1] << " x " << s[2]);
     CHECK(picked(s[0], s[1], s[2]).width.narrow);
   }
-  for (const auto& s : {std::array<int, 3>{2048, 2048, 2048}, {4096, 4096, 4096}, {128, 8192, 8192},
-                        {256, 4096, 14336}, {8192, 8192, 8192}, {128, 28672, 4096}}) {
+  for (const auto& s : {std::array<int, 3>{2048, 2048, 2048}, {4096, 4096, 4096}, {256, 4096, 14336},
+                        {8192, 8192, 8192}, {128, 28672, 4096}}) {
     INFO(s[0] << " x " << s[1] << " x " << s[2]);
     CHECK_FALSE(picked(s[0], s[1], s[2]).width.narrow);
   }
+  // The narrow units: the Hopper pair side by side along N, the Blackwell one along M (one cta_group::2 MMA).
+  CHECK(gemm::narrow_units(16, 16, true) == 128);  // 2048^3 either way: 16 x 8 or 8 x 16
+  CHECK(gemm::narrow_units(16, 16, false) == 128);
+  CHECK(gemm::narrow_units(1, 128, true) == 64);    // M = 128: no padding CTA along N
+  CHECK(gemm::narrow_units(1, 128, false) == 128);  // a padding CTA in every unit along M
+  CHECK(gemm::narrow_units(3, 9, true) == 15);
+  CHECK(gemm::narrow_units(3, 9, false) == 18);
   // 1024^3: 64 narrow units of 16 K tiles, one turn (16, half of it 8) against the wide 16 units' 16.
   const Picked cube = picked(1024, 1024, 1024);
   CHECK(cube.width.plan.policy == StreamKPolicy::DataParallel);
@@ -417,17 +427,18 @@ TEST_CASE("stream-K: the tile's width the picking rule takes on Hopper, wide or 
 TEST_CASE("stream-K: the emulated v7 tests' shapes take the unit they are named for", "[streamk]") {
   for (int pairs : {66, 57}) {
     INFO(pairs << " pairs");
-    const Picked alone = picked(300, 9000, 200, pairs), skinny = picked(128, 28672, 256, pairs);
+    const auto bw = [&](int m, int n, int k) { return picked(m, n, k, pairs, /*narrow_along_n=*/false); };
+    const Picked alone = bw(300, 9000, 200), skinny = bw(128, 28672, 256);
     CHECK(alone.unit.ctas == 1);  // 3 x 36 tiles: 108 CTAs, one turn; 72 pair units, two
     CHECK_FALSE(alone.width.narrow);
     CHECK(skinny.unit.ctas == 1);  // 1 x 112 tiles: 112 CTAs, one turn; 112 pair units, two
     CHECK_FALSE(skinny.width.narrow);
     // 64 narrow units of 9 K tiles: one turn on 66 pairs (9 narrow iterations, under twice the 16 wide
     // units' 9), two turns on 57 (18: a tie, which goes to the wide units)
-    CHECK(picked(1000, 1000, 520, pairs).width.narrow == (pairs == 66));
-    CHECK(picked(256, 256, 8192, pairs).width.narrow);
-    CHECK_FALSE(picked(4096, 4096, 136, pairs).width.narrow);
-    CHECK(picked(4096, 4096, 136, pairs).unit.ctas == 2);
+    CHECK(bw(1000, 1000, 520).width.narrow == (pairs == 66));
+    CHECK(bw(256, 256, 8192).width.narrow);
+    CHECK_FALSE(bw(4096, 4096, 136).width.narrow);
+    CHECK(bw(4096, 4096, 136).unit.ctas == 2);
   }
 }
 
@@ -445,7 +456,7 @@ TEST_CASE("stream-K: the L2 policy is taken where B streams once through an L2 i
     return gemm::streamk_l2_policy(plan, p.unit_rows, (long long)n * k * 2, l2);
   };
   CHECK(policy(256, 4096, 14336, L2));    // 0.786x -> 0.848x (two runs each)
-  CHECK(policy(128, 8192, 8192, L2));     // 0.840x -> 0.868x
+  CHECK(!policy(128, 8192, 8192, L2));    // wide: 0.840x -> 0.868x; v7d now takes narrow whole units (0.99x)
   CHECK(!policy(256, 256, 8192, L2));     // B is 4 MB: 0.41x -> 0.35x with it (on wide units, before v7n)
   CHECK(!policy(128, 28672, 4096, L2));   // whole units on CTAs alone, no partials: 1.016x -> 0.990x with it
   CHECK(!policy(4096, 4096, 4096, L2));   // 16 unit rows, data-parallel

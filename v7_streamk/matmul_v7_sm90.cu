@@ -86,14 +86,19 @@
 //     125 MB, writes 5.6 -> 3.2 MB, 0.79x -> 0.86x cuBLAS at its best; at 128x8192x8192 0.83x -> 0.86x
 //     (README, "The L2 policy"). Where B stays in the L2, or there are no partials, it is not taken: there it
 //     measured slower (the discards on the finisher's serial path; B evict-first with whole units).
-//  9. The narrow tile (v7n; the kernel's TILE_N, Tile<TILE_N>): 128 x 64 per CTA, 256 x 64 per pair (wgmma
-//     m64n64k16, 32 accumulators, B in two 32-row boxes, one per CTA, 8 stages of 24 KB, one C box per
-//     warpgroup), for the shapes where cuBLAS takes 128 x 64 tiles and the wide units leave most SMs idle
-//     (1024^3: 64 narrow units against 16 wide ones). v7n runs v7d's plan rule on narrow units; v7d takes
-//     them where half the narrow plan's cost is less than the wide unit's (pick_width, common/streamk.h: a
-//     narrow iteration measured at about half a wide one's time). Measured against cuBLAS at its best: 1024^3
-//     0.49x -> 0.72-0.87x, 256 x 256 x 8192 0.46x -> 0.75x with the batched fixup (README, "The tile's
-//     width").
+//  9. The narrow tile (v7n; the kernel's TILE_N, Tile<TILE_N>): 128 x 64 per CTA (wgmma m64n64k16, 32
+//     accumulators, 8 stages of 24 KB, one C box per warpgroup), for the shapes where cuBLAS takes 128 x 64
+//     tiles and the wide units leave most SMs idle (1024^3: 64 narrow units against 16 wide ones). Its pair
+//     sits side by side along N (128 x 128), sharing A: each CTA multicasts one 64-row half of A to both and
+//     loads its own 64 rows of B (Tile::PAIR_ALONG_N). A pair shares the operand whose tile is larger (the
+//     wide pair B's 256 rows, the narrow one A's 128 against B's 64), so that an SM asks the L2 for 16 of
+//     the 24 KB that land in it per K tile, not 20: the narrow loop is bound by the L2's throughput (ncu:
+//     85% of it at 4096^3 with the pair along M). Measured against the pair along M (README, "The narrow
+//     pair shares A"): 4096^3 (v7n) -15%, 1024^3 -3%, and where M is one tile the pair has no padding CTA:
+//     128 x 8192 x 8192 takes the narrow pair and runs 12% faster. v7n runs v7d's plan rule on narrow units;
+//     v7d takes them where half the narrow plan's cost is less than the wide unit's (pick_width,
+//     common/streamk.h). Measured against cuBLAS at its best: 1024^3 0.49x -> 0.85x, 256 x 256 x 8192
+//     0.46x -> 0.77x (README, "The tile's width").
 //
 // Why it helps: where the units do not fill the GPU (one 256x256 unit with a long K, a row of units of a
 // skinny M) every SM gets an equal share of the MAC iterations instead of most of them idling.
@@ -164,17 +169,24 @@ constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
 constexpr uint32_t C_BOX_BYTES  = WGMMA_M * C_BOX_COLS * 2;
 constexpr uint32_t SMEM_BUDGET  = 227 * 1024;
 
-// What depends on the tile's width N (the wgmma's N): v6's 256, or the narrow 64 (v7n: 128 x 64 per CTA,
-// 256 x 64 per pair, for shapes whose wide units leave most of the GPU idle). The file-scope names below
-// are the wide tile's.
+// What depends on the tile's width N (the wgmma's N): v6's 256, or the narrow 64 (v7n: 128 x 64 per CTA, a
+// pair side by side along N, 128 x 128, for shapes whose wide units leave most of the GPU idle). The
+// file-scope names below are the wide tile's.
 template <int TILE_N>
 struct Tile {
   static constexpr int BLOCK_N        = TILE_N;                    // = WGMMA_N
   static constexpr int ACC_REGS       = WGMMA_M * TILE_N / 128;    // fp32 accumulators per consumer thread
-  static constexpr int BOX_ROWS       = TILE_N / CLUSTER_SIZE;     // rows of one CTA's box of B
+  // The pair shares the operand whose tile is larger, each CTA multicasting one half of it to both: B (256
+  // rows against A's 128) in the wide pair, whose CTAs sit one above the other along M, as in v5 and v6; A
+  // (128 rows against B's 64) in the narrow pair, whose CTAs sit side by side along N on the same rows of A.
+  // Per K tile an SM then asks the L2 for 32 of the 48 KB that land in it (wide), 16 of 24 (narrow).
+  static constexpr bool PAIR_ALONG_N  = TILE_N < BLOCK_M;
+  static constexpr int BOX_ROWS       = (PAIR_ALONG_N ? BLOCK_M : TILE_N) / CLUSTER_SIZE;  // either operand's
+  static constexpr int A_BOXES        = BLOCK_M / BOX_ROWS;        // wide 1, narrow 2 (one per CTA)
+  static constexpr int B_BOXES        = TILE_N / BOX_ROWS;         // wide 2 (one per CTA), narrow 1
+  static constexpr uint32_t BOX_BYTES = BOX_ROWS * BLOCK_K * 2;
   static constexpr KMajorTile B_TILE{TILE_N, BLOCK_K, 2, Swizzle::B128};
   static constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
-  static constexpr uint32_t B_BOX_BYTES  = B_TILE_BYTES / CLUSTER_SIZE;  // one CTA's half of B
   static constexpr uint32_t STAGE_BYTES  = A_TILE_BYTES + B_TILE_BYTES;  // one ring stage: [A tile][B tile]
   // C staging, after the ring: per consumer warpgroup, C_BOXES boxes of WGMMA_M rows x 128 B, each in the
   // 128-byte swizzle (a 1024-B atom per 8 rows), as the TMA store with a SWIZZLE_128B map reads it.
@@ -197,16 +209,18 @@ struct Tile {
   static GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
   static GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + A_TILE_BYTES; }
   // Where the TMA boxes of a K tile go (the kernel issues exactly these; tests/test_stage_table.cpp checks
-  // them against the layout model's table): 2D boxes {64, rows} at (k0, row). A's tile is one box; B's is
-  // CLUSTER_SIZE boxes of BOX_ROWS rows, stacked along its rows: box j lands at j * B_BOX_BYTES, and CTA j of
-  // the cluster multicasts it.
+  // them against the layout model's table): 2D boxes {64, BOX_ROWS} at (k0, row). Each operand's tile is
+  // A_BOXES or B_BOXES boxes stacked along its rows: box j lands at j * BOX_BYTES; the shared operand's box
+  // j is multicast by CTA j of the pair (a CTA alone issues them all), the other operand's is the CTA's own.
   static GEMM_HD constexpr TmaBox tma_box(KMajorTile tile, int row0, int k0, int j) {
     return {kmajor_row_offset(tile, j * BOX_ROWS), {k0, row0 + j * BOX_ROWS, 0}};
   }
 
   static_assert(TILE_N == 256 || TILE_N == 64, "the wgmma wrappers used here are m64n256k16 and m64n64k16");
   static_assert(B_TILE_BYTES % 1024 == 0, "B's tile is whole 1024-B swizzle atoms");
-  static_assert((BOX_ROWS * 128) % 1024 == 0, "each CTA's box of B starts on a whole 1024-B swizzle atom");
+  static_assert((BOX_ROWS * 128) % 1024 == 0, "each box starts on a whole 1024-B swizzle atom");
+  static_assert((PAIR_ALONG_N ? A_BOXES : B_BOXES) == CLUSTER_SIZE && (PAIR_ALONG_N ? B_BOXES : A_BOXES) == 1,
+                "the shared operand: one box per CTA of the pair; the other: one box");
   static_assert(C_PARTS >= 1 && TILE_N % (C_PARTS * C_BOX_COLS) == 0, "a part is whole 64-column store boxes");
   static_assert(C_PART_COLS % 16 == 0, "stmatrix .x4 stores 16 columns (two 8x8 blocks of two row halves)");
   static_assert(C_OFFSET % 1024 == 0, "the C buffer starts on a 1024-B swizzle atom");
@@ -243,7 +257,10 @@ constexpr int LAUNCH_REGS_PER_THREAD = 65536 / NUM_THREADS / 8 * 8;  // 168 at 3
 static_assert(128 * (PRODUCER_REGS + NUM_CONSUMERS * CONSUMER_REGS) <= NUM_THREADS * LAUNCH_REGS_PER_THREAD,
               "registers after setmaxnreg must fit the CTA's launch allocation (384 x 168 = 64512)");
 static_assert(CLUSTER_SIZE == 2 && BLOCK_N % CLUSTER_SIZE == 0, "a CTA pair, each multicasting half of B");
-static_assert(BOX_ROWS == BLOCK_M, "the wide tile: A's tile is one box, B's one box of as many rows per CTA");
+static_assert(BOX_ROWS == BLOCK_M && !Wide::PAIR_ALONG_N,
+              "the wide tile: A's tile is one box, B's one box of as many rows per CTA");
+static_assert(Narrow::PAIR_ALONG_N && Narrow::BOX_ROWS == WGMMA_M, "the narrow pair: A's tile in one box per "
+              "CTA, one warpgroup's 64 rows each; B's 64 rows in one");
 static_assert(BLOCK_K == SLICE_K, "one 2D box spans the tile's K: 64 elements, the 128-byte swizzle span");
 static_assert(GROUP_M % CLUSTER_SIZE == 0, "the tile order groups whole cluster pairs");
 static_assert(C_BOX_BYTES % 1024 == 0, "each C box starts on a 1024-B swizzle atom");
@@ -253,7 +270,7 @@ static_assert(DYNAMIC_SPLIT >= 1 && TASK_SLOTS >= 2, "v7e: the drawing thread wo
 static_assert(partial_float4(3, 5) == 5 * 128 + 3 && partial_discard_float4(9, 1) == 8 + (1 + 8) * 128,
               "the fixup's partial and its discards as common/streamk.h has them (the CPU test checks those)");
 
-constexpr int TMA_BOXES = 1;  // per operand and K tile along K (B: one per CTA along its rows)
+constexpr int TMA_BOXES = 1;  // per operand and K tile along K (the shared operand: one per CTA, along rows)
 
 // Byte offset, in a warpgroup's C buffer, of row `row` (0..63) and 8-column chunk `chunk` (0..C_PART_COLS/8
 // - 1) of the part being staged: box chunk / 8, and inside it the 128-byte swizzle (16-byte unit u of row r
@@ -311,12 +328,20 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   const int lane      = threadIdx.x % 32;
   const int warpgroup = threadIdx.x / 128;  // 0: producer; 1, 2: consumers
   // A 1-D grid of clusters along x (cluster dims UNIT_CTAS x 1): cluster blockIdx.x / UNIT_CTAS is worker
-  // `worker` of the plan, and the CTA of rank r takes M tile UNIT_CTAS * (the unit's row) + r. Units are
-  // numbered in v6b's grouped order, so the units that run together are close in C.
+  // `worker` of the plan, and the CTA of rank r takes M tile UNIT_CTAS * (the unit's row) + r (the narrow
+  // pair: N tile UNIT_CTAS * (the unit's column) + r). Units are numbered in v6b's grouped order, so the
+  // units that run together are close in C; the narrow pair's is the order of the transposed problem (its
+  // rows are N tiles), read back transposed.
   const int cta_rank = int(ptx::cluster_ctarank());
   const int worker   = int(blockIdx.x) / UNIT_CTAS;
   const int tiles_m  = num_tiles(m, BLOCK_M), tiles_n = num_tiles(n, T::BLOCK_N);
-  const TileSchedule<ScheduleKind::Grouped> order(tiles_m, tiles_n, 1, 0, UNIT_CTAS, cta_rank, GROUP_M);
+  const TileSchedule<ScheduleKind::Grouped> order(T::PAIR_ALONG_N ? tiles_n : tiles_m,
+                                                  T::PAIR_ALONG_N ? tiles_m : tiles_n, 1, 0, UNIT_CTAS,
+                                                  cta_rank, GROUP_M);
+  const auto tile_of_unit = [&](int unit) {
+    const ScheduledTile t = order.tile_of_unit(unit);
+    return T::PAIR_ALONG_N ? ScheduledTile{t.n, t.m, t.valid} : t;
+  };
   Profiler<TRACE> prof(trace, /*role=*/warpgroup, /*records=*/warp_id % 4 == 0);
   prof.begin(Ev::Setup);
 
@@ -425,45 +450,48 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         }
       };
       for (StreamKPiece piece; next_piece(piece);) {
-        const ScheduledTile t = order.tile_of_unit(piece.unit);
+        const ScheduledTile t = tile_of_unit(piece.unit);
         const int m0 = t.m * BLOCK_M, n0 = t.n * T::BLOCK_N;
-        // Boxes wholly outside the tensors are not issued (see the header): this CTA's A unless it is a
-        // padding tile, each half of B that starts below N. Both CTAs see the same n0, so they agree on
-        // the bytes of B that land in each.
-        const bool load_a = m0 < m;
-        uint32_t bytes    = load_a ? A_TILE_BYTES : 0;
-        for (int j = 0; j < CLUSTER_SIZE; ++j) bytes += n0 + j * T::BOX_ROWS < n ? T::B_BOX_BYTES : 0;
-        // load: announce the bytes of K tile `k_tile` that land in this CTA (its A, the halves of B), then
-        // issue its copies into ring stage `s`: its A, and its halves h of B: in a pair its own (h = its
-        // rank), multicast to both CTAs; alone, both (h = 0, 1), into its own ring only
-        auto load = [&](int k_tile, int s) {
-          ptx::mbarrier_arrive_expect_tx(&tma_full_bar[s], bytes);
-          const int k0 = k_tile * BLOCK_K;
-          for (int j = 0; j < TMA_BOXES; ++j) {
-            const TmaBox a = T::tma_box(A_TILE, m0, k0, j);
-            if (load_a)
-              ptx::tma_load_2d(a_smem(s) + a.smem_offset, &a_map, &tma_full_bar[s], a.coords[0], a.coords[1]);
-#pragma unroll
-            for (int i = 0; i < CLUSTER_SIZE / UNIT_CTAS; ++i) {
-              const int h      = cta_rank * (CLUSTER_SIZE / UNIT_CTAS) + i;
-              const TmaBox b   = T::tma_box(T::B_TILE, n0, k0, h);
-              if (n0 + h * T::BOX_ROWS >= n) continue;
-              if (l2_policy) {  // B is read once and outgrows the L2: its lines go first (see l2_policy)
-                const uint64_t evict_first = ptx::createpolicy_evict_first();
-                if constexpr (UNIT_CTAS > 1)
-                  ptx::tma_load_2d_multicast_hint(b_smem(s) + b.smem_offset, &b_map, &tma_full_bar[s],
-                                                  CLUSTER_MASK, b.coords[0], b.coords[1], evict_first);
-                else
-                  ptx::tma_load_2d_hint(b_smem(s) + b.smem_offset, &b_map, &tma_full_bar[s], b.coords[0],
-                                        b.coords[1], evict_first);
-              } else if constexpr (UNIT_CTAS > 1) {
-                ptx::tma_load_2d_multicast(b_smem(s) + b.smem_offset, &b_map, &tma_full_bar[s], CLUSTER_MASK,
-                                           b.coords[0], b.coords[1]);
-              } else {
-                ptx::tma_load_2d(b_smem(s) + b.smem_offset, &b_map, &tma_full_bar[s], b.coords[0], b.coords[1]);
-              }
+        // Boxes wholly outside the tensors are not issued (see the header): a padding tile's own boxes, and a
+        // box of the shared operand that starts past its end. Both CTAs of a pair see the same rows of the
+        // shared operand, so they agree on the bytes of it that land in each.
+        const auto boxes_inside = [](int row0, int rows, int boxes) {
+          int inside = 0;
+          for (int j = 0; j < boxes; ++j) inside += row0 + j * T::BOX_ROWS < rows ? 1 : 0;
+          return inside;
+        };
+        const uint32_t bytes =
+            uint32_t(boxes_inside(m0, m, T::A_BOXES) + boxes_inside(n0, n, T::B_BOXES)) * T::BOX_BYTES;
+        // copy: this CTA's boxes of one operand's tile for K tile k_tile into ring stage s: of the shared
+        // operand, box h = its rank, multicast to both CTAs of the pair (a CTA alone: every box, into its own
+        // ring); of the other, every box, its own. hint: the L2 policy (B only; see l2_policy).
+        const auto copy = [&](const CUtensorMap* map, uint8_t* dst, KMajorTile tile, int row0, int rows,
+                              int boxes, bool shared, bool hint, int k_tile, int s) {
+          for (int j = 0; j < boxes; ++j) {
+            if ((shared && UNIT_CTAS > 1 && j != cta_rank) || row0 + j * T::BOX_ROWS >= rows) continue;
+            const TmaBox box = T::tma_box(tile, row0, k_tile * BLOCK_K, j);
+            uint8_t* to      = dst + box.smem_offset;
+            if (hint) {  // B is read once and outgrows the L2: its lines go first
+              const uint64_t evict_first = ptx::createpolicy_evict_first();
+              if (shared && UNIT_CTAS > 1)
+                ptx::tma_load_2d_multicast_hint(to, map, &tma_full_bar[s], CLUSTER_MASK, box.coords[0],
+                                                box.coords[1], evict_first);
+              else
+                ptx::tma_load_2d_hint(to, map, &tma_full_bar[s], box.coords[0], box.coords[1], evict_first);
+            } else if (shared && UNIT_CTAS > 1) {
+              ptx::tma_load_2d_multicast(to, map, &tma_full_bar[s], CLUSTER_MASK, box.coords[0],
+                                         box.coords[1]);
+            } else {
+              ptx::tma_load_2d(to, map, &tma_full_bar[s], box.coords[0], box.coords[1]);
             }
           }
+        };
+        // load: announce the bytes of K tile `k_tile` that land in this CTA (its A and B tiles), then issue
+        // its copies of both
+        auto load = [&](int k_tile, int s) {
+          ptx::mbarrier_arrive_expect_tx(&tma_full_bar[s], bytes);
+          copy(&a_map, a_smem(s), A_TILE, m0, m, T::A_BOXES, T::PAIR_ALONG_N, false, k_tile, s);
+          copy(&b_map, b_smem(s), T::B_TILE, n0, n, T::B_BOXES, !T::PAIR_ALONG_N, l2_policy, k_tile, s);
         };
         for (int k_tile = piece.k_begin; k_tile < piece.k_end; ++k_tile) {
           prof.begin(Ev::WaitEmpty);
@@ -536,7 +564,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       }
     };
     for (StreamKPiece piece; __shfl_sync(0xffffffffu, next_piece(piece) ? 1 : 0, 0) != 0;) {
-      const ScheduledTile t = order.tile_of_unit(piece.unit);
+      const ScheduledTile t = tile_of_unit(piece.unit);
       const int m0 = t.m * BLOCK_M, n0 = t.n * T::BLOCK_N;
       // The K range, the count and the ring's address through shuffles from lane 0: a loop whose bounds
       // ptxas cannot prove warp-uniform may run a different number of times in each lane, and nothing it
@@ -791,8 +819,8 @@ struct CounterMemory {
 template <StreamKPolicy POLICY, bool PICK, int UNIT_CTAS, bool DYNAMIC = false, int TILE_N = 256>
 Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
   using T = Tile<TILE_N>;
-  // The tensor maps are v6's.
-  const TmaDesc a_desc    = kmajor_tma_2d(g.m, g.k, BLOCK_M, BLOCK_K, 2, Swizzle::B128);
+  // The tensor maps are v6's (the narrow pair's boxes: 64 rows of either operand).
+  const TmaDesc a_desc    = kmajor_tma_2d(g.m, g.k, T::BOX_ROWS, BLOCK_K, 2, Swizzle::B128);
   const TmaDesc b_desc    = kmajor_tma_2d(g.n, g.k, T::BOX_ROWS, BLOCK_K, 2, Swizzle::B128);
   const CUtensorMap a_map = make_tensor_map(a_desc, g.a, "A");
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
@@ -808,10 +836,13 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
   // The plan. Data-parallel: v6's grid, at most one cluster per unit. Stream-K and hybrid: every cluster
   // that can be resident is a worker (the finishers wait for other workers, which must all be running), or
   // only as many as the plan gives a stream-K range where it has no whole units.
+  // The order's tiles: the narrow pair's order is the transposed problem's (its rows are N tiles).
   const int tiles_m = num_tiles(g.m, BLOCK_M), tiles_n = num_tiles(g.n, T::BLOCK_N);
+  const int order_rows = T::PAIR_ALONG_N ? tiles_n : tiles_m;
+  const int order_cols = T::PAIR_ALONG_N ? tiles_m : tiles_n;
   PersistentGrid grid =
-      persistent_grid(kernel, NUM_THREADS, T::SMEM_BYTES, UNIT_CTAS, tiles_m, tiles_n, "v7 (sm_90a)");
-  const int units = (tiles_m + UNIT_CTAS - 1) / UNIT_CTAS * tiles_n, iters = num_k_tiles(g.k, BLOCK_K);
+      persistent_grid(kernel, NUM_THREADS, T::SMEM_BYTES, UNIT_CTAS, order_rows, order_cols, "v7 (sm_90a)");
+  const int units = (order_rows + UNIT_CTAS - 1) / UNIT_CTAS * order_cols, iters = num_k_tiles(g.k, BLOCK_K);
   StreamKPolicy policy = POLICY;
   int min_iters        = MIN_SK_ITERS;
   if (PICK) {
@@ -843,8 +874,8 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
   int device = 0, l2_bytes = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
-  const bool l2_policy =
-      streamk_l2_policy(plan, (tiles_m + UNIT_CTAS - 1) / UNIT_CTAS, (long long)(g.n * g.k * 2), l2_bytes);
+  const int unit_rows   = T::PAIR_ALONG_N ? tiles_m : (tiles_m + UNIT_CTAS - 1) / UNIT_CTAS;  // units along M
+  const bool l2_policy  = streamk_l2_policy(plan, unit_rows, (long long)(g.n * g.k * 2), l2_bytes);
 
   auto* c = static_cast<__nv_bfloat16*>(g.c);
   const int m = int(g.m), n = int(g.n), k = int(g.k);
@@ -882,8 +913,9 @@ Launch prepare_v7_picked(const GemmArgs& g, DeviceTrace* trace) {
   const int tiles_m = num_tiles(g.m, BLOCK_M), iters = num_k_tiles(g.k, BLOCK_K);
   const UnitChoice unit   = pick_unit(tiles_m, num_tiles(g.n, BLOCK_N), iters, resident_workers<CLUSTER_SIZE>(),
                                       resident_workers<1>(), FIXUP_ITERS);
-  const WidthChoice width = pick_width(unit, (tiles_m + 1) / 2 * num_tiles(g.n, Narrow::BLOCK_N), iters,
-                                       resident_workers<CLUSTER_SIZE, Narrow::BLOCK_N>(), FIXUP_ITERS);
+  const WidthChoice width =
+      pick_width(unit, narrow_units(tiles_m, num_tiles(g.n, Narrow::BLOCK_N), Narrow::PAIR_ALONG_N), iters,
+                 resident_workers<CLUSTER_SIZE, Narrow::BLOCK_N>(), FIXUP_ITERS);
   if (width.narrow)
     return prepare_v7<StreamKPolicy::DataParallel, true, CLUSTER_SIZE, false, Narrow::BLOCK_N>(g, trace);
   return unit.ctas == 1 ? prepare_v7<StreamKPolicy::DataParallel, false, 1>(g, trace)
@@ -920,10 +952,11 @@ std::vector<Variant> sm90_variants() {
   cta_tiles.cluster   = 1;
   SmemTiles picked    = tiles;   // v7d: either, per shape
   picked.cluster      = CLUSTER_PICKED;
-  // v7n: a 64-row B tile, one 32-row box multicast by each CTA of the pair, a deeper ring
+  // v7n: a 64-row B tile, the CTAs of the pair side by side along N, each multicasting one 64-row box of A;
+  // a deeper ring
   SmemTiles narrow{A_TILE,  Narrow::B_TILE, WGMMA_M, /*tma_3d=*/false, Narrow::NUM_STAGES,
                    SLICE_K, TMA_BOXES,      Narrow::tma_box};
-  narrow.b_split = CLUSTER_SIZE;
+  narrow.a_split = CLUSTER_SIZE;
   return {
       {"v7a", "v6b's schedule as a plan: whole units only (data-parallel)", kernel, any_mn, tiles,
        prepare_v7_untraced<StreamKPolicy::DataParallel>, prepare_v7_traced<StreamKPolicy::DataParallel>},
