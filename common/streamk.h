@@ -223,20 +223,30 @@ GEMM_HD constexpr UnitChoice pick_unit(int tiles_m, int tiles_n, int iters, int 
   return u;
 }
 
-// ---- The tile's width (v7 on Hopper): the unit above, or the narrow pair (256 x 64) ----
+// ---- The tile's width (v7): the unit above, or the narrow pair (two 128 x 64 tiles) ----
 //
 // Where the wide units leave most workers idle (1024^3: 16 units for 66 clusters) or must be split into
 // pieces that each pay a fixup (256 x 256 x 8192: one unit), a tile a quarter as wide gives four times the
-// units. Its iteration (one K tile of a 128 x 64 tile on one SM) does a quarter of a wide one's MMAs but loads
-// all of A's 128 rows: measured on the H100 at about half a wide iteration's time (4096^3, where both are
-// whole units on every cluster: four times the iterations in 1.89 times the time). So the rule counts a
-// narrow iteration as half a wide one:
+// units. Its iteration (one K tile of a 128 x 64 tile on one SM) does a quarter of a wide one's MMAs but
+// moves half the bytes (A's 128 rows land in full), so it costs more than a quarter of a wide one's time. The rule
+// counts it as `narrow_percent` percent of a wide iteration:
 //  - the narrow pair, with pick_streamk's plan over its units (`fixup_iters` still in its own iterations:
-//    a narrow partial is a quarter of a wide one), where half its cost is less than the picked unit's plan;
+//    a narrow partial is a quarter of a wide one), where that share of its cost is less than the picked
+//    unit's plan;
 //  - otherwise the unit pick_unit picked (ties to it).
-// Measured (v7_streamk/README.md, "The tile's width"): narrow at 512^3, 1000 x 1000 x 1024, 1024^3 and
-// 256 x 256 x 8192 (1.5x as fast), wide at 2048^3, 4096^3, 128 x 8192 x 8192 and 256 x 4096 x 14336, as
-// the rule says at each.
+// NARROW_PERCENT_SM90, the Hopper twin's (its pair side by side along N, sharing A): 36. Measured on the H100
+// at 4096^3, where both widths run whole units on every cluster: four times the iterations in 1.40 times the
+// time (35%); over 13 shapes (v7_streamk/README.md, "The tile's width"), 36 is the value at which the rule
+// takes the faster width at every one: narrow at 512^3, 768^3, 1000 x 1000 x 1024, 1024^3, 256 x 256 x 8192,
+// 512 x 512 x 8192, 128 x 8192 x 8192 and 1024 x 1024 x {3072, 4096, 8192}; wide at 2048^3, 4096^3,
+// 256 x 4096 x 14336, 1536 x 1536 x 4096, 2048 x 1024 x 4096, 1024 x 2048 x 4096, 1024 x 1024 x 16384 (at
+// 35, 256 x 4096 x 14336 would go narrow, measured 2.6% slower; at 38, 1024 x 1024 x 8192 would stay wide,
+// measured 7% slower). NARROW_PERCENT_SM100, the Blackwell file's (its pair along M, one cta_group::2 MMA):
+// 50, what the Hopper twin measured with its pair along M (1.89 times the time at 4096^3); never timed on a
+// Blackwell GPU.
+constexpr int NARROW_PERCENT_SM90  = 36;
+constexpr int NARROW_PERCENT_SM100 = 50;
+
 struct WidthChoice {
   bool narrow = false;  // the narrow pair, with `plan`; otherwise pick_unit's unit and plan
   StreamKChoice plan;   // the narrow pair's plan from pick_streamk (its cost in narrow iterations)
@@ -252,12 +262,12 @@ GEMM_HD constexpr int narrow_units(int tiles_m, int tiles_n, bool along_n) {
 }
 
 GEMM_HD constexpr WidthChoice pick_width(const UnitChoice& wide, int narrow_units, int iters, int narrow_workers,
-                                         int fixup_iters) {
+                                         int fixup_iters, int narrow_percent) {
   WidthChoice w;
   w.plan        = pick_streamk(narrow_units, iters, narrow_workers, fixup_iters);
   w.cost_wide   = wide.plan.cost;
-  w.cost_narrow = (w.plan.cost + 1) / 2;
-  w.narrow      = w.plan.cost < 2 * w.cost_wide;
+  w.cost_narrow = (w.plan.cost * narrow_percent + 99) / 100;
+  w.narrow      = w.plan.cost * narrow_percent < 100 * w.cost_wide;
   return w;
 }
 

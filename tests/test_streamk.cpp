@@ -356,8 +356,9 @@ static Picked picked(int m, int n, int k, int pairs = 66, bool narrow_along_n = 
   Picked p;
   const int tiles_m = num_tiles(m, 128), iters = num_k_tiles(k, 64);
   p.unit  = gemm::pick_unit(tiles_m, num_tiles(n, 256), iters, pairs, 2 * pairs, 4);
-  const int narrow = gemm::narrow_units(tiles_m, num_tiles(n, 64), narrow_along_n);
-  p.width          = gemm::pick_width(p.unit, narrow, iters, pairs, 4);
+  const int narrow  = gemm::narrow_units(tiles_m, num_tiles(n, 64), narrow_along_n);
+  const int percent = narrow_along_n ? gemm::NARROW_PERCENT_SM90 : gemm::NARROW_PERCENT_SM100;
+  p.width           = gemm::pick_width(p.unit, narrow, iters, pairs, 4, percent);
   const int ctas = p.width.narrow ? 2 : p.unit.ctas;
   p.unit_rows    = p.width.narrow && narrow_along_n ? tiles_m : (tiles_m + ctas - 1) / ctas;
   p.units        = p.width.narrow ? narrow : p.unit_rows * num_tiles(n, 256);
@@ -367,16 +368,20 @@ static Picked picked(int m, int n, int k, int pairs = 66, bool narrow_along_n = 
 }
 
 TEST_CASE("stream-K: the tile's width the picking rule takes on Hopper, wide or narrow", "[streamk]") {
-  // The measured shapes (README, "The tile's width"): v7n was faster than the wide pair at the first seven,
-  // slower at the next three, on an H100 (66 pairs of either width resident); 8192^3 and 128 x 28672 x 4096
-  // (a CTA alone) by the model only. At 128 x 8192 x 8192 the narrow pair, side by side along N, has no
-  // padding CTA: 64 whole units of 128 K tiles (cost 128, half 64) against the wide pair's halves (72).
+  // The measured shapes (README, "The tile's width"): v7n (the pair side by side along N) was faster than
+  // the wide pair at the first ten, slower at the next seven, on an H100 (66 pairs of either width
+  // resident); 8192^3 and 128 x 28672 x 4096 (a CTA alone) by the model only. At 128 x 8192 x 8192 the
+  // narrow pair has no padding CTA: 64 whole units of 128 K tiles (cost 128, 36% of it 47) against the wide
+  // pair's halves (72). The closest calls: 1024 x 1024 x 8192 (narrow 46.08 against 48; measured 7% faster)
+  // and 256 x 4096 x 14336 (narrow 80.64 against 79; measured 2.6% slower).
   for (const auto& s : {std::array<int, 3>{512, 512, 512}, {768, 768, 768}, {1000, 1000, 1024},
-                        {1024, 1024, 1024}, {256, 256, 8192}, {512, 512, 8192}, {128, 8192, 8192}}) {
+                        {1024, 1024, 1024}, {256, 256, 8192}, {512, 512, 8192}, {128, 8192, 8192},
+                        {1024, 1024, 3072}, {1024, 1024, 4096}, {1024, 1024, 8192}}) {
     INFO(s[0] << " x " << s[1] << " x " << s[2]);
     CHECK(picked(s[0], s[1], s[2]).width.narrow);
   }
   for (const auto& s : {std::array<int, 3>{2048, 2048, 2048}, {4096, 4096, 4096}, {256, 4096, 14336},
+                        {1536, 1536, 4096}, {2048, 1024, 4096}, {1024, 2048, 4096}, {1024, 1024, 16384},
                         {8192, 8192, 8192}, {128, 28672, 4096}}) {
     INFO(s[0] << " x " << s[1] << " x " << s[2]);
     CHECK_FALSE(picked(s[0], s[1], s[2]).width.narrow);
@@ -388,33 +393,35 @@ TEST_CASE("stream-K: the tile's width the picking rule takes on Hopper, wide or 
   CHECK(gemm::narrow_units(1, 128, false) == 128);  // a padding CTA in every unit along M
   CHECK(gemm::narrow_units(3, 9, true) == 15);
   CHECK(gemm::narrow_units(3, 9, false) == 18);
-  // 1024^3: 64 narrow units of 16 K tiles, one turn (16, half of it 8) against the wide 16 units' 16.
+  // 1024^3: 64 narrow units of 16 K tiles, one turn (16, 36% of it 6 rounded up) against the wide 16 units'.
   const Picked cube = picked(1024, 1024, 1024);
   CHECK(cube.width.plan.policy == StreamKPolicy::DataParallel);
-  CHECK(cube.width.cost_narrow == 8);
+  CHECK(cube.width.cost_narrow == 6);
   CHECK(cube.width.cost_wide == 16);
-  // 256 x 256 x 8192: four narrow units split 8 ways each (48, half 24), against the wide unit's 48.
+  // 256 x 256 x 8192: four narrow units split 8 ways each (48, 36%: 18), against the wide unit's 48.
   const Picked one = picked(256, 256, 8192);
   CHECK(one.width.plan.policy == StreamKPolicy::StreamK);
-  CHECK(one.width.cost_narrow == 24);
+  CHECK(one.width.cost_narrow == 18);
   CHECK(one.width.cost_wide == 48);
-  // 2048^3: 256 narrow units, four turns (128, half 64), against one turn of 64 wide units (32).
-  CHECK(picked(2048, 2048, 2048).width.cost_narrow == 64);
+  // 2048^3: 256 narrow units, four turns (128, 36%: 47), against one turn of 64 wide units (32).
+  CHECK(picked(2048, 2048, 2048).width.cost_narrow == 47);
   CHECK(picked(2048, 2048, 2048).width.cost_wide == 32);
-  // The rule as stated, over a grid: narrow exactly where half the narrow plan's cost is below the picked
-  // unit's, the narrow plan pick_streamk's over the narrow units.
+  // The rule as stated, over a grid and both percentages: narrow exactly where that share of the narrow
+  // plan's cost is below the picked unit's, the narrow plan pick_streamk's over the narrow units.
   for (int tiles_m : {1, 2, 3, 8, 33})
     for (int tiles_n : {1, 3, 16, 32, 112})
       for (int iters : {1, 5, 16, 64, 224}) {
         INFO("tiles " << tiles_m << " x " << tiles_n << ", " << iters << " K tiles");
         const auto u    = gemm::pick_unit(tiles_m, tiles_n, iters, 66, 132, 4);
-        const auto w    = gemm::pick_width(u, (tiles_m + 1) / 2 * tiles_n * 4, iters, 66, 4);
-        const auto plan = gemm::pick_streamk((tiles_m + 1) / 2 * tiles_n * 4, iters, 66, 4);
-        CHECK(w.plan.cost == plan.cost);
-        CHECK(w.plan.policy == plan.policy);
-        CHECK(w.cost_wide == u.plan.cost);
-        CHECK(w.narrow == (plan.cost < 2 * u.plan.cost));
-        CHECK(w.cost_narrow == (plan.cost + 1) / 2);
+        for (int percent : {gemm::NARROW_PERCENT_SM90, gemm::NARROW_PERCENT_SM100}) {
+          const auto w    = gemm::pick_width(u, (tiles_m + 1) / 2 * tiles_n * 4, iters, 66, 4, percent);
+          const auto plan = gemm::pick_streamk((tiles_m + 1) / 2 * tiles_n * 4, iters, 66, 4);
+          CHECK(w.plan.cost == plan.cost);
+          CHECK(w.plan.policy == plan.policy);
+          CHECK(w.cost_wide == u.plan.cost);
+          CHECK(w.narrow == (plan.cost * percent < 100 * u.plan.cost));
+          CHECK(w.cost_narrow == (plan.cost * percent + 99) / 100);
+        }
       }
 }
 

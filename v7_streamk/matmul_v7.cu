@@ -43,9 +43,11 @@
 //     CTA loading 32 rows of B, 11 stages of 20 KB, 2 x 64 TMEM columns, a 8 KB partial per epilogue warp;
 //     v7d's plan rule on narrow units (the Hopper twin's v7n, for the shapes where cuBLAS takes 128 x 64
 //     tiles on an H100). v7d takes it with the Hopper twin's rule (pick_width, common/streamk.h: where half
-//     its plan's cost, a narrow iteration counted as half a wide one, is less than the picked unit's); that
-//     half was measured on an H100: unmeasured on Blackwell. Passes under emulation on an H100 like every
-//     other variant; the layout rows and CuTe's instruction descriptor for M = 256, N = 64 are checked.
+//     its plan's cost, a narrow iteration counted as half a wide one, NARROW_PERCENT_SM100, is less than the
+//     picked unit's); that half was measured on an H100, with the Hopper pair along M as here (the Hopper
+//     twin's pair now sits along N, and counts 36%): unmeasured on Blackwell. Passes under emulation on an
+//     H100 like every other variant; the layout rows and CuTe's instruction descriptor for M = 256, N = 64
+//     are checked.
 // Why it helps: stream-K gives every SM the same amount of work when the units do not fill the GPU (skinny
 // and small shapes, a last wave); CLC lets the GPU balance whole units at run time (a slow cluster takes
 // fewer), and a cluster that never gets an SM costs nothing. What it costs: stream-K, a 32 KB partial written
@@ -733,8 +735,9 @@ Launch prepare_v7_picked(const GemmArgs& g, DeviceTrace* trace) {
   const int tiles_m = num_tiles(g.m, BLOCK_M), iters = num_k_tiles(g.k, BLOCK_K);
   const UnitChoice unit   = pick_unit(tiles_m, num_tiles(g.n, BLOCK_N), iters, resident_workers<CLUSTER_SIZE>(),
                                       resident_workers<1>(), FIXUP_ITERS);
-  const WidthChoice width = pick_width(unit, (tiles_m + 1) / 2 * num_tiles(g.n, NARROW_N), iters,
-                                       resident_workers<CLUSTER_SIZE, NARROW_N>(), FIXUP_ITERS);
+  const WidthChoice width = pick_width(unit, narrow_units(tiles_m, num_tiles(g.n, NARROW_N), false), iters,
+                                       resident_workers<CLUSTER_SIZE, NARROW_N>(), FIXUP_ITERS,
+                                       NARROW_PERCENT_SM100);
   if (width.narrow) return prepare_v7<false, StreamKPolicy::DataParallel, true, CLUSTER_SIZE, NARROW_N>(g, trace);
   return unit.ctas == 1 ? prepare_v7<false, StreamKPolicy::DataParallel, false, 1>(g, trace)
                         : prepare_v7<false, StreamKPolicy::DataParallel, true, CLUSTER_SIZE>(g, trace);

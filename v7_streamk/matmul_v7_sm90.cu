@@ -96,9 +96,10 @@
 //     85% of it at 4096^3 with the pair along M). Measured against the pair along M (README, "The narrow
 //     pair shares A"): 4096^3 (v7n) -15%, 1024^3 -3%, and where M is one tile the pair has no padding CTA:
 //     128 x 8192 x 8192 takes the narrow pair and runs 12% faster. v7n runs v7d's plan rule on narrow units;
-//     v7d takes them where half the narrow plan's cost is less than the wide unit's (pick_width,
-//     common/streamk.h). Measured against cuBLAS at its best: 1024^3 0.49x -> 0.85x, 256 x 256 x 8192
-//     0.46x -> 0.77x (README, "The tile's width").
+//     v7d takes them where 36% of the narrow plan's cost is less than the wide unit's (pick_width,
+//     common/streamk.h, NARROW_PERCENT_SM90: a narrow iteration measured at 35% of a wide one). Measured
+//     against cuBLAS at its best: 1024^3 0.49x -> 0.85x, 256 x 256 x 8192 0.46x -> 0.77x, 1024 x 1024 x
+//     4096 0.66x -> 0.80x (README, "The tile's width").
 //
 // Why it helps: where the units do not fill the GPU (one 256x256 unit with a long K, a row of units of a
 // skinny M) every SM gets an equal share of the MAC iterations instead of most of them idling.
@@ -901,7 +902,8 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
 // v7d: the unit, its width and the plan picked per shape (pick_unit and pick_width, common/streamk.h), from
 // the workers each unit can have resident at once (66 clusters or 132 CTAs on an H100): the pair with
 // pick_streamk's plan, or a CTA alone with whole units where that costs at most 3/4 of the pair's plan; then
-// the narrow pair where half its plan's cost (a narrow iteration ~ half a wide one) is less than that.
+// the narrow pair where 36% of its plan's cost (NARROW_PERCENT_SM90: a narrow iteration ~ 35% of a wide one)
+// is less than that.
 template <int UNIT_CTAS, int TILE_N = Wide::BLOCK_N>
 int resident_workers() {
   auto* kernel = matmul_v7_kernel<false, UNIT_CTAS, false, TILE_N>;
@@ -915,7 +917,7 @@ Launch prepare_v7_picked(const GemmArgs& g, DeviceTrace* trace) {
                                       resident_workers<1>(), FIXUP_ITERS);
   const WidthChoice width =
       pick_width(unit, narrow_units(tiles_m, num_tiles(g.n, Narrow::BLOCK_N), Narrow::PAIR_ALONG_N), iters,
-                 resident_workers<CLUSTER_SIZE, Narrow::BLOCK_N>(), FIXUP_ITERS);
+                 resident_workers<CLUSTER_SIZE, Narrow::BLOCK_N>(), FIXUP_ITERS, NARROW_PERCENT_SM90);
   if (width.narrow)
     return prepare_v7<StreamKPolicy::DataParallel, true, CLUSTER_SIZE, false, Narrow::BLOCK_N>(g, trace);
   return unit.ctas == 1 ? prepare_v7<StreamKPolicy::DataParallel, false, 1>(g, trace)
