@@ -228,8 +228,8 @@ GEMM_HD constexpr UnitChoice pick_unit(int tiles_m, int tiles_n, int iters, int 
 // Where the wide units leave most workers idle (1024^3: 16 units for 66 clusters) or must be split into
 // pieces that each pay a fixup (256 x 256 x 8192: one unit), a tile a quarter as wide gives four times the
 // units. Its iteration (one K tile of a 128 x 64 tile on one SM) does a quarter of a wide one's MMAs but
-// moves half the bytes (A's 128 rows land in full), so it costs more than a quarter of a wide one's time. The rule
-// counts it as `narrow_percent` percent of a wide iteration:
+// moves half the bytes (A's 128 rows land in full), so it costs more than a quarter of a wide one's time.
+// The rule counts it as `narrow_percent` percent of a wide iteration:
 //  - the narrow pair, with pick_streamk's plan over its units (`fixup_iters` still in its own iterations:
 //    a narrow partial is a quarter of a wide one), where that share of its cost is less than the picked
 //    unit's plan;
