@@ -182,10 +182,11 @@ struct Tile {
   // (128 rows against B's 64) in the narrow pair, whose CTAs sit side by side along N on the same rows of A.
   // Per K tile an SM then asks the L2 for 32 of the 48 KB that land in it (wide), 16 of 24 (narrow).
   static constexpr bool PAIR_ALONG_N  = TILE_N < BLOCK_M;
-  static constexpr int BOX_ROWS       = (PAIR_ALONG_N ? BLOCK_M : TILE_N) / CLUSTER_SIZE;  // either operand's
-  static constexpr int A_BOXES        = BLOCK_M / BOX_ROWS;        // wide 1, narrow 2 (one per CTA)
-  static constexpr int B_BOXES        = TILE_N / BOX_ROWS;         // wide 2 (one per CTA), narrow 1
-  static constexpr uint32_t BOX_BYTES = BOX_ROWS * BLOCK_K * 2;
+  // Rows of one TMA box: the shared operand's tile in one box per CTA of the pair, the other's in one box.
+  static constexpr int A_BOX_ROWS     = PAIR_ALONG_N ? BLOCK_M / CLUSTER_SIZE : BLOCK_M;  // wide 128, narrow 64
+  static constexpr int B_BOX_ROWS     = PAIR_ALONG_N ? TILE_N : TILE_N / CLUSTER_SIZE;    // the same
+  static constexpr int A_BOXES        = BLOCK_M / A_BOX_ROWS;      // wide 1, narrow 2 (one per CTA)
+  static constexpr int B_BOXES        = TILE_N / B_BOX_ROWS;       // wide 2 (one per CTA), narrow 1
   static constexpr KMajorTile B_TILE{TILE_N, BLOCK_K, 2, Swizzle::B128};
   static constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
   static constexpr uint32_t STAGE_BYTES  = A_TILE_BYTES + B_TILE_BYTES;  // one ring stage: [A tile][B tile]
@@ -210,16 +211,22 @@ struct Tile {
   static GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
   static GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + A_TILE_BYTES; }
   // Where the TMA boxes of a K tile go (the kernel issues exactly these; tests/test_stage_table.cpp checks
-  // them against the layout model's table): 2D boxes {64, BOX_ROWS} at (k0, row). Each operand's tile is
-  // A_BOXES or B_BOXES boxes stacked along its rows: box j lands at j * BOX_BYTES; the shared operand's box
-  // j is multicast by CTA j of the pair (a CTA alone issues them all), the other operand's is the CTA's own.
+  // them against the layout model's table): 2D boxes {64, box rows} at (k0, row). Each operand's tile is
+  // A_BOXES or B_BOXES boxes stacked along its rows: box j lands j box rows in; the shared operand's box j
+  // is multicast by CTA j of the pair (a CTA alone issues them all), the other operand's is the CTA's own.
+  // (A's tile is the one with BLOCK_M rows: B's never has, TILE_N being 256 or 64.)
+  static GEMM_HD constexpr int box_rows(KMajorTile tile) {
+    return tile.rows == BLOCK_M ? A_BOX_ROWS : B_BOX_ROWS;
+  }
   static GEMM_HD constexpr TmaBox tma_box(KMajorTile tile, int row0, int k0, int j) {
-    return {kmajor_row_offset(tile, j * BOX_ROWS), {k0, row0 + j * BOX_ROWS, 0}};
+    return {kmajor_row_offset(tile, j * box_rows(tile)), {k0, row0 + j * box_rows(tile), 0}};
   }
 
   static_assert(TILE_N == 256 || TILE_N == 64, "the wgmma wrappers used here are m64n256k16 and m64n64k16");
   static_assert(B_TILE_BYTES % 1024 == 0, "B's tile is whole 1024-B swizzle atoms");
-  static_assert((BOX_ROWS * 128) % 1024 == 0, "each box starts on a whole 1024-B swizzle atom");
+  static_assert(TILE_N != BLOCK_M, "box_rows tells A's tile from B's by its rows");
+  static_assert((A_BOX_ROWS * 128) % 1024 == 0 && (B_BOX_ROWS * 128) % 1024 == 0,
+                "each box starts on a whole 1024-B swizzle atom");
   static_assert((PAIR_ALONG_N ? A_BOXES : B_BOXES) == CLUSTER_SIZE && (PAIR_ALONG_N ? B_BOXES : A_BOXES) == 1,
                 "the shared operand: one box per CTA of the pair; the other: one box");
   static_assert(C_PARTS >= 1 && TILE_N % (C_PARTS * C_BOX_COLS) == 0, "a part is whole 64-column store boxes");
@@ -238,7 +245,7 @@ struct Tile {
 using Wide   = Tile<256>;
 using Narrow = Tile<64>;
 constexpr int BLOCK_N           = Wide::BLOCK_N;
-constexpr int BOX_ROWS          = Wide::BOX_ROWS;
+constexpr int BOX_ROWS          = Wide::B_BOX_ROWS;
 constexpr KMajorTile B_TILE     = Wide::B_TILE;
 constexpr int NUM_STAGES        = Wide::NUM_STAGES;
 constexpr int PARTIAL_FLOATS    = Wide::PARTIAL_FLOATS;  // the workspace's slot: the widest tile's partial
@@ -258,10 +265,10 @@ constexpr int LAUNCH_REGS_PER_THREAD = 65536 / NUM_THREADS / 8 * 8;  // 168 at 3
 static_assert(128 * (PRODUCER_REGS + NUM_CONSUMERS * CONSUMER_REGS) <= NUM_THREADS * LAUNCH_REGS_PER_THREAD,
               "registers after setmaxnreg must fit the CTA's launch allocation (384 x 168 = 64512)");
 static_assert(CLUSTER_SIZE == 2 && BLOCK_N % CLUSTER_SIZE == 0, "a CTA pair, each multicasting half of B");
-static_assert(BOX_ROWS == BLOCK_M && !Wide::PAIR_ALONG_N,
+static_assert(BOX_ROWS == BLOCK_M && Wide::A_BOX_ROWS == BLOCK_M && !Wide::PAIR_ALONG_N,
               "the wide tile: A's tile is one box, B's one box of as many rows per CTA");
-static_assert(Narrow::PAIR_ALONG_N && Narrow::BOX_ROWS == WGMMA_M, "the narrow pair: A's tile in one box per "
-              "CTA, one warpgroup's 64 rows each; B's 64 rows in one");
+static_assert(Narrow::PAIR_ALONG_N && Narrow::A_BOX_ROWS == WGMMA_M && Narrow::B_BOX_ROWS == Narrow::BLOCK_N,
+              "the narrow pair: A's tile in one box per CTA, a warpgroup's 64 rows each; B's 64 rows in one");
 static_assert(BLOCK_K == SLICE_K, "one 2D box spans the tile's K: 64 elements, the 128-byte swizzle span");
 static_assert(GROUP_M % CLUSTER_SIZE == 0, "the tile order groups whole cluster pairs");
 static_assert(C_BOX_BYTES % 1024 == 0, "each C box starts on a 1024-B swizzle atom");
@@ -456,20 +463,21 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         // Boxes wholly outside the tensors are not issued (see the header): a padding tile's own boxes, and a
         // box of the shared operand that starts past its end. Both CTAs of a pair see the same rows of the
         // shared operand, so they agree on the bytes of it that land in each.
-        const auto boxes_inside = [](int row0, int rows, int boxes) {
-          int inside = 0;
-          for (int j = 0; j < boxes; ++j) inside += row0 + j * T::BOX_ROWS < rows ? 1 : 0;
+        const auto bytes_inside = [](int row0, int rows, int boxes, int box_rows) {
+          uint32_t inside = 0;
+          for (int j = 0; j < boxes; ++j)
+            inside += row0 + j * box_rows < rows ? uint32_t(box_rows) * BLOCK_K * 2 : 0;
           return inside;
         };
-        const uint32_t bytes =
-            uint32_t(boxes_inside(m0, m, T::A_BOXES) + boxes_inside(n0, n, T::B_BOXES)) * T::BOX_BYTES;
+        const uint32_t bytes = bytes_inside(m0, m, T::A_BOXES, T::A_BOX_ROWS) +
+                               bytes_inside(n0, n, T::B_BOXES, T::B_BOX_ROWS);
         // copy: this CTA's boxes of one operand's tile for K tile k_tile into ring stage s: of the shared
         // operand, box h = its rank, multicast to both CTAs of the pair (a CTA alone: every box, into its own
         // ring); of the other, every box, its own. hint: the L2 policy (B only; see l2_policy).
         const auto copy = [&](const CUtensorMap* map, uint8_t* dst, KMajorTile tile, int row0, int rows,
                               int boxes, bool shared, bool hint, int k_tile, int s) {
           for (int j = 0; j < boxes; ++j) {
-            if ((shared && UNIT_CTAS > 1 && j != cta_rank) || row0 + j * T::BOX_ROWS >= rows) continue;
+            if ((shared && UNIT_CTAS > 1 && j != cta_rank) || row0 + j * T::box_rows(tile) >= rows) continue;
             const TmaBox box = T::tma_box(tile, row0, k_tile * BLOCK_K, j);
             uint8_t* to      = dst + box.smem_offset;
             if (hint) {  // B is read once and outgrows the L2: its lines go first
@@ -821,8 +829,8 @@ template <StreamKPolicy POLICY, bool PICK, int UNIT_CTAS, bool DYNAMIC = false, 
 Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
   using T = Tile<TILE_N>;
   // The tensor maps are v6's (the narrow pair's boxes: 64 rows of either operand).
-  const TmaDesc a_desc    = kmajor_tma_2d(g.m, g.k, T::BOX_ROWS, BLOCK_K, 2, Swizzle::B128);
-  const TmaDesc b_desc    = kmajor_tma_2d(g.n, g.k, T::BOX_ROWS, BLOCK_K, 2, Swizzle::B128);
+  const TmaDesc a_desc    = kmajor_tma_2d(g.m, g.k, T::A_BOX_ROWS, BLOCK_K, 2, Swizzle::B128);
+  const TmaDesc b_desc    = kmajor_tma_2d(g.n, g.k, T::B_BOX_ROWS, BLOCK_K, 2, Swizzle::B128);
   const CUtensorMap a_map = make_tensor_map(a_desc, g.a, "A");
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
   const bool c_tma        = tma_row_stride_ok(g.n, 2);
