@@ -986,8 +986,8 @@ std::vector<Variant> sm90_variants() {
        prepare_v7_traced<StreamKPolicy::DataParallel, true>},
       {"v7e", "dynamic: v7d's pieces, cut finer, drawn from a global atomic counter", kernel, any_mn, tiles,
        prepare_v7_untraced<StreamKPolicy::DataParallel, true, CLUSTER_SIZE, true>, nullptr},
-      {"v7n", "the narrow tile: 256x64 pair units (m64n64), v7d's plan rule", kernel, any_mn, narrow,
-       prepare_v7n_untraced, prepare_v7n_traced},
+      {"v7n", "the narrow tile: 128x64 CTAs, pairs along N sharing A (m64n64), v7d's plan rule", kernel, any_mn,
+       narrow, prepare_v7n_untraced, prepare_v7n_traced},
   };
 }
 
