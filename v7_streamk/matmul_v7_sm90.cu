@@ -342,7 +342,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   // rows are N tiles), read back transposed. In either order clusters c and c + 8 take the same pair row, and
   // so read the same boxes of the operand each CTA loads itself (the wide pair's A, the narrow pair's B); on
   // the H100 those clusters often share a GPC, whose L2 request coalescer then serves some of their identical
-  // reads once (README, "Who gets merged": the narrow loop ran 1-7% faster than with three other orders).
+  // reads once (README, "Who gets merged": up to 7% faster than the other orders tried).
   const int cta_rank = int(ptx::cluster_ctarank());
   const int worker   = int(blockIdx.x) / UNIT_CTAS;
   const int tiles_m  = num_tiles(m, BLOCK_M), tiles_n = num_tiles(n, T::BLOCK_N);
