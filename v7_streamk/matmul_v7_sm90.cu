@@ -339,10 +339,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   // `worker` of the plan, and the CTA of rank r takes M tile UNIT_CTAS * (the unit's row) + r (the narrow
   // pair: N tile UNIT_CTAS * (the unit's column) + r). Units are numbered in v6b's grouped order, so the
   // units that run together are close in C; the narrow pair's is the order of the transposed problem (its
-  // rows are N tiles), read back transposed. In either order clusters c and c + 8 take the same pair row, and
-  // so read the same boxes of the operand each CTA loads itself (the wide pair's A, the narrow pair's B); on
-  // the H100 those clusters often share a GPC, whose L2 request coalescer then serves some of their identical
-  // reads once (README, "Who gets merged": up to 7% faster than the other orders tried).
+  // rows are N tiles), read back transposed. Where a group is 8 pair rows tall (GROUP_M), units u and u + 8
+  // share a pair row, and so the boxes of the operand each CTA loads itself (the wide pair's A, the narrow
+  // pair's B); clusters c and c + 8 often share a GPC of the H100, whose L2 request coalescer then serves
+  // some of their identical reads once (README, "Who gets merged": up to 7% faster than other orders).
   const int cta_rank = int(ptx::cluster_ctarank());
   const int worker   = int(blockIdx.x) / UNIT_CTAS;
   const int tiles_m  = num_tiles(m, BLOCK_M), tiles_n = num_tiles(n, T::BLOCK_N);
