@@ -34,10 +34,11 @@
 // before refilling its stage (the CTAs then ran in step, far below the L2's rate) and variants with the other
 // L2 promotions of the tensor map measured the same. So the two SMs of a TPC reading the same line at once
 // are served once, nearly always; SMs of one GPC on different TPCs now and then; SMs of different GPCs almost
-// never. The time printed is bound by the bytes each SM has in flight (8 boxes), not by the L2: read the
-// fan-out. The order of the TPCs within each group of eight clusters differed between the H100s lent (the SMs
-// printed); c and c + 8 shared a GPC on each, by the fan-outs. v7_streamk/README.md, "Who gets merged",
-// applies it to the GEMM's tile order.
+// never. The time printed depends on the bytes each SM keeps in flight (8 boxes) as much as on the L2, and it
+// varied between the H100s lent (every mode at the same time on one; on another the shared modes' launches up
+// to 42% shorter than distinct's): read the fan-out. The order of the TPCs within each group of eight
+// clusters differed between the H100s lent (the SMs printed); c and c + 8 shared a GPC on each, by the
+// fan-outs. v7_streamk/README.md, "Who gets merged", applies it to the GEMM's tile order.
 #include <cuda.h>
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 #include <cuda_runtime.h>
