@@ -13,7 +13,7 @@
 #   ./run_all.sh --seconds S --round N --iters N    passed to every stage binary (see its --help)
 #   ./run_all.sh --sweep                  the shape sweep of tools/sweep_shapes.txt (cubes 512-16384, LLM
 #                                         layers, ragged) on the last stage only; --update-readme then writes
-#                                         the sweep table of v6_persistent/README.md, nothing else
+#                                         the sweep table of v8_tile_shapes/README.md, nothing else
 #   ./run_all.sh --stages "v5 v6" --variant v6b     only these stage binaries / only this variant of them
 #   ./run_all.sh --cublas-best 8          also pair every kernel against the fastest of cuBLASLt's first 8
 #                                         heuristic picks (cuBLAS at its best; both ratios in the log)
@@ -83,6 +83,7 @@ emulate_shapes() {
     matmul_v5) echo "512x512x1024" ;;
     matmul_v6) echo "1000x1000x520 4096x2304x136" ;;
     matmul_v7) echo "1000x1000x520 4096x4096x136 256x256x8192" ;;
+    matmul_v8) echo "1000x1000x520 256x256x8192 300x9000x200 128x28672x256" ;;
     matmul_mxfp8) echo "512x512x256 300x520x544" ;;
     *) echo "256x256x256" ;;
   esac

@@ -65,7 +65,7 @@ set(GEMM_SASS_FORBIDDEN_sm_103a_v5 ${GEMM_SASS_FORBIDDEN_sm_100a_v5})
 # (GEMM_SASS_ORDER_<arch>_<stage>: "A<B", the first A before the first B in every kernel that has a B).
 # v6 and mxfp8 likewise.
 set(GEMM_SASS_ORDER_sm_100a_v5 "UCGABAR_WAIT<UTCATOMSWS.2CTA.FIND_AND_SET")
-foreach(stage v5 v6 v7)
+foreach(stage v5 v6 v7 v8)
   set(GEMM_SASS_ORDER_sm_100a_${stage} ${GEMM_SASS_ORDER_sm_100a_v5})
   set(GEMM_SASS_ORDER_sm_103a_${stage} ${GEMM_SASS_ORDER_sm_100a_v5})
 endforeach()
@@ -98,43 +98,53 @@ set(GEMM_SASS_BUDGET_sm_103a_v6 ${GEMM_SASS_BUDGET_sm_100a_v6})
 #   atom.relaxed.gpu.global.add.u32, atom.acq_rel.gpu.global.add.u32 -> ATOMG.E.ADD.STRONG.GPU (the second
 #                                                                       between MEMBAR.ALL.GPUs)
 #   st.shared::cluster.v4.s32 (a piece into each CTA's task ring) -> ST.E.128 (a generic store)
-# and the L2 policy of the fixup's partials: discard.global.L2 (a read partial dropped unwritten) ->
-# CCTL.E.RML2.
 # No 3D TMA, as v6.
-# v7n's narrow tile: wgmma.m64n64k16 -> HGMMA.64x64x16.F32.BF16 (only its instantiations have it).
 set(GEMM_SASS_sm_90a_v7 ${GEMM_SASS_sm_90a_v6} MEMBAR.ALL.GPU STG.E.STRONG.GPU LDG.E.STRONG.GPU
-                        ATOMG.E.ADD.STRONG.GPU ST.E.128 CCTL.E.RML2 HGMMA.64x64x16.F32.BF16)
+                        ATOMG.E.ADD.STRONG.GPU ST.E.128)
 set(GEMM_SASS_FORBIDDEN_sm_90a_v7 ${GEMM_SASS_FORBIDDEN_sm_90a_v6})
+# v8 sm_90a: v7's fixup without the work counter, plus the L2 policy of the fixup's partials
+# (discard.global.L2, a read partial dropped unwritten -> CCTL.E.RML2) and the narrow tile (wgmma.m64n64k16 ->
+# HGMMA.64x64x16.F32.BF16, only v8n's and v8d's instantiations have it), read with cuobjdump 13.0.
+set(GEMM_SASS_sm_90a_v8 ${GEMM_SASS_sm_90a_v6} MEMBAR.ALL.GPU STG.E.STRONG.GPU LDG.E.STRONG.GPU CCTL.E.RML2
+                        HGMMA.64x64x16.F32.BF16)
+set(GEMM_SASS_FORBIDDEN_sm_90a_v8 ${GEMM_SASS_FORBIDDEN_sm_90a_v6})
 # v7 sm_100a: v6's forms and budget, plus Cluster Launch Control's multicast request
 # (clusterlaunchcontrol.try_cancel ... .multicast::cluster::all -> UGETNEXTWORKID.BROADCAST, v7clc) and the
 # stream-K fixup's flag (st.release.gpu -> MEMBAR.ALL.GPU + STG.E.STRONG.GPU, ld.acquire.gpu ->
-# LDG.E.STRONG.GPU; v7a-v7d), read with cuobjdump 13.0 from v7's own code.
-# The unit (matmul_v7_kernel<TRACE, CLC, UNIT_CTAS>): the pair's instantiations (UNIT_CTAS 2) and the CTA
-# alone's (1, v7d1 and v7d) share this object, so v5's rule "all tcgen05 instructions of a kernel share one
-# cta_group" is checked per kernel (sass_check.cmake, "re@kernel_re"): the pair's kernels have the 2-CTA forms
-# and no 1-CTA form (v5's forbidden list); the CTA alone's have the 1-CTA forms (cta_group::1 tcgen05.mma ->
-# UTCHMMA, tcgen05.commit -> UTCBAR, tcgen05.alloc -> UTCATOMSWS.FIND_AND_SET.ALIGN, the 1-CTA 2D TMA ->
-# UTMALDG.2D, read with cuobjdump 13.0 from v7's own code) and no 2-CTA form.
-set(GEMM_SASS_V7_PAIR "matmul_v7_kernelILb[01]ELb[01]ELi2E")
-set(GEMM_SASS_V7_ALONE "matmul_v7_kernelILb[01]ELb[01]ELi1E")
+# LDG.E.STRONG.GPU; v7a-v7d), read with cuobjdump 13.0 from v7's own code. Every kernel is the pair's: v5's
+# 1-CTA forms are forbidden.
 set(GEMM_SASS_sm_100a_v7 ${GEMM_SASS_sm_100a_v6} UGETNEXTWORKID.BROADCAST MEMBAR.ALL.GPU STG.E.STRONG.GPU
                          LDG.E.STRONG.GPU)
-foreach(op UTCHMMA[.]2CTA UTCBAR[.]2CTA[.]MULTICAST UTCATOMSWS[.]2CTA[.]FIND_AND_SET UTMALDG[.]2D[.]2CTA)
-  list(APPEND GEMM_SASS_sm_100a_v7 "[ \t]${op}@${GEMM_SASS_V7_PAIR}")
-endforeach()
-foreach(op "UTCHMMA " "UTCBAR " UTCATOMSWS[.]FIND_AND_SET "UTMALDG[.]2D ")
-  list(APPEND GEMM_SASS_sm_100a_v7 "[ \t]${op}@${GEMM_SASS_V7_ALONE}")
-endforeach()
-set(GEMM_SASS_FORBIDDEN_sm_100a_v7 "[ \t]UTMALDG\\.3D")
-foreach(re ${GEMM_SASS_FORBIDDEN_sm_100a_v5})
-  list(APPEND GEMM_SASS_FORBIDDEN_sm_100a_v7 "${re}@${GEMM_SASS_V7_PAIR}")
-endforeach()
-foreach(op UTCHMMA UTCBAR UTCATOMSWS UTMALDG[.]2D)
-  list(APPEND GEMM_SASS_FORBIDDEN_sm_100a_v7 "[ \t]${op}[.]2CTA@${GEMM_SASS_V7_ALONE}")
-endforeach()
+set(GEMM_SASS_FORBIDDEN_sm_100a_v7 ${GEMM_SASS_FORBIDDEN_sm_100a_v6})
 set(GEMM_SASS_FORBIDDEN_sm_103a_v7 ${GEMM_SASS_FORBIDDEN_sm_100a_v7})
 set(GEMM_SASS_BUDGET_sm_100a_v7 ${GEMM_SASS_BUDGET_sm_100a_v6})
 set(GEMM_SASS_BUDGET_sm_103a_v7 ${GEMM_SASS_BUDGET_sm_100a_v6})
+# v8 sm_100a: v7's fixup (no CLC). The unit (matmul_v8_kernel<TRACE, UNIT_CTAS, TILE_N>): the pair's
+# instantiations (UNIT_CTAS 2, the wide and the narrow) and the CTA alone's (1, v8a and v8d) share this
+# object, so v5's rule "all tcgen05 instructions of a kernel share one cta_group" is checked per kernel
+# (sass_check.cmake, "re@kernel_re"): the pair's kernels have the 2-CTA forms and no 1-CTA form (v5's
+# forbidden list); the CTA alone's have the 1-CTA forms (cta_group::1 tcgen05.mma -> UTCHMMA, tcgen05.commit ->
+# UTCBAR, tcgen05.alloc -> UTCATOMSWS.FIND_AND_SET.ALIGN, the 1-CTA 2D TMA -> UTMALDG.2D, read with cuobjdump
+# 13.0 from v8's own code) and no 2-CTA form.
+set(GEMM_SASS_V8_PAIR "matmul_v8_kernelILb[01]ELi2E")
+set(GEMM_SASS_V8_ALONE "matmul_v8_kernelILb[01]ELi1E")
+set(GEMM_SASS_sm_100a_v8 ${GEMM_SASS_sm_100a_v6} MEMBAR.ALL.GPU STG.E.STRONG.GPU LDG.E.STRONG.GPU)
+foreach(op UTCHMMA[.]2CTA UTCBAR[.]2CTA[.]MULTICAST UTCATOMSWS[.]2CTA[.]FIND_AND_SET UTMALDG[.]2D[.]2CTA)
+  list(APPEND GEMM_SASS_sm_100a_v8 "[ \t]${op}@${GEMM_SASS_V8_PAIR}")
+endforeach()
+foreach(op "UTCHMMA " "UTCBAR " UTCATOMSWS[.]FIND_AND_SET "UTMALDG[.]2D ")
+  list(APPEND GEMM_SASS_sm_100a_v8 "[ \t]${op}@${GEMM_SASS_V8_ALONE}")
+endforeach()
+set(GEMM_SASS_FORBIDDEN_sm_100a_v8 "[ \t]UTMALDG\\.3D")
+foreach(re ${GEMM_SASS_FORBIDDEN_sm_100a_v5})
+  list(APPEND GEMM_SASS_FORBIDDEN_sm_100a_v8 "${re}@${GEMM_SASS_V8_PAIR}")
+endforeach()
+foreach(op UTCHMMA UTCBAR UTCATOMSWS UTMALDG[.]2D)
+  list(APPEND GEMM_SASS_FORBIDDEN_sm_100a_v8 "[ \t]${op}[.]2CTA@${GEMM_SASS_V8_ALONE}")
+endforeach()
+set(GEMM_SASS_FORBIDDEN_sm_103a_v8 ${GEMM_SASS_FORBIDDEN_sm_100a_v8})
+set(GEMM_SASS_BUDGET_sm_100a_v8 ${GEMM_SASS_BUDGET_sm_100a_v6})
+set(GEMM_SASS_BUDGET_sm_103a_v8 ${GEMM_SASS_BUDGET_sm_100a_v6})
 foreach(stage ${GEMM_STAGES})
   add_sass_test(${stage} sm_100a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS ${GEMM_SASS_sm_100a_${stage}})
   add_sass_test(${stage} sm_103a UTCHMMA LDTM UTMALDG UTCBAR UTCATOMSWS ${GEMM_SASS_sm_100a_${stage}})
@@ -181,10 +191,14 @@ if(GEMM_CUOBJDUMP AND Python3_FOUND)
   add_test(NAME sass/kloop/v7/sm_90a
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/sass_loops.py $<TARGET_OBJECTS:v7_sm90>
                    --cuobjdump ${GEMM_CUOBJDUMP}
-                   --check matmul_v7_kernelILb0ELi2ELb0ELi256E 66 2    # the wide pair: 63
-                   --check matmul_v7_kernelILb0ELi1ELb0ELi256E 60 2    # the CTA alone: 57
-                   --check matmul_v7_kernelILb0ELi2ELb0ELi64E 63 2     # the narrow pair: 60
-                   --check matmul_v7_kernelILb0ELi2ELb1ELi256E 66 2)   # v7e: 63
+                   --check matmul_v7_kernelILb0ELb0E 66 2    # the pair: 63
+                   --check matmul_v7_kernelILb0ELb1E 66 2)   # v7e: 63
+  add_test(NAME sass/kloop/v8/sm_90a
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/sass_loops.py $<TARGET_OBJECTS:v8_sm90>
+                   --cuobjdump ${GEMM_CUOBJDUMP}
+                   --check matmul_v8_kernelILb0ELi2ELi256E 66 2    # the wide pair: 63
+                   --check matmul_v8_kernelILb0ELi1ELi256E 60 2    # the CTA alone: 57
+                   --check matmul_v8_kernelILb0ELi2ELi64E 63 2)    # the narrow pair: 60
   add_test(NAME sass/kloop/bw/sm_90a
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/sass_loops.py $<TARGET_OBJECTS:bw_sm90>
                    --cuobjdump ${GEMM_CUOBJDUMP} --check matmul_bw_sm90_kernelILb0E 252 4)  # two K tiles: 246

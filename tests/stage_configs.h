@@ -68,18 +68,18 @@ constexpr int NUM_STAGES_V6_SM90 = 4;
 constexpr int NUM_STAGES_V6_SM100 = 7;
 // v7 sm90: v6's tiles, ring and C buffer unchanged (stream-K changes which K tiles a CTA loads, not how).
 constexpr int NUM_STAGES_V7_SM90 = 4;
-// v7 sm90, the narrow tile (v7n): A's 128-row tile, a 64-row B tile (wgmma m64n64); the CTAs of the pair
+// v8 sm90, the narrow tile (v8n): A's 128-row tile, a 64-row B tile (wgmma m64n64); the CTAs of the pair
 // side by side along N, each multicasting one 64-row box of A, each its own B in one 64-row box: 24 KB
 // stages, 8 of them (the C buffer is 16 KB).
-constexpr int NUM_STAGES_V7_SM90_NARROW = 8;
-constexpr int V7_SM90_NARROW_N          = 64;
-// v7 sm100, the narrow tile (v7n): the cta_group::2 M = 256, N = 64 MMA; each CTA its 128 rows of A and 32 of
+constexpr int NUM_STAGES_V8_SM90_NARROW = 8;
+constexpr int V8_SM90_NARROW_N          = 64;
+// v8 sm100, the narrow tile (v8n): the cta_group::2 M = 256, N = 64 MMA; each CTA its 128 rows of A and 32 of
 // B (one 2D box each): 20 KB stages, 11 of them.
-constexpr int NUM_STAGES_V7_SM100_NARROW = 11;
-constexpr int V7_SM100_NARROW_N          = 64;
-// v7 sm100, a CTA alone (v7d1; v7d where it picks it): the cta_group::1 M = 128, N = 256 MMA, its 128 rows of
+constexpr int NUM_STAGES_V8_SM100_NARROW = 11;
+constexpr int V8_SM100_NARROW_N          = 64;
+// v8 sm100, a CTA alone (v8a; v8d where it picks it): the cta_group::1 M = 128, N = 256 MMA, its 128 rows of
 // A and all 256 rows of B in one 2D box each: 48 KB stages, 4 of them.
-constexpr int NUM_STAGES_V7_SM100_CTA = 4;
+constexpr int NUM_STAGES_V8_SM100_CTA = 4;
 // Tiles start after 1 KB of barriers and the TMEM address slot: a non-zero base makes address bits above the
 // swizzle atom matter, which the models must then get right.
 constexpr uint32_t SMEM_TILES_BASE = 1024;
@@ -92,9 +92,9 @@ constexpr uint32_t B_BYTES_SM100 = tile_bytes(SM100_BLOCK_N, BLOCK_K, 2);
 constexpr uint32_t A_BYTES_SM90  = tile_bytes(SM90_BLOCK_M, BLOCK_K, 2);
 constexpr uint32_t B_BYTES_SM90  = tile_bytes(SM90_BLOCK_N, BLOCK_K, 2);
 
-constexpr uint32_t B_BYTES_V7_SM100_CTA = tile_bytes(2 * SM100_BLOCK_N, BLOCK_K, 2);
-constexpr uint32_t B_BYTES_V7_SM90_NARROW = tile_bytes(V7_SM90_NARROW_N, BLOCK_K, 2);
-constexpr uint32_t B_BYTES_V7_SM100_NARROW = tile_bytes(V7_SM100_NARROW_N / 2, BLOCK_K, 2);
+constexpr uint32_t B_BYTES_V8_SM100_CTA = tile_bytes(2 * SM100_BLOCK_N, BLOCK_K, 2);
+constexpr uint32_t B_BYTES_V8_SM90_NARROW = tile_bytes(V8_SM90_NARROW_N, BLOCK_K, 2);
+constexpr uint32_t B_BYTES_V8_SM100_NARROW = tile_bytes(V8_SM100_NARROW_N / 2, BLOCK_K, 2);
 
 // Shared-memory address of operand `op` in ring stage `s` of a ring of [A B] stages of a_bytes and b_bytes:
 // [A_0 B_0][A_1 B_1]... from SMEM_TILES_BASE.
@@ -141,31 +141,31 @@ constexpr StageConfig split_tile_2d(const char* stage, Arch arch, Operand op, in
   return c;
 }
 
-// A v7 sm90 narrow-tile row (NUM_STAGES_V7_SM90_NARROW): 2D boxes, 128B swizzle, in its ring of 24 KB stages;
+// A v8 sm90 narrow-tile row (NUM_STAGES_V8_SM90_NARROW): 2D boxes, 128B swizzle, in its ring of 24 KB stages;
 // A in two 64-row boxes, one per CTA of the pair, B in one.
 constexpr StageConfig narrow_tile(const char* stage, Operand op, int slot) {
-  const int rows = op == Operand::A ? SM90_BLOCK_M : V7_SM90_NARROW_N;
+  const int rows = op == Operand::A ? SM90_BLOCK_M : V8_SM90_NARROW_N;
   StageConfig c  = tile(stage, Arch::SM90, op, rows, op == Operand::A ? SM90_MMA_M : rows, TmaShape::BOXES_2D,
                         gemm::Swizzle::B128, slot);
   if (op == Operand::A) c.box[1] = uint32_t(SM90_BLOCK_M / 2);
-  c.tile_addr = ring_addr_of(A_BYTES_SM90, B_BYTES_V7_SM90_NARROW, slot, op);
+  c.tile_addr = ring_addr_of(A_BYTES_SM90, B_BYTES_V8_SM90_NARROW, slot, op);
   return c;
 }
 
-// A v7 sm100 narrow-tile row (NUM_STAGES_V7_SM100_NARROW): 2D boxes, 128B swizzle, in its ring of 20 KB
+// A v8 sm100 narrow-tile row (NUM_STAGES_V8_SM100_NARROW): 2D boxes, 128B swizzle, in its ring of 20 KB
 // stages: A's 128 rows, B's 32 (this CTA's half of the MMA's N = 64).
 constexpr StageConfig narrow_pair_tile(const char* stage, Operand op, int slot) {
-  const int rows = op == Operand::A ? SM100_BLOCK_M : V7_SM100_NARROW_N / 2;
+  const int rows = op == Operand::A ? SM100_BLOCK_M : V8_SM100_NARROW_N / 2;
   StageConfig c  = tile(stage, Arch::SM100, op, rows, op == Operand::A ? SM100_MMA_M : rows, TmaShape::BOXES_2D,
                         gemm::Swizzle::B128, slot);
-  c.tile_addr = ring_addr_of(A_BYTES_SM100, B_BYTES_V7_SM100_NARROW, slot, op);
+  c.tile_addr = ring_addr_of(A_BYTES_SM100, B_BYTES_V8_SM100_NARROW, slot, op);
   return c;
 }
 
-// A v7 sm100 CTA-alone row (NUM_STAGES_V7_SM100_CTA): 2D boxes, 128B swizzle, in its ring of 48 KB stages.
+// A v8 sm100 CTA-alone row (NUM_STAGES_V8_SM100_CTA): 2D boxes, 128B swizzle, in its ring of 48 KB stages.
 constexpr StageConfig cta_alone_tile(const char* stage, Operand op, int rows, int slot) {
   StageConfig c = tile(stage, Arch::SM100, op, rows, rows, TmaShape::BOXES_2D, gemm::Swizzle::B128, slot);
-  c.tile_addr   = ring_addr_of(A_BYTES_SM100, B_BYTES_V7_SM100_CTA, slot, op);
+  c.tile_addr   = ring_addr_of(A_BYTES_SM100, B_BYTES_V8_SM100_CTA, slot, op);
   return c;
 }
 
@@ -319,8 +319,8 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   split_tile_2d("v6c stage 2", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 2),
   tile("v6c stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 3),
   split_tile_2d("v6c stage 3", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 3),
-  // v7 sm90 (see NUM_STAGES_V7_SM90): v6's tiles and ring, for each schedule of the work and both units (v7d1:
-  // a CTA alone issues both of B's boxes; the boxes and the ring are the pair's).
+  // v7 sm90 (see NUM_STAGES_V7_SM90): v6's tiles and ring, for each schedule of the work; v8a and v8d the
+  // same (v8a: a CTA alone issues both of B's boxes; the boxes and the ring are the pair's).
   tile("v7a stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 0),
   split_tile_2d("v7a stage 0", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 0),
   tile("v7a stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 1),
@@ -361,39 +361,39 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   split_tile_2d("v7e stage 2", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 2),
   tile("v7e stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 3),
   split_tile_2d("v7e stage 3", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 3),
-  // v7n sm90 (see NUM_STAGES_V7_SM90_NARROW): the narrow tile's ring.
-  narrow_tile("v7n stage 0", O::A, 0),
-  narrow_tile("v7n stage 0", O::B, 0),
-  narrow_tile("v7n stage 1", O::A, 1),
-  narrow_tile("v7n stage 1", O::B, 1),
-  narrow_tile("v7n stage 2", O::A, 2),
-  narrow_tile("v7n stage 2", O::B, 2),
-  narrow_tile("v7n stage 3", O::A, 3),
-  narrow_tile("v7n stage 3", O::B, 3),
-  narrow_tile("v7n stage 4", O::A, 4),
-  narrow_tile("v7n stage 4", O::B, 4),
-  narrow_tile("v7n stage 5", O::A, 5),
-  narrow_tile("v7n stage 5", O::B, 5),
-  narrow_tile("v7n stage 6", O::A, 6),
-  narrow_tile("v7n stage 6", O::B, 6),
-  narrow_tile("v7n stage 7", O::A, 7),
-  narrow_tile("v7n stage 7", O::B, 7),
-  tile("v7d1 stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 0),
-  split_tile_2d("v7d1 stage 0", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 0),
-  tile("v7d1 stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 1),
-  split_tile_2d("v7d1 stage 1", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 1),
-  tile("v7d1 stage 2", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 2),
-  split_tile_2d("v7d1 stage 2", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 2),
-  tile("v7d1 stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 3),
-  split_tile_2d("v7d1 stage 3", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 3),
-  tile("v7d2 stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 0),
-  split_tile_2d("v7d2 stage 0", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 0),
-  tile("v7d2 stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 1),
-  split_tile_2d("v7d2 stage 1", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 1),
-  tile("v7d2 stage 2", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 2),
-  split_tile_2d("v7d2 stage 2", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 2),
-  tile("v7d2 stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 3),
-  split_tile_2d("v7d2 stage 3", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 3),
+  // v8n sm90 (see NUM_STAGES_V8_SM90_NARROW): the narrow tile's ring.
+  narrow_tile("v8n stage 0", O::A, 0),
+  narrow_tile("v8n stage 0", O::B, 0),
+  narrow_tile("v8n stage 1", O::A, 1),
+  narrow_tile("v8n stage 1", O::B, 1),
+  narrow_tile("v8n stage 2", O::A, 2),
+  narrow_tile("v8n stage 2", O::B, 2),
+  narrow_tile("v8n stage 3", O::A, 3),
+  narrow_tile("v8n stage 3", O::B, 3),
+  narrow_tile("v8n stage 4", O::A, 4),
+  narrow_tile("v8n stage 4", O::B, 4),
+  narrow_tile("v8n stage 5", O::A, 5),
+  narrow_tile("v8n stage 5", O::B, 5),
+  narrow_tile("v8n stage 6", O::A, 6),
+  narrow_tile("v8n stage 6", O::B, 6),
+  narrow_tile("v8n stage 7", O::A, 7),
+  narrow_tile("v8n stage 7", O::B, 7),
+  tile("v8a stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 0),
+  split_tile_2d("v8a stage 0", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 0),
+  tile("v8a stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 1),
+  split_tile_2d("v8a stage 1", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 1),
+  tile("v8a stage 2", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 2),
+  split_tile_2d("v8a stage 2", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 2),
+  tile("v8a stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 3),
+  split_tile_2d("v8a stage 3", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 3),
+  tile("v8d stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 0),
+  split_tile_2d("v8d stage 0", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 0),
+  tile("v8d stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 1),
+  split_tile_2d("v8d stage 1", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 1),
+  tile("v8d stage 2", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 2),
+  split_tile_2d("v8d stage 2", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 2),
+  tile("v8d stage 3", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 3),
+  split_tile_2d("v8d stage 3", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 3),
   tile("v5 stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 0),
   split_tile("v5 stage 0", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 0),
   tile("v5 stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOX_3D,   S::B128, 1),
@@ -503,52 +503,52 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   tile("v7d stage 5", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 5),
   tile("v7d stage 6", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 6),
   tile("v7d stage 6", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 6),
-  tile("v7d2 stage 0", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 0),
-  tile("v7d2 stage 0", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 0),
-  tile("v7d2 stage 1", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 1),
-  tile("v7d2 stage 1", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 1),
-  tile("v7d2 stage 2", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 2),
-  tile("v7d2 stage 2", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 2),
-  tile("v7d2 stage 3", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 3),
-  tile("v7d2 stage 3", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 3),
-  tile("v7d2 stage 4", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 4),
-  tile("v7d2 stage 4", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 4),
-  tile("v7d2 stage 5", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 5),
-  tile("v7d2 stage 5", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 5),
-  tile("v7d2 stage 6", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 6),
-  tile("v7d2 stage 6", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 6),
-  // v7d1 sm100 (see NUM_STAGES_V7_SM100_CTA): a CTA alone, its A tile and all 256 rows of B, 4 stages of 48 KB.
-  cta_alone_tile("v7d1 stage 0", O::A, SM100_BLOCK_M, 0),
-  cta_alone_tile("v7d1 stage 0", O::B, V5_SM100_MMA_N, 0),
-  cta_alone_tile("v7d1 stage 1", O::A, SM100_BLOCK_M, 1),
-  cta_alone_tile("v7d1 stage 1", O::B, V5_SM100_MMA_N, 1),
-  cta_alone_tile("v7d1 stage 2", O::A, SM100_BLOCK_M, 2),
-  cta_alone_tile("v7d1 stage 2", O::B, V5_SM100_MMA_N, 2),
-  cta_alone_tile("v7d1 stage 3", O::A, SM100_BLOCK_M, 3),
-  cta_alone_tile("v7d1 stage 3", O::B, V5_SM100_MMA_N, 3),
-  // v7n sm100 (see NUM_STAGES_V7_SM100_NARROW): the narrow pair's ring.
-  narrow_pair_tile("v7n stage 0", O::A, 0),
-  narrow_pair_tile("v7n stage 0", O::B, 0),
-  narrow_pair_tile("v7n stage 1", O::A, 1),
-  narrow_pair_tile("v7n stage 1", O::B, 1),
-  narrow_pair_tile("v7n stage 2", O::A, 2),
-  narrow_pair_tile("v7n stage 2", O::B, 2),
-  narrow_pair_tile("v7n stage 3", O::A, 3),
-  narrow_pair_tile("v7n stage 3", O::B, 3),
-  narrow_pair_tile("v7n stage 4", O::A, 4),
-  narrow_pair_tile("v7n stage 4", O::B, 4),
-  narrow_pair_tile("v7n stage 5", O::A, 5),
-  narrow_pair_tile("v7n stage 5", O::B, 5),
-  narrow_pair_tile("v7n stage 6", O::A, 6),
-  narrow_pair_tile("v7n stage 6", O::B, 6),
-  narrow_pair_tile("v7n stage 7", O::A, 7),
-  narrow_pair_tile("v7n stage 7", O::B, 7),
-  narrow_pair_tile("v7n stage 8", O::A, 8),
-  narrow_pair_tile("v7n stage 8", O::B, 8),
-  narrow_pair_tile("v7n stage 9", O::A, 9),
-  narrow_pair_tile("v7n stage 9", O::B, 9),
-  narrow_pair_tile("v7n stage 10", O::A, 10),
-  narrow_pair_tile("v7n stage 10", O::B, 10),
+  tile("v8d stage 0", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 0),
+  tile("v8d stage 0", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 0),
+  tile("v8d stage 1", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 1),
+  tile("v8d stage 1", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 1),
+  tile("v8d stage 2", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 2),
+  tile("v8d stage 2", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 2),
+  tile("v8d stage 3", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 3),
+  tile("v8d stage 3", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 3),
+  tile("v8d stage 4", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 4),
+  tile("v8d stage 4", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 4),
+  tile("v8d stage 5", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 5),
+  tile("v8d stage 5", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 5),
+  tile("v8d stage 6", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 6),
+  tile("v8d stage 6", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 6),
+  // v8a sm100 (see NUM_STAGES_V8_SM100_CTA): a CTA alone, its A tile and all 256 rows of B, 4 stages of 48 KB.
+  cta_alone_tile("v8a stage 0", O::A, SM100_BLOCK_M, 0),
+  cta_alone_tile("v8a stage 0", O::B, V5_SM100_MMA_N, 0),
+  cta_alone_tile("v8a stage 1", O::A, SM100_BLOCK_M, 1),
+  cta_alone_tile("v8a stage 1", O::B, V5_SM100_MMA_N, 1),
+  cta_alone_tile("v8a stage 2", O::A, SM100_BLOCK_M, 2),
+  cta_alone_tile("v8a stage 2", O::B, V5_SM100_MMA_N, 2),
+  cta_alone_tile("v8a stage 3", O::A, SM100_BLOCK_M, 3),
+  cta_alone_tile("v8a stage 3", O::B, V5_SM100_MMA_N, 3),
+  // v8n sm100 (see NUM_STAGES_V8_SM100_NARROW): the narrow pair's ring.
+  narrow_pair_tile("v8n stage 0", O::A, 0),
+  narrow_pair_tile("v8n stage 0", O::B, 0),
+  narrow_pair_tile("v8n stage 1", O::A, 1),
+  narrow_pair_tile("v8n stage 1", O::B, 1),
+  narrow_pair_tile("v8n stage 2", O::A, 2),
+  narrow_pair_tile("v8n stage 2", O::B, 2),
+  narrow_pair_tile("v8n stage 3", O::A, 3),
+  narrow_pair_tile("v8n stage 3", O::B, 3),
+  narrow_pair_tile("v8n stage 4", O::A, 4),
+  narrow_pair_tile("v8n stage 4", O::B, 4),
+  narrow_pair_tile("v8n stage 5", O::A, 5),
+  narrow_pair_tile("v8n stage 5", O::B, 5),
+  narrow_pair_tile("v8n stage 6", O::A, 6),
+  narrow_pair_tile("v8n stage 6", O::B, 6),
+  narrow_pair_tile("v8n stage 7", O::A, 7),
+  narrow_pair_tile("v8n stage 7", O::B, 7),
+  narrow_pair_tile("v8n stage 8", O::A, 8),
+  narrow_pair_tile("v8n stage 8", O::B, 8),
+  narrow_pair_tile("v8n stage 9", O::A, 9),
+  narrow_pair_tile("v8n stage 9", O::B, 9),
+  narrow_pair_tile("v8n stage 10", O::A, 10),
+  narrow_pair_tile("v8n stage 10", O::B, 10),
   tile("v7clc stage 0", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 0),
   tile("v7clc stage 0", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 0),
   tile("v7clc stage 1", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 1),
@@ -577,8 +577,8 @@ struct MmaShape {
 constexpr MmaShape SM100_MMA_SHAPES[] = {
     {"v1 v2 v3 v4", 1, SM100_MMA_M, SM100_BLOCK_N},
     {"v5 v6", 2, V5_SM100_MMA_M, V5_SM100_MMA_N},  // the CTA pair: 128 rows of A and of B in each CTA
-    {"v7d1", 1, SM100_MMA_M, V5_SM100_MMA_N},      // v7's CTA alone: 128 rows of A, all 256 of B
-    {"v7n", 2, V5_SM100_MMA_M, V7_SM100_NARROW_N},  // v7's narrow pair: 128 rows of A and 32 of B in each CTA
+    {"v8a", 1, SM100_MMA_M, V5_SM100_MMA_N},      // v8a, the CTA alone: 128 rows of A, all 256 of B
+    {"v8n", 2, V5_SM100_MMA_M, V8_SM100_NARROW_N},  // v8n, the narrow pair: 128 rows of A and 32 of B in each CTA
 };
 
 static_assert(NUM_STAGES_SM100 == 7 && NUM_STAGES_SM90 == 4,
@@ -590,6 +590,6 @@ static_assert(NUM_STAGES_V5_SM100 == 7 && NUM_STAGES_V5_SM90 == 4,
               "v5 rows list stages 0..6 (sm100) and 0..3 (sm90): update them together");
 static_assert(NUM_STAGES_V7_SM90 == 4, "v7a/v7b/v7c/v7d sm90 rows list stages 0..3: update them together");
 static_assert(NUM_STAGES_V6_SM100 == 7, "v6a/v6b/v6c sm100 rows list stages 0..6: update them together");
-static_assert(NUM_STAGES_V7_SM100_CTA == 4, "v7d1 sm100 rows list stages 0..3: update them together");
+static_assert(NUM_STAGES_V8_SM100_CTA == 4, "v8a sm100 rows list stages 0..3: update them together");
 
 }  // namespace stage_configs

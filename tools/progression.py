@@ -20,7 +20,7 @@ import re
 import statistics
 import sys
 
-STAGE_ORDER = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "mxfp8"]
+STAGE_ORDER = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "mxfp8"]
 
 # Where each marker pair lives: run_all.sh --update-readme writes the table of NAME between
 # <!-- NAME-BEGIN --> and <!-- NAME-END --> in this file, relative to the repository root. Each pair exists
@@ -35,7 +35,8 @@ MARKER_FILES = {
     "V5-TABLE": "v5_2sm/README.md",
     "V6-TABLE": "v6_persistent/README.md",
     "V7-TABLE": "v7_streamk/README.md",
-    "SWEEP-TABLE": "v6_persistent/README.md",
+    "V8-TABLE": "v8_tile_shapes/README.md",
+    "SWEEP-TABLE": "v8_tile_shapes/README.md",
     "MXFP8-TABLE": "mxfp8/README.md",
 }
 
@@ -249,7 +250,7 @@ def cmd_chart(args):
         print("no chart: the log has no kernel rows", file=sys.stderr)
         return 3
     colors = {"v1": "#9ecae1", "v2": "#6baed6", "v3": "#4292c6", "v4": "#2171b5", "v5": "#08519c",
-              "v6": "#08306b", "v7": "#31a354", "mxfp8": "#e6550d"}
+              "v6": "#08306b", "v7": "#31a354", "v8": "#74c476", "mxfp8": "#e6550d"}
     # about a quarter inch per bar beyond twenty, so that the ratio labels (turned upright when crowded) stay apart
     most = max(len(rows) for rows in sizes.values())
     crowded = most > 16

@@ -69,37 +69,8 @@
 //     atomic round trip to L2 per piece and a broadcast in software (remote stores and arrivals).
 //     Measured slower than v7d at every shape tried (README, "Dynamic scheduling"): the finer pieces cost
 //     more in fixups than the balance wins back.
-//  7. The unit: the pair, or a CTA alone (the kernel's UNIT_CTAS, CLUSTER_SIZE or 1). A CTA alone is a
-//     128x256 unit with no cluster: it loads both halves of B itself (no multicast) and releases its stages
-//     in its own CTA only; 132 workers instead of 66, each with units of its own where M <= 128 leaves a
-//     pair's second CTA without rows. v7d picks the unit per shape (pick_unit, common/streamk.h): a CTA alone
-//     only with whole units, and only where they cost at most 3/4 of the pair's plan (128x28672x4096: one
-//     turn of 132 CTAs against two of 66 pairs; at 4099x4093x1032, four turns against five, the CTA alone
-//     measured 11% slower, so one turn in five is not enough). Stream-K on CTAs alone measured slower than on pairs at every
-//     shape tried: v7d1 runs it (v7d's plans on CTAs alone), v7d2 v7d's plans on pairs (README, "The unit").
-//  8. The L2 policy (l2_policy, chosen on the host by streamk_l2_policy, common/streamk.h): where the plan
-//     has partials, one unit row covers M (B is loaded once) and B outgrows the L2, B streams through the L2
-//     and pushes the partials out before their finisher reads them: the L2 writes them back to DRAM and
-//     fetches them again. There B's loads are marked evict-first (createpolicy, then the TMA's
-//     .L2::cache_hint), and the finisher drops each partial from the L2 once it has read it (discard.global.L2:
-//     never written back; the next launch's writer rewrites it). Measured at 256x4096x14336: DRAM reads 135 ->
-//     125 MB, writes 5.6 -> 3.2 MB, 0.79x -> 0.86x cuBLAS at its best; at 128x8192x8192 0.83x -> 0.86x
-//     (README, "The L2 policy"). Where B stays in the L2, or there are no partials, it is not taken: there it
-//     measured slower (the discards on the finisher's serial path; B evict-first with whole units).
-//  9. The narrow tile (v7n; the kernel's TILE_N, Tile<TILE_N>): 128 x 64 per CTA (wgmma m64n64k16, 32
-//     accumulators, 8 stages of 24 KB, one C box per warpgroup), for the shapes where cuBLAS takes 128 x 64
-//     tiles and the wide units leave most SMs idle (1024^3: 64 narrow units against 16 wide ones). Its pair
-//     sits side by side along N (128 x 128), sharing A: each CTA multicasts one 64-row half of A to both and
-//     loads its own 64 rows of B (Tile::PAIR_ALONG_N). A pair shares the operand whose tile is larger (the
-//     wide pair B's 256 rows, the narrow one A's 128 against B's 64), so that an SM asks the L2 for 16 of
-//     the 24 KB that land in it per K tile, not 20: the narrow loop is bound by the L2's throughput (ncu:
-//     85% of it at 4096^3 with the pair along M). Measured against the pair along M (README, "The narrow
-//     pair shares A"): 4096^3 (v7n) -15%, 1024^3 -3%, and where M is one tile the pair has no padding CTA:
-//     128 x 8192 x 8192 takes the narrow pair and runs 12% faster. v7n runs v7d's plan rule on narrow units;
-//     v7d takes them where 36% of the narrow plan's cost is less than the wide unit's (pick_width,
-//     common/streamk.h, NARROW_PERCENT_SM90: a narrow iteration measured at 35% of a wide one). Measured
-//     against cuBLAS at its best: 1024^3 0.49x -> 0.85x, 256 x 256 x 8192 0.46x -> 0.77x, 1024 x 1024 x
-//     4096 0.66x -> 0.80x (README, "The tile's width").
+//  Which unit a piece covers, how wide a tile is and where the L2 keeps what are the next stage's
+//  questions (v8_tile_shapes): here every unit is v6's CTA pair, 256 x 256.
 //
 // Why it helps: where the units do not fill the GPU (one 256x256 unit with a long K, a row of units of a
 // skinny M) every SM gets an equal share of the MAC iterations instead of most of them idling.
@@ -109,8 +80,7 @@
 // workers are then on units far apart in C at the same time.
 //
 // PTX ISA sections: as v6, plus "Memory Consistency Model" (release and acquire patterns at .gpu scope,
-// release sequences), "st" (.release.gpu; v7e: .shared::cluster), "ld" (.acquire.gpu, .cg), "atom" (v7e),
-// "createpolicy", "cp.async.bulk.tensor" (.L2::cache_hint) and "discard" (the L2 policy).
+// release sequences), "st" (.release.gpu; v7e: .shared::cluster), "ld" (.acquire.gpu, .cg), "atom" (v7e).
 #include <cuda_bf16.h>
 
 #include <memory>
@@ -146,114 +116,63 @@ namespace {
 
 // ---- configuration ----
 constexpr int BLOCK_M        = 128;                 // two consumer warpgroups x WGMMA_M
+constexpr int BLOCK_N        = 256;                 // = WGMMA_N, the widest wgmma
 constexpr int BLOCK_K        = 64;                  // K of one tile load: 128 bytes of bf16
 constexpr int WGMMA_M        = 64;                  // fixed for wgmma
 constexpr int WGMMA_K        = 16;                  // fixed for bf16: 32 bytes of K per MMA
 constexpr int SLICE_K        = 64;                  // one 128-byte slice of K: the width of a swizzle atom
 constexpr int NUM_CONSUMERS  = BLOCK_M / WGMMA_M;   // consumer warpgroups, each multiplies its 64 rows of A
 constexpr int NUM_THREADS    = 128 * (1 + NUM_CONSUMERS);  // + the producer warpgroup
+constexpr int ACC_REGS       = WGMMA_M * BLOCK_N / 128;  // fp32 accumulators per consumer thread
 constexpr int PRODUCER_REGS  = 40;                  // registers per producer thread after setmaxnreg.dec
 constexpr int CONSUMER_REGS  = 232;                 // registers per consumer thread after setmaxnreg.inc
-constexpr int CLUSTER_SIZE   = 2;                   // CTAs per cluster of a pair unit, along M: they share B
+constexpr int CLUSTER_SIZE   = 2;                   // CTAs per cluster, two M tiles: they share the B tile
 constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;  // multicast to every CTA of the cluster: 0b11
+constexpr int BOX_ROWS       = BLOCK_N / CLUSTER_SIZE;  // rows of a TMA box: A's tile, one CTA's half of B
 constexpr int GROUP_M        = 16;                  // grouped order: M tiles (8 cluster pairs) per group
+constexpr int C_PARTS        = GEMM_V7_SM90_C_PARTS;  // parts of a warpgroup's 64 x 256 block, stored in turn
 constexpr int C_BOX_COLS     = 64;                  // columns of a TMA store box: 128 B, one swizzle span
+constexpr int C_PART_COLS    = BLOCK_N / C_PARTS;   // columns of C staged at once per warpgroup
+constexpr int C_BOXES        = C_PART_COLS / C_BOX_COLS;  // TMA store boxes per part and warpgroup
 constexpr int MIN_SK_ITERS   = 4;                   // stream-K (v7b, v7c): no range shorter than 4 K tiles
 constexpr int FIXUP_ITERS    = 4;                   // v7d's rule: a partial written or read ~ 4 K tiles
+constexpr int PARTIAL_FLOATS = ACC_REGS * 128;      // the fixup's slot: one warpgroup's fp32 partial
 constexpr int DYNAMIC_SPLIT  = GEMM_V7_SM90_DYNAMIC_SPLIT;  // v7e: ranges this many times shorter than v7d's
 constexpr int TASK_SLOTS     = 4;                   // v7e: pieces drawn and not yet read by every role
 // v7e: the readers of each drawn piece, in both CTAs: the producer thread and each consumer warpgroup
 constexpr uint32_t TASK_READERS = CLUSTER_SIZE * (1 + NUM_CONSUMERS);
 
 constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 2, Swizzle::B128};
+constexpr KMajorTile B_TILE{BLOCK_N, BLOCK_K, 2, Swizzle::B128};
 constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
+constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
+constexpr uint32_t B_BOX_BYTES  = B_TILE_BYTES / CLUSTER_SIZE;  // one CTA's half of B
+constexpr uint32_t STAGE_BYTES  = A_TILE_BYTES + B_TILE_BYTES;  // one ring stage: [A tile][B tile]
+// C staging, after the ring: per consumer warpgroup, C_BOXES boxes of WGMMA_M rows x 128 B, each in the
+// 128-byte swizzle (a 1024-B atom per 8 rows), as the TMA store with a SWIZZLE_128B map reads it.
 constexpr uint32_t C_BOX_BYTES  = WGMMA_M * C_BOX_COLS * 2;
-constexpr uint32_t SMEM_BUDGET  = 227 * 1024;
-
-// What depends on the tile's width N (the wgmma's N): v6's 256, or the narrow 64 (v7n: 128 x 64 per CTA, a
-// pair side by side along N, 128 x 128, for shapes whose wide units leave most of the GPU idle). The
-// file-scope names below are the wide tile's.
-template <int TILE_N>
-struct Tile {
-  static constexpr int BLOCK_N        = TILE_N;                    // = WGMMA_N
-  static constexpr int ACC_REGS       = WGMMA_M * TILE_N / 128;    // fp32 accumulators per consumer thread
-  // The pair shares the operand whose tile is larger, each CTA multicasting one half of it to both: B (256
-  // rows against A's 128) in the wide pair, whose CTAs sit one above the other along M, as in v5 and v6; A
-  // (128 rows against B's 64) in the narrow pair, whose CTAs sit side by side along N on the same rows of A.
-  // Per K tile an SM then asks the L2 for 32 of the 48 KB that land in it (wide), 16 of 24 (narrow).
-  static constexpr bool PAIR_ALONG_N  = TILE_N < BLOCK_M;
-  // Rows of one TMA box: the shared operand's tile in one box per CTA of the pair, the other's in one box.
-  static constexpr int A_BOX_ROWS     = PAIR_ALONG_N ? BLOCK_M / CLUSTER_SIZE : BLOCK_M;  // wide 128, narrow 64
-  static constexpr int B_BOX_ROWS     = PAIR_ALONG_N ? TILE_N : TILE_N / CLUSTER_SIZE;    // the same
-  static constexpr int A_BOXES        = BLOCK_M / A_BOX_ROWS;      // wide 1, narrow 2 (one per CTA)
-  static constexpr int B_BOXES        = TILE_N / B_BOX_ROWS;       // wide 2 (one per CTA), narrow 1
-  static constexpr KMajorTile B_TILE{TILE_N, BLOCK_K, 2, Swizzle::B128};
-  static constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
-  static constexpr uint32_t STAGE_BYTES  = A_TILE_BYTES + B_TILE_BYTES;  // one ring stage: [A tile][B tile]
-  // C staging, after the ring: per consumer warpgroup, C_BOXES boxes of WGMMA_M rows x 128 B, each in the
-  // 128-byte swizzle (a 1024-B atom per 8 rows), as the TMA store with a SWIZZLE_128B map reads it.
-  static constexpr int C_PARTS        = TILE_N == 256 ? GEMM_V7_SM90_C_PARTS : 1;  // stored in turn
-  static constexpr int C_PART_COLS    = TILE_N / C_PARTS;          // columns of C staged at once per warpgroup
-  static constexpr int C_BOXES        = C_PART_COLS / C_BOX_COLS;  // TMA store boxes per part and warpgroup
-  static constexpr uint32_t C_WG_BYTES = C_BOXES * C_BOX_BYTES;
-  static constexpr uint32_t C_BYTES    = NUM_CONSUMERS * C_WG_BYTES;
-  static constexpr int PARTIAL_FLOATS = ACC_REGS * 128;            // one warpgroup's fp32 partial
-  // Ring depth: as many stages as fit in the 227 KB a block may have, after the C buffer, the alignment
-  // slack and the barriers (static shared memory, under 1 KB): wide, 4 x 48 KB + 32 KB of C (C_PARTS 2), or
-  // 3 x 48 KB + 64 KB (C_PARTS 1); narrow, 8 x 24 KB + 16 KB.
-  static constexpr int NUM_STAGES       = int((SMEM_BUDGET - C_BYTES - SMEM_ALIGN - 1024) / STAGE_BYTES);
-  static constexpr uint32_t C_OFFSET    = NUM_STAGES * STAGE_BYTES;  // the C buffer, after the ring
-  static constexpr uint32_t SMEM_BYTES  = NUM_STAGES * STAGE_BYTES + C_BYTES + SMEM_ALIGN;
-  // The ring's layout is the same in both CTAs of the cluster, and must be: a multicast copy and its barrier
-  // signal land at the SAME offsets in every destination CTA. It is a function of these constants only (no
-  // CTA rank), and the barriers are static shared memory, laid out identically by the compiler for every CTA
-  // of the kernel: nothing here can differ between the two CTAs.
-  static GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
-  static GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + A_TILE_BYTES; }
-  // Where the TMA boxes of a K tile go (the kernel issues exactly these; tests/test_stage_table.cpp checks
-  // them against the layout model's table): 2D boxes {64, box rows} at (k0, row). Each operand's tile is
-  // A_BOXES or B_BOXES boxes stacked along its rows: box j lands j box rows in; the shared operand's box j
-  // is multicast by CTA j of the pair (a CTA alone issues them all), the other operand's is the CTA's own.
-  // (A's tile is the one with BLOCK_M rows: B's never has, TILE_N being 256 or 64.)
-  static GEMM_HD constexpr int box_rows(KMajorTile tile) {
-    return tile.rows == BLOCK_M ? A_BOX_ROWS : B_BOX_ROWS;
-  }
-  static GEMM_HD constexpr TmaBox tma_box(KMajorTile tile, int row0, int k0, int j) {
-    return {kmajor_row_offset(tile, j * box_rows(tile)), {k0, row0 + j * box_rows(tile), 0}};
-  }
-
-  static_assert(TILE_N == 256 || TILE_N == 64, "the wgmma wrappers used here are m64n256k16 and m64n64k16");
-  static_assert(B_TILE_BYTES % 1024 == 0, "B's tile is whole 1024-B swizzle atoms");
-  static_assert(TILE_N != BLOCK_M, "box_rows tells A's tile from B's by its rows");
-  static_assert((A_BOX_ROWS * 128) % 1024 == 0 && (B_BOX_ROWS * 128) % 1024 == 0,
-                "each box starts on a whole 1024-B swizzle atom");
-  static_assert((PAIR_ALONG_N ? A_BOXES : B_BOXES) == CLUSTER_SIZE && (PAIR_ALONG_N ? B_BOXES : A_BOXES) == 1,
-                "the shared operand: one box per CTA of the pair; the other: one box");
-  static_assert(C_PARTS >= 1 && TILE_N % (C_PARTS * C_BOX_COLS) == 0, "a part is whole 64-column store boxes");
-  static_assert(C_PART_COLS % 16 == 0, "stmatrix .x4 stores 16 columns (two 8x8 blocks of two row halves)");
-  static_assert(C_OFFSET % 1024 == 0, "the C buffer starts on a 1024-B swizzle atom");
-  static_assert(NUM_STAGES >= 2, "a pipeline needs one stage to multiply and at least one to load into");
-  static_assert(NUM_STAGES * STAGE_BYTES + SMEM_ALIGN <= 256 * 1024,
-                "the ring ends below 256 KB: desc_sm90_advance's start-address field never carries");
-  static_assert(SMEM_BYTES + 1024 <= SMEM_BUDGET,
-                "the ring and the C buffer must fit in the 227 KB of shared memory per block");
-  static_assert(b_tile_offset(1) - b_tile_offset(0) == STAGE_BYTES && a_tile_offset(0) == 0 &&
-                    b_tile_offset(NUM_STAGES - 1) + B_TILE_BYTES == NUM_STAGES * STAGE_BYTES,
-                "the ring layout: [A_s B_s] per stage, contiguous, from the 1024-B aligned base");
-  static_assert(CONSUMER_REGS >= ACC_REGS + 32, "a consumer needs its accumulators plus room for addresses");
-};
-using Wide   = Tile<256>;
-using Narrow = Tile<64>;
-constexpr int BLOCK_N           = Wide::BLOCK_N;
-constexpr int BOX_ROWS          = Wide::B_BOX_ROWS;
-constexpr KMajorTile B_TILE     = Wide::B_TILE;
-constexpr int NUM_STAGES        = Wide::NUM_STAGES;
-constexpr int PARTIAL_FLOATS    = Wide::PARTIAL_FLOATS;  // the workspace's slot: the widest tile's partial
+constexpr uint32_t C_WG_BYTES   = C_BOXES * C_BOX_BYTES;
+constexpr uint32_t C_BYTES      = NUM_CONSUMERS * C_WG_BYTES;
+// The ring's layout is the same in both CTAs of the cluster, and must be: a multicast copy and its barrier
+// signal land at the SAME offsets in every destination CTA. It is a function of these constants only (no CTA
+// rank), and the barriers are static shared memory, laid out identically by the compiler for every CTA of
+// the kernel: nothing here can differ between the two CTAs.
+GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
+GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + A_TILE_BYTES; }
+// Ring depth: as many stages as fit in the 227 KB a block may have, after the C buffer, the alignment slack
+// and the barriers (static shared memory, under 1 KB): 4 x 48 KB + 32 KB of C (C_PARTS 2), or 3 x 48 KB +
+// 64 KB (C_PARTS 1).
+constexpr uint32_t SMEM_BUDGET = 227 * 1024;
+constexpr int NUM_STAGES       = int((SMEM_BUDGET - C_BYTES - SMEM_ALIGN - 1024) / STAGE_BYTES);
+constexpr uint32_t C_OFFSET    = NUM_STAGES * STAGE_BYTES;  // the C buffer, after the ring
+constexpr uint32_t SMEM_BYTES  = NUM_STAGES * STAGE_BYTES + C_BYTES + SMEM_ALIGN;
 
 static_assert(BLOCK_M % WGMMA_M == 0, "each consumer warpgroup multiplies 64 rows");
+static_assert(BLOCK_N == 256, "the wgmma wrapper used here is m64n256k16");
 static_assert(BLOCK_K % WGMMA_K == 0, "a tile holds whole MMA K steps");
 static_assert(BLOCK_K % SLICE_K == 0, "a tile holds whole 128-byte swizzle spans of K");
-static_assert(A_TILE_BYTES % 1024 == 0, "A's tile is whole 1024-B swizzle atoms, so B's after it starts aligned");
+static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
+              "tiles are whole 1024-B swizzle atoms, so the B tile after A starts 1024-B aligned too");
 static_assert(WGMMA_M % 8 == 0, "a warpgroup's half of A starts on a whole 8-row swizzle atom");
 static_assert(BLOCK_N <= 256 && BLOCK_M <= 256, "a TMA box is at most 256 rows");
 static_assert(PRODUCER_REGS % 8 == 0 && CONSUMER_REGS % 8 == 0 && PRODUCER_REGS >= 24 && CONSUMER_REGS <= 256,
@@ -264,21 +183,36 @@ static_assert(PRODUCER_REGS % 8 == 0 && CONSUMER_REGS % 8 == 0 && PRODUCER_REGS 
 constexpr int LAUNCH_REGS_PER_THREAD = 65536 / NUM_THREADS / 8 * 8;  // 168 at 384 threads
 static_assert(128 * (PRODUCER_REGS + NUM_CONSUMERS * CONSUMER_REGS) <= NUM_THREADS * LAUNCH_REGS_PER_THREAD,
               "registers after setmaxnreg must fit the CTA's launch allocation (384 x 168 = 64512)");
+static_assert(CONSUMER_REGS >= ACC_REGS + 32, "a consumer needs its accumulators plus room for addresses");
+static_assert(NUM_STAGES >= 2, "a pipeline needs one stage to multiply and at least one to load into");
+static_assert(NUM_STAGES * STAGE_BYTES + SMEM_ALIGN <= 256 * 1024,
+              "the ring ends below 256 KB: desc_sm90_advance's start-address field never carries");
 static_assert(CLUSTER_SIZE == 2 && BLOCK_N % CLUSTER_SIZE == 0, "a CTA pair, each multicasting half of B");
-static_assert(BOX_ROWS == BLOCK_M && Wide::A_BOX_ROWS == BLOCK_M && !Wide::PAIR_ALONG_N,
-              "the wide tile: A's tile is one box, B's one box of as many rows per CTA");
-static_assert(Narrow::PAIR_ALONG_N && Narrow::A_BOX_ROWS == WGMMA_M && Narrow::B_BOX_ROWS == Narrow::BLOCK_N,
-              "the narrow pair: A's tile in one box per CTA, a warpgroup's 64 rows each; B's 64 rows in one");
+static_assert(BOX_ROWS == BLOCK_M, "A's tile is one box; B's is CLUSTER_SIZE boxes, one per CTA");
 static_assert(BLOCK_K == SLICE_K, "one 2D box spans the tile's K: 64 elements, the 128-byte swizzle span");
+static_assert((BOX_ROWS * 128) % 1024 == 0, "each half of B starts on a whole 1024-B swizzle atom");
+static_assert(b_tile_offset(1) - b_tile_offset(0) == STAGE_BYTES && a_tile_offset(0) == 0 &&
+                  b_tile_offset(NUM_STAGES - 1) + B_TILE_BYTES == NUM_STAGES * STAGE_BYTES,
+              "the ring layout: [A_s B_s] per stage, contiguous, from the 1024-B aligned base");
 static_assert(GROUP_M % CLUSTER_SIZE == 0, "the tile order groups whole cluster pairs");
-static_assert(C_BOX_BYTES % 1024 == 0, "each C box starts on a 1024-B swizzle atom");
+static_assert(C_PARTS >= 1 && BLOCK_N % (C_PARTS * C_BOX_COLS) == 0, "a part is whole 64-column store boxes");
+static_assert(C_PART_COLS % 16 == 0, "stmatrix .x4 stores 16 columns (two 8x8 blocks of two row halves)");
+static_assert(C_OFFSET % 1024 == 0 && C_BOX_BYTES % 1024 == 0, "each C box starts on a 1024-B swizzle atom");
 static_assert(NUM_CONSUMERS + 1 <= 16, "named barriers 1..NUM_CONSUMERS, one per consumer warpgroup");
+static_assert(SMEM_BYTES + 1024 <= SMEM_BUDGET,
+              "the ring and the C buffer must fit in the 227 KB of shared memory per block");
 static_assert(DYNAMIC_SPLIT >= 1 && TASK_SLOTS >= 2, "v7e: the drawing thread works one piece ahead");
+static_assert(partial_float4(3, 5) == 5 * 128 + 3,
+              "the fixup's partial as common/streamk.h has it (the CPU test checks that)");
 
-static_assert(partial_float4(3, 5) == 5 * 128 + 3 && partial_discard_float4(9, 1) == 8 + (1 + 8) * 128,
-              "the fixup's partial and its discards as common/streamk.h has them (the CPU test checks those)");
-
-constexpr int TMA_BOXES = 1;  // per operand and K tile along K (the shared operand: one per CTA, along rows)
+// ---- where the TMA boxes of a K tile go: the kernel issues exactly these (tests/test_stage_table.cpp
+//      checks them against the layout model's table) ----
+// 2D boxes {64, BOX_ROWS} at (k0, row): A's tile is one box; B's 256-row tile is two, stacked along its rows:
+// box j, rows j*128 .. +127, lands at j * 16 KB, and CTA j of the cluster multicasts it.
+constexpr int TMA_BOXES = 1;  // per operand and K tile along K (B: one per CTA along its rows)
+GEMM_HD constexpr TmaBox tma_box(KMajorTile tile, int row0, int k0, int j) {
+  return {kmajor_row_offset(tile, j * BOX_ROWS), {k0, row0 + j * BOX_ROWS, 0}};
+}
 
 // Byte offset, in a warpgroup's C buffer, of row `row` (0..63) and 8-column chunk `chunk` (0..C_PART_COLS/8
 // - 1) of the part being staged: box chunk / 8, and inside it the 128-byte swizzle (16-byte unit u of row r
@@ -301,33 +235,26 @@ struct DynamicWork {
 };
 
 // ---- the kernel ----
-// UNIT_CTAS: the CTAs of one unit, which are one cluster: CLUSTER_SIZE (the pair: a 256 x 256 unit, each CTA
-// multicasts its half of B) or 1 (a CTA alone: a 128 x 256 unit, the CTA loads both halves of B itself, no
-// peer). The ring, the tiles and the boxes are the same in both; only who issues which half of B, and who
-// releases a stage in which CTA, differ.
 // TRACE: the in-kernel profiler's `prof.` lines record each role's waits and issues (--trace); compiled out
 // of the TRACE=false instantiation, which is the one checked and timed (common/profiler.cuh).
 // plan: the stream-K plan (common/streamk.h), the same for every variant's kernel: whole units, stream-K
 // ranges, or both. c_tma: N % 8 == 0, C is stored through c_map; else with predicated st.global.
 // workspace, flags: one fp32 partial and one flag per consumer warpgroup of every CTA (the fixup). A flag is
 // 0 between launches: raised (1) by its partial's writer, lowered again by the finisher that consumes it.
-// UNIT_CTAS: see above. DYNAMIC (v7e, pairs only): the pieces are not StreamKWork's but drawn at run time
-// from `dyn` (see "the work counter").
-template <bool TRACE, int UNIT_CTAS, bool DYNAMIC, int TILE_N = 256>
+// DYNAMIC (v7e): the pieces are not StreamKWork's but drawn at run time from `dyn` (see "the work counter").
+template <bool TRACE, bool DYNAMIC>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     matmul_v7_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                      const __grid_constant__ CUtensorMap c_map, __nv_bfloat16* c, int m, int n, int k,
-                     bool c_tma, const StreamKPlan plan, float* workspace, uint32_t* flags, bool l2_policy,
-                     const DynamicWork dyn, TraceBuffer trace) {
+                     bool c_tma, const StreamKPlan plan, float* workspace, uint32_t* flags, const DynamicWork dyn,
+                     TraceBuffer trace) {
 #if defined(GEMM_HAS_WGMMA)
-  static_assert(UNIT_CTAS == CLUSTER_SIZE || UNIT_CTAS == 1, "a unit is the CTA pair, or one CTA alone");
-  using T = Tile<TILE_N>;  // the tile's width and what depends on it (v7n: the narrow one)
   extern __shared__ uint8_t smem_raw[];
-  uint8_t* ring = align_smem_1024(smem_raw);  // stage s: A tile at s * T::STAGE_BYTES, then its B tile
-  auto a_smem   = [&](int s) { return ring + T::a_tile_offset(s); };
-  auto b_smem   = [&](int s) { return ring + T::b_tile_offset(s); };
-  __shared__ uint64_t tma_full_bar[T::NUM_STAGES];  // "full": the TMA bytes of the K tile in stage s have landed
-  __shared__ uint64_t mma_done_bar[T::NUM_STAGES];  // "empty": all 4 consumers of the pair are done with stage s
+  uint8_t* ring = align_smem_1024(smem_raw);  // stage s: A tile at s * STAGE_BYTES, then its B tile
+  auto a_smem   = [&](int s) { return ring + a_tile_offset(s); };
+  auto b_smem   = [&](int s) { return ring + b_tile_offset(s); };
+  __shared__ uint64_t tma_full_bar[NUM_STAGES];  // "full": the TMA bytes of the K tile in stage s have landed
+  __shared__ uint64_t mma_done_bar[NUM_STAGES];  // "empty": all 4 consumers of the pair are done with stage s
   __shared__ StreamKTask task_ring[TASK_SLOTS];   // v7e: the pieces drawn for this cluster, in draw order
   __shared__ uint64_t task_full_bar[TASK_SLOTS];  // v7e: the piece in slot i has been written into this CTA
   __shared__ uint64_t task_empty_bar[TASK_SLOTS];  // v7e (CTA 0's only): every reader of both CTAs has read it
@@ -335,24 +262,13 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   const int warp_id   = threadIdx.x / 32;
   const int lane      = threadIdx.x % 32;
   const int warpgroup = threadIdx.x / 128;  // 0: producer; 1, 2: consumers
-  // A 1-D grid of clusters along x (cluster dims UNIT_CTAS x 1): cluster blockIdx.x / UNIT_CTAS is worker
-  // `worker` of the plan, and the CTA of rank r takes M tile UNIT_CTAS * (the unit's row) + r (the narrow
-  // pair: N tile UNIT_CTAS * (the unit's column) + r). Units are numbered in v6b's grouped order, so the
-  // units that run together are close in C; the narrow pair's is the order of the transposed problem (its
-  // rows are N tiles), read back transposed. Where a group is 8 pair rows tall (GROUP_M), units u and u + 8
-  // share a pair row, and so the boxes of the operand each CTA loads itself (the wide pair's A, the narrow
-  // pair's B); clusters c and c + 8 often share a GPC of the H100, whose L2 request coalescer then serves
-  // some of their identical reads once (README, "Who gets merged": up to 7% faster than other orders).
+  // A 1-D grid of clusters along x (cluster dims 2 x 1): cluster blockIdx.x / 2 is worker `worker` of the
+  // plan, and the CTA of rank r takes M tile 2 * (the unit's pair row) + r. Units are numbered in v6b's
+  // grouped order, so the units that run together are close in C.
   const int cta_rank = int(ptx::cluster_ctarank());
-  const int worker   = int(blockIdx.x) / UNIT_CTAS;
-  const int tiles_m  = num_tiles(m, BLOCK_M), tiles_n = num_tiles(n, T::BLOCK_N);
-  const TileSchedule<ScheduleKind::Grouped> order(T::PAIR_ALONG_N ? tiles_n : tiles_m,
-                                                  T::PAIR_ALONG_N ? tiles_m : tiles_n, 1, 0, UNIT_CTAS,
-                                                  cta_rank, GROUP_M);
-  const auto tile_of_unit = [&](int unit) {
-    const ScheduledTile t = order.tile_of_unit(unit);
-    return T::PAIR_ALONG_N ? ScheduledTile{t.n, t.m, t.valid} : t;
-  };
+  const int worker   = int(blockIdx.x) / CLUSTER_SIZE;
+  const int tiles_m  = num_tiles(m, BLOCK_M), tiles_n = num_tiles(n, BLOCK_N);
+  const TileSchedule<ScheduleKind::Grouped> order(tiles_m, tiles_n, 1, 0, CLUSTER_SIZE, cta_rank, GROUP_M);
   Profiler<TRACE> prof(trace, /*role=*/warpgroup, /*records=*/warp_id % 4 == 0);
   prof.begin(Ev::Setup);
 
@@ -366,7 +282,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   //      slot again. A cluster that draws past the end writes "none" (unit -1), which ends every role's loop,
   //      and counts itself on counters[1]; the last cluster of the grid to do so lowers both counters to 0
   //      for the next launch. ----
-  const int clusters = int(gridDim.x) / UNIT_CTAS;
+  const int clusters = int(gridDim.x) / CLUSTER_SIZE;
   bool first_task    = true;  // the cluster's own piece (`worker` of the order) comes first, undrawn
   int task_slot = 0;           // the ring slot this role reads next, and its parity (each role keeps its own)
   uint32_t task_phase = 0;
@@ -398,26 +314,11 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     }
   };
 
-  // The producer's first piece and its tile, computed by warp 0 (the producer's) before the setup's cluster
-  // barrier, while warp 1 initialises the barriers: the piece and the grouped order's two integer divisions
-  // took 0.35 us after the barrier, on the way to the first TMA (globaltimer marks at 1024^3: setup done at
-  // 0.32 us, the first load issued at ~1.0 us; README, "The start"). Static plans in the timed kernels only:
-  // v7e draws its pieces, and the traced kernel, which keeps the profiler's state in registers too, spills.
-  constexpr bool EARLY_FIRST = !DYNAMIC && !TRACE;
-  StreamKWork first_work(plan, worker);  // advanced past the first piece where EARLY_FIRST
-  StreamKPiece first_piece;
-  bool have_first = false;
-  ScheduledTile first_tile;
-  if (EARLY_FIRST && warp_id == 0) {
-    have_first = first_work.next(first_piece);
-    if (have_first) first_tile = tile_of_unit(first_piece.unit);
-  }
-
-  // ---- setup: the barriers by one thread (of warp 1: warp 0 is busy with the above) ----
-  if (warp_id == 1 && ptx::elect_one_sync()) {
-    for (int s = 0; s < T::NUM_STAGES; ++s) {
+  // ---- setup: the barriers by one thread ----
+  if (warp_id == 0 && ptx::elect_one_sync()) {
+    for (int s = 0; s < NUM_STAGES; ++s) {
       ptx::mbarrier_init(&tma_full_bar[s], 1);  // one arrival: this CTA's TMA thread (the peer's adds bytes)
-      ptx::mbarrier_init(&mma_done_bar[s], NUM_CONSUMERS * UNIT_CTAS);  // every consumer of the unit
+      ptx::mbarrier_init(&mma_done_bar[s], NUM_CONSUMERS * CLUSTER_SIZE);  // every consumer of the pair
     }
     for (int i = 0; i < TASK_SLOTS; ++i) {
       ptx::mbarrier_init(&task_full_bar[i], 1);              // CTA 0's drawer, once per piece written
@@ -425,10 +326,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     }
     ptx::fence_mbarrier_init();
   }
-  // Both CTAs' barriers are initialised before either CTA multicasts into or arrives on the other's (a CTA
-  // alone is a cluster of one: the barrier is its own). The arrival is relaxed: the fence above publishes the
-  // initialisations, and nothing else is written before it (README, "The start").
-  ptx::barrier_cluster_arrive_relaxed();
+  // Both CTAs' barriers are initialised before either CTA multicasts into or arrives on the other's.
+  ptx::barrier_cluster_arrive();
   ptx::barrier_cluster_wait();
   prof.end(Ev::Setup);
 
@@ -454,7 +353,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           dyn.counters[1] = 0;
         }
         ptx::mbarrier_wait</*CLUSTER_SCOPE=*/true>(&task_empty_bar[draw_slot], draw_empty_phase, "task_empty_bar");
-        for (int peer = 0; peer < UNIT_CTAS; ++peer) {
+        for (int peer = 0; peer < CLUSTER_SIZE; ++peer) {
           ptx::st_shared_cluster_v4(ptx::mapa_shared_cluster(&task_ring[draw_slot], uint32_t(peer)), t.unit,
                                     t.k_begin, t.k_end, t.worker);
           ptx::mbarrier_arrive_release_cluster(ptx::mapa_shared_cluster(&task_full_bar[draw_slot], uint32_t(peer)));
@@ -464,17 +363,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           draw_empty_phase ^= 1;
         }
       };
-      StreamKWork work = first_work;
+      StreamKWork work(plan, worker);
       int owner = worker;
-      bool take_first = EARLY_FIRST, is_first = false;  // the first piece and tile: computed above
       const auto next_piece = [&](StreamKPiece& piece) {
         if constexpr (!DYNAMIC) {
-          is_first = take_first;
-          if (take_first) {
-            take_first = false;
-            piece      = first_piece;
-            return have_first;
-          }
           return work.next(piece);
         } else {
           const bool more = read_task(piece, owner);
@@ -483,49 +375,27 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         }
       };
       for (StreamKPiece piece; next_piece(piece);) {
-        const ScheduledTile t = is_first ? first_tile : tile_of_unit(piece.unit);
-        const int m0 = t.m * BLOCK_M, n0 = t.n * T::BLOCK_N;
-        // Boxes wholly outside the tensors are not issued (see the header): a padding tile's own boxes, and a
-        // box of the shared operand that starts past its end. Both CTAs of a pair see the same rows of the
-        // shared operand, so they agree on the bytes of it that land in each.
-        const auto bytes_inside = [](int row0, int rows, int boxes, int box_rows) {
-          uint32_t inside = 0;
-          for (int j = 0; j < boxes; ++j)
-            inside += row0 + j * box_rows < rows ? uint32_t(box_rows) * BLOCK_K * 2 : 0;
-          return inside;
-        };
-        const uint32_t bytes = bytes_inside(m0, m, T::A_BOXES, T::A_BOX_ROWS) +
-                               bytes_inside(n0, n, T::B_BOXES, T::B_BOX_ROWS);
-        // copy: this CTA's boxes of one operand's tile for K tile k_tile into ring stage s: of the shared
-        // operand, box h = its rank, multicast to both CTAs of the pair (a CTA alone: every box, into its own
-        // ring); of the other, every box, its own. hint: the L2 policy (B only; see l2_policy).
-        const auto copy = [&](const CUtensorMap* map, uint8_t* dst, KMajorTile tile, int row0, int rows,
-                              int boxes, bool shared, bool hint, int k_tile, int s) {
-          for (int j = 0; j < boxes; ++j) {
-            if ((shared && UNIT_CTAS > 1 && j != cta_rank) || row0 + j * T::box_rows(tile) >= rows) continue;
-            const TmaBox box = T::tma_box(tile, row0, k_tile * BLOCK_K, j);
-            uint8_t* to      = dst + box.smem_offset;
-            if (hint) {  // B is read once and outgrows the L2: its lines go first
-              const uint64_t evict_first = ptx::createpolicy_evict_first();
-              if (shared && UNIT_CTAS > 1)
-                ptx::tma_load_2d_multicast_hint(to, map, &tma_full_bar[s], CLUSTER_MASK, box.coords[0],
-                                                box.coords[1], evict_first);
-              else
-                ptx::tma_load_2d_hint(to, map, &tma_full_bar[s], box.coords[0], box.coords[1], evict_first);
-            } else if (shared && UNIT_CTAS > 1) {
-              ptx::tma_load_2d_multicast(to, map, &tma_full_bar[s], CLUSTER_MASK, box.coords[0],
-                                         box.coords[1]);
-            } else {
-              ptx::tma_load_2d(to, map, &tma_full_bar[s], box.coords[0], box.coords[1]);
-            }
-          }
-        };
-        // load: announce the bytes of K tile `k_tile` that land in this CTA (its A and B tiles), then issue
-        // its copies of both
+        const ScheduledTile t = order.tile_of_unit(piece.unit);
+        const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
+        // Boxes wholly outside the tensors are not issued (see the header): this CTA's A unless it is a
+        // padding tile, each half of B that starts below N. Both CTAs see the same n0, so they agree on
+        // the bytes of B that land in each.
+        const bool load_a = m0 < m, load_b = n0 + cta_rank * BOX_ROWS < n;
+        uint32_t bytes    = load_a ? A_TILE_BYTES : 0;
+        for (int j = 0; j < CLUSTER_SIZE; ++j) bytes += n0 + j * BOX_ROWS < n ? B_BOX_BYTES : 0;
+        // load: announce the bytes of K tile `k_tile` that land in this CTA (its A, the halves of B), then
+        // issue its copies into ring stage `s`: its A, and its half of B multicast to both CTAs
         auto load = [&](int k_tile, int s) {
           ptx::mbarrier_arrive_expect_tx(&tma_full_bar[s], bytes);
-          copy(&a_map, a_smem(s), A_TILE, m0, m, T::A_BOXES, T::PAIR_ALONG_N, false, k_tile, s);
-          copy(&b_map, b_smem(s), T::B_TILE, n0, n, T::B_BOXES, !T::PAIR_ALONG_N, l2_policy, k_tile, s);
+          const int k0 = k_tile * BLOCK_K;
+          for (int j = 0; j < TMA_BOXES; ++j) {
+            const TmaBox a = tma_box(A_TILE, m0, k0, j), b = tma_box(B_TILE, n0, k0, cta_rank);
+            if (load_a)
+              ptx::tma_load_2d(a_smem(s) + a.smem_offset, &a_map, &tma_full_bar[s], a.coords[0], a.coords[1]);
+            if (load_b)
+              ptx::tma_load_2d_multicast(b_smem(s) + b.smem_offset, &b_map, &tma_full_bar[s], CLUSTER_MASK,
+                                         b.coords[0], b.coords[1]);
+          }
         };
         for (int k_tile = piece.k_begin; k_tile < piece.k_end; ++k_tile) {
           prof.begin(Ev::WaitEmpty);
@@ -536,7 +406,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           prof.end(Ev::IssueTma);
           // v7e: the next piece, drawn one ahead while this one's first load is on its way
           if (DYNAMIC && cta_rank == 0 && k_tile == piece.k_begin) draw();
-          if (++stage == T::NUM_STAGES) {
+          if (++stage == NUM_STAGES) {
             stage = 0;
             empty_phase ^= 1;
           }
@@ -552,33 +422,23 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     // The warpgroup's index through a shuffle from lane 0, so that ptxas knows it is warp-uniform (A's
     // descriptors depend on it; the K-tile counter below says why).
     const int consumer = __shfl_sync(0xffffffffu, warpgroup - 1, 0);
-    float acc[T::ACC_REGS];
-    uint8_t* c_buf           = ring + T::C_OFFSET + consumer * T::C_WG_BYTES;  // this warpgroup's C staging
+    float acc[ACC_REGS];
+    uint8_t* c_buf           = ring + C_OFFSET + consumer * C_WG_BYTES;  // this warpgroup's C staging
     const bool store_thread  = warp_id % 4 == 0 && ptx::elect_one_sync();  // issues the TMA stores
     const uint32_t c_bar     = 1 + consumer;  // named barrier of the warpgroup's 128 threads
     const int wg_thread      = threadIdx.x % 128;
     // The fixup's slots: warpgroup `consumer` of the CTA of rank r of worker w owns partial and flag
-    // (w * UNIT_CTAS + r) * NUM_CONSUMERS + consumer. Thread t keeps float4 j of its accumulators at
+    // (2w + r) * NUM_CONSUMERS + consumer. Thread t keeps float4 j of its accumulators at
     // float4 j * 128 + t of the partial: coalesced, and the finisher's thread t holds the same elements.
-    auto slot = [&](int w) { return (w * UNIT_CTAS + cta_rank) * NUM_CONSUMERS + consumer; };
+    auto slot = [&](int w) { return (w * CLUSTER_SIZE + cta_rank) * NUM_CONSUMERS + consumer; };
 
-    // A stage is free again once every consumer of the unit has released it: in each CTA of a pair (both
-    // multicast into it, the peer's through mapa), in its own CTA alone.
-    auto release_stage = [&](int s) {
-      if constexpr (UNIT_CTAS > 1)
-        for (int peer = 0; peer < UNIT_CTAS; ++peer)
-          ptx::mbarrier_arrive_cluster(ptx::mapa_shared_cluster(&mma_done_bar[s], uint32_t(peer)));
-      else
-        ptx::mbarrier_arrive(&mma_done_bar[s]);
-    };
-
-    // The K loop's bookkeeping in few instructions (README, "The K loop's instructions"): the ring's position
-    // as one count of the K tiles this warpgroup has taken, all pieces (stage ring_k % NUM_STAGES, phase
-    // (ring_k / NUM_STAGES) % 2); the descriptors built once per piece and moved per stage and K step by one
-    // add; no branch in the loop (the release below). Where ptxas can also prove the count, the K range,
-    // the ring's address and the warpgroup's index warp-uniform (the shuffles) and the warp converged at
-    // each piece (a barrier, and the piece loop's condition through a shuffle), it keeps all of it on the
-    // uniform datapath: per K tile, the wide tile 111 -> 63 instructions, the narrow 108 -> 60 (README).
+    // The K loop's bookkeeping in few instructions: the ring's position as one count of the K tiles this
+    // warpgroup has taken, all pieces (stage ring_k % NUM_STAGES, phase (ring_k / NUM_STAGES) % 2); the
+    // descriptors built once per piece and moved per stage and K step by one add; no branch in the loop (the
+    // release below). Where ptxas can also prove the count, the K range, the ring's address and the
+    // warpgroup's index warp-uniform (the shuffles) and the warp converged at each piece (a barrier, and the
+    // piece loop's condition through a shuffle), it keeps all of it on the uniform datapath: 63 instructions
+    // per K tile against v6's loop's 111 (tools/sass_loops.py), and no register spilled beside v7e's task ring.
     uint32_t ring_k = 0;
     uint64_t mma_issued = 0;  // trace: when the MMAs of k_tile - 1 were issued
     StreamKWork work(plan, worker);
@@ -587,7 +447,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       if constexpr (!DYNAMIC) {
         const bool more = work.next(piece);
         // The warpgroup's barrier (as v7e's below): after it ptxas knows the warp converged, which, with the
-        // loop's condition through a shuffle, lets it keep the K loop on the uniform datapath (README)
+        // loop's condition through a shuffle, lets it keep the K loop on the uniform datapath
         ptx::named_barrier_sync(c_bar, 128);
         return more;
       } else {
@@ -598,8 +458,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       }
     };
     for (StreamKPiece piece; __shfl_sync(0xffffffffu, next_piece(piece) ? 1 : 0, 0) != 0;) {
-      const ScheduledTile t = tile_of_unit(piece.unit);
-      const int m0 = t.m * BLOCK_M, n0 = t.n * T::BLOCK_N;
+      const ScheduledTile t = order.tile_of_unit(piece.unit);
+      const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
       // The K range, the count and the ring's address through shuffles from lane 0: a loop whose bounds
       // ptxas cannot prove warp-uniform may run a different number of times in each lane, and nothing it
       // updates can then live in a uniform register.
@@ -609,17 +469,16 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       const uint32_t a_addr0 = __shfl_sync(0xffffffffu, ptx::smem_addr(a_smem(0)), 0);
       const uint32_t b_addr0 = __shfl_sync(0xffffffffu, ptx::smem_addr(b_smem(0)), 0);
       const uint64_t a_desc0 = kmajor_desc_sm90(A_TILE, a_addr0, 0, consumer * WGMMA_M);
-      const uint64_t b_desc0 = kmajor_desc_sm90(T::B_TILE, b_addr0, 0);
+      const uint64_t b_desc0 = kmajor_desc_sm90(B_TILE, b_addr0, 0);
       // The release of a stage by one elected lane of the warpgroup's first warp, without a branch
-      // (elect.sync's predicate inside the asm): the barriers' addresses in every CTA of the unit, found once
-      // per piece (once per kernel, the traced CTA-alone kernel spilled 16 bytes).
-      uint32_t done_bar[UNIT_CTAS];
-      for (int peer = 0; peer < UNIT_CTAS; ++peer)
+      // (elect.sync's predicate inside the asm): the barriers' addresses in both CTAs, found once per piece.
+      uint32_t done_bar[CLUSTER_SIZE];
+      for (int peer = 0; peer < CLUSTER_SIZE; ++peer)
         done_bar[peer] = ptx::mapa_shared_cluster(&mma_done_bar[0], uint32_t(peer));
       for (int k_tile = piece.k_begin; k_tile < piece.k_end; ++k_tile) {
-        const int stage = int(ring_k % T::NUM_STAGES);
+        const int stage = int(ring_k % NUM_STAGES);
         prof.begin(Ev::WaitFull);
-        ptx::mbarrier_wait(&tma_full_bar[stage], (ring_k / T::NUM_STAGES) % 2, "tma_full_bar");
+        ptx::mbarrier_wait(&tma_full_bar[stage], (ring_k / NUM_STAGES) % 2, "tma_full_bar");
         prof.end(Ev::WaitFull);
 
         // compute: BLOCK_K/16 MMAs on this warpgroup's 64 rows of A; scale-d 0 at k_begin. A padding
@@ -630,16 +489,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         wg::fence();
 #pragma unroll
         for (int k_step = 0; k_step < BLOCK_K / WGMMA_K; ++k_step) {
-          const uint32_t stage_bytes = uint32_t(stage) * T::STAGE_BYTES;  // A's and B's tile alike
-          const uint64_t a_desc =
-              desc_sm90_advance(a_desc0, stage_bytes + kmajor_kstep_offset(A_TILE, k_step));
-          const uint64_t b_desc =
-              desc_sm90_advance(b_desc0, stage_bytes + kmajor_kstep_offset(T::B_TILE, k_step));
-          const uint32_t scale_d = (k_tile > piece.k_begin || k_step > 0) ? 1u : 0u;
-          if constexpr (TILE_N == 256)
-            wg::mma_m64n256k16_bf16(acc, a_desc, b_desc, scale_d);
-          else
-            wg::mma_m64n64k16_bf16(acc, a_desc, b_desc, scale_d);
+          const uint32_t stage_bytes = uint32_t(stage) * STAGE_BYTES;  // A's and B's tile alike
+          const uint64_t a_desc = desc_sm90_advance(a_desc0, stage_bytes + kmajor_kstep_offset(A_TILE, k_step));
+          const uint64_t b_desc = desc_sm90_advance(b_desc0, stage_bytes + kmajor_kstep_offset(B_TILE, k_step));
+          wg::mma_m64n256k16_bf16(acc, a_desc, b_desc, (k_tile > piece.k_begin || k_step > 0) ? 1u : 0u);
         }
         wg::commit_group();
         prof.end(Ev::IssueMma);
@@ -651,11 +504,11 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         mma_issued = issued;
 
         // release: one thread per consumer warpgroup says it no longer reads the stage of k_tile - 1, to both
-        // CTAs of the pair, since both multicast into it (release_stage, above)
-        const uint32_t prev_stage = (ring_k + T::NUM_STAGES - 1) % T::NUM_STAGES;
+        // CTAs of the pair, since both multicast into it
+        const uint32_t prev_stage = (ring_k + NUM_STAGES - 1) % NUM_STAGES;
         const bool releases = k_tile > piece.k_begin && warp_id % 4 == 0;
 #pragma unroll
-        for (int peer = 0; peer < UNIT_CTAS; ++peer)
+        for (int peer = 0; peer < CLUSTER_SIZE; ++peer)
           ptx::mbarrier_arrive_cluster_elected(done_bar[peer] + prev_stage * uint32_t(sizeof(uint64_t)),
                                                releases);
         ++ring_k;
@@ -664,9 +517,11 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       wg::wait_group<0>();  // the last group is done: accumulators final
       prof.end(Ev::WaitMma);
       prof.span(Ev::Mma, mma_issued);
-      // ... and the tile's last stage is free: release it too (the next tile's loads are waiting for it)
-      const int last_stage = int((ring_k + T::NUM_STAGES - 1) % T::NUM_STAGES);
-      if (warp_id % 4 == 0 && ptx::elect_one_sync()) release_stage(last_stage);
+      // ... and the piece's last stage is free: release it too (the next piece's loads are waiting for it)
+      const int last_stage = int((ring_k + NUM_STAGES - 1) % NUM_STAGES);
+      if (warp_id % 4 == 0 && ptx::elect_one_sync())
+        for (int peer = 0; peer < CLUSTER_SIZE; ++peer)
+          ptx::mbarrier_arrive_cluster(ptx::mapa_shared_cluster(&mma_done_bar[last_stage], uint32_t(peer)));
       if (!t.valid) continue;  // a padding tile stores nothing, and takes no part in a fixup
 
       // ---- the fixup of a split unit (common/streamk.h): a later segment leaves its partial sums and
@@ -674,9 +529,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       //      K order, and stores the unit ----
       if (piece.role == StreamKPiece::Partial) {
         prof.begin(Ev::Partial);
-        float4* part = reinterpret_cast<float4*>(workspace) + size_t(slot(owner)) * (T::PARTIAL_FLOATS / 4);
+        float4* part = reinterpret_cast<float4*>(workspace) + size_t(slot(owner)) * (PARTIAL_FLOATS / 4);
 #pragma unroll
-        for (int j = 0; j < T::ACC_REGS / 4; ++j)  // .cg: to L2, where the finisher's SM reads it
+        for (int j = 0; j < ACC_REGS / 4; ++j)  // .cg: to L2, where the finisher's SM reads it
           __stcg(part + j * 128 + wg_thread,
                  make_float4(acc[4 * j + 0], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
         // Every thread's stores precede the barrier; the release by one thread after it publishes them all
@@ -691,66 +546,21 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         // The later segments belong to the next workers, in K order: add them in that order, whatever the
         // order they arrive in, so that every run sums the same way (bit-identical output).
         const int last = plan.last_worker(piece.unit);
-        // FIXUP_BATCH partials at a time: their flags acquired, then every load of the batch issued before
-        // the first add, so that a batch costs one round trip to L2 instead of one per partial (the narrow
-        // tile's 8 float4 per thread and partial leave room for 4 partials in flight; the wide tile's 32, one).
-        constexpr int FIXUP_BATCH = 128 / T::ACC_REGS;
-        for (int w0 = owner + 1; w0 <= last; w0 += FIXUP_BATCH) {
-          const int count = FIXUP_BATCH == 1 || last - w0 + 1 >= FIXUP_BATCH ? FIXUP_BATCH : last - w0 + 1;
-          if (warp_id % 4 == 0 && lane < count) {  // lane i waits for partial i of the batch: all at once
-            while (ptx::ld_acquire_gpu(flags + slot(w0 + lane)) == 0) {
+        for (int w = owner + 1; w <= last; ++w) {
+          if (warp_id % 4 == 0 && lane == 0) {  // one thread waits for the partial's flag
+            while (ptx::ld_acquire_gpu(flags + slot(w)) == 0) {
             }
-            flags[slot(w0 + lane)] = 0;  // consumed: down again for the next launch (its writer runs after us)
+            flags[slot(w)] = 0;  // consumed: down again for the next launch (its writer runs after us)
           }
-          ptx::named_barrier_sync(c_bar, 128);  // the acquires by those lanes, then the barrier: seen by all
-          // the batch's first partial; consecutive workers' slots are consecutive, PARTIAL_STRIDE float4 apart
-          const float4* part =
-              reinterpret_cast<const float4*>(workspace) + size_t(slot(w0)) * (T::PARTIAL_FLOATS / 4);
-          constexpr int PARTIAL_STRIDE = UNIT_CTAS * NUM_CONSUMERS * T::PARTIAL_FLOATS / 4;
-          // Every load of the batch first (a partial past the batch's end reads the last one again: no
-          // branch between the loads), then the adds, in K order: bit-identical output. (A batch of one, the
-          // wide tile's, adds each float4 as it comes: its 128 loaded floats on top of 128 accumulators
-          // would spill.)
-          if constexpr (FIXUP_BATCH == 1) {
+          ptx::named_barrier_sync(c_bar, 128);  // the acquire by that thread, then the barrier: seen by all
+          const float4* part = reinterpret_cast<const float4*>(workspace) + size_t(slot(w)) * (PARTIAL_FLOATS / 4);
 #pragma unroll
-            for (int j = 0; j < T::ACC_REGS / 4; ++j) {
-              const float4 v = __ldcg(part + j * 128 + wg_thread);
-              acc[4 * j + 0] += v.x;
-              acc[4 * j + 1] += v.y;
-              acc[4 * j + 2] += v.z;
-              acc[4 * j + 3] += v.w;
-            }
-          } else {
-            float4 v[FIXUP_BATCH][T::ACC_REGS / 4];
-#pragma unroll
-            for (int i = 0; i < FIXUP_BATCH; ++i)
-#pragma unroll
-              for (int j = 0; j < T::ACC_REGS / 4; ++j)
-                v[i][j] = __ldcg(part + (i < count ? i : count - 1) * PARTIAL_STRIDE + j * 128 + wg_thread);
-#pragma unroll
-            for (int i = 0; i < FIXUP_BATCH; ++i) {
-              if (i < count) {
-#pragma unroll
-                for (int j = 0; j < T::ACC_REGS / 4; ++j) {
-                  acc[4 * j + 0] += v[i][j].x;
-                  acc[4 * j + 1] += v[i][j].y;
-                  acc[4 * j + 2] += v[i][j].z;
-                  acc[4 * j + 3] += v[i][j].w;
-                }
-              }
-            }
-          }
-          if (l2_policy) {
-            // The batch's partials have been read for the last time (their next writer is the next launch's):
-            // their L2 lines are dropped unwritten, so that the L2 never writes them back to DRAM. A line (8
-            // float4) was read by 8 lanes of one warp: __syncwarp orders their reads before one lane's discard.
-            __syncwarp();
-            for (int i = 0; i < count; ++i) {
-              const float4* line = part + i * PARTIAL_STRIDE +
-                                   partial_discard_float4(wg_thread, 0);  // then 8 lines (1024 float4) on
-#pragma unroll
-              for (int l = 0; l < T::ACC_REGS / 32; ++l) ptx::discard_global_l2(line + l * 8 * 128);
-            }
+          for (int j = 0; j < ACC_REGS / 4; ++j) {  // .cg: from L2, where the writer's SM left it
+            const float4 v = __ldcg(part + j * 128 + wg_thread);
+            acc[4 * j + 0] += v.x;
+            acc[4 * j + 1] += v.y;
+            acc[4 * j + 2] += v.z;
+            acc[4 * j + 3] += v.w;
           }
         }
         prof.end(Ev::Fixup);
@@ -765,13 +575,13 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         // column chunk j, matrices 2, 3 the same rows of chunk j + 1
         const int q = lane / 8, r = (warp_id % 4) * 16 + (q % 2) * 8 + lane % 8;
 #pragma unroll
-        for (int part = 0; part < T::C_PARTS; ++part) {
+        for (int part = 0; part < C_PARTS; ++part) {
           // the C buffer is free once the stores that read it last (the previous part or tile) have read it
           if (store_thread) ptx::bulk_wait_group_read<0>();
           ptx::named_barrier_sync(c_bar, 128);
 #pragma unroll
-          for (int jj = 0; jj < T::C_PART_COLS / 16; ++jj) {
-            const int j = part * (T::C_PART_COLS / 8) + 2 * jj;  // accumulator column chunk
+          for (int jj = 0; jj < C_PART_COLS / 16; ++jj) {
+            const int j = part * (C_PART_COLS / 8) + 2 * jj;  // accumulator column chunk
             ptx::stmatrix_x4(ptx::smem_addr(c_buf + c_smem_offset(r, 2 * jj + q / 2)),
                              pack_bf16x2(acc[4 * j + 0], acc[4 * j + 1]),
                              pack_bf16x2(acc[4 * j + 2], acc[4 * j + 3]),
@@ -781,8 +591,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           ptx::fence_proxy_async_shared();  // the stmatrix writes, visible to the TMA store (async proxy)
           ptx::named_barrier_sync(c_bar, 128);
           if (store_thread) {
-            for (int b = 0; b < T::C_BOXES; ++b) {
-              const int col0 = n0 + part * T::C_PART_COLS + b * C_BOX_COLS;
+            for (int b = 0; b < C_BOXES; ++b) {
+              const int col0 = n0 + part * C_PART_COLS + b * C_BOX_COLS;
               if (col0 < n && wg_row0 < m)  // boxes wholly outside C are not issued; the others clip
                 ptx::tma_store_2d(&c_map, c_buf + b * C_BOX_BYTES, col0, wg_row0);
             }
@@ -793,7 +603,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         // N % 8 != 0: predicated st.global, one bf16 at a time (row starts are only 2-byte aligned)
         const int row = wg_row0 + (warp_id % 4) * 16 + lane / 4;
 #pragma unroll
-        for (int j = 0; j < T::BLOCK_N / 8; ++j) {
+        for (int j = 0; j < BLOCK_N / 8; ++j) {
           const int col = n0 + 8 * j + 2 * (lane % 4);
 #pragma unroll
           for (int e = 0; e < 4; ++e) {
@@ -847,36 +657,31 @@ struct CounterMemory {
 
 // With `trace`: the TRACE=true instantiation, recording into a buffer sized from the plan (--trace).
 // PICK: the policy and the ranges' minimum length come from the picking rule (pick_streamk), not POLICY.
-// UNIT_CTAS: the unit, the pair (CLUSTER_SIZE) or a CTA alone (1).
-// DYNAMIC (v7e, with PICK, on pairs): the picking rule's plan, its stream-K ranges DYNAMIC_SPLIT times
-// shorter, drawn at run time in the dynamic order (common/streamk.h); no traced kernel.
-template <StreamKPolicy POLICY, bool PICK, int UNIT_CTAS, bool DYNAMIC = false, int TILE_N = 256>
+// DYNAMIC (v7e, with PICK): the picking rule's plan, its stream-K ranges DYNAMIC_SPLIT times shorter, drawn
+// at run time in the dynamic order (common/streamk.h); no traced kernel.
+template <StreamKPolicy POLICY, bool PICK, bool DYNAMIC = false>
 Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
-  using T = Tile<TILE_N>;
-  // The tensor maps are v6's (the narrow pair's boxes: 64 rows of either operand).
-  const TmaDesc a_desc    = kmajor_tma_2d(g.m, g.k, T::A_BOX_ROWS, BLOCK_K, 2, Swizzle::B128);
-  const TmaDesc b_desc    = kmajor_tma_2d(g.n, g.k, T::B_BOX_ROWS, BLOCK_K, 2, Swizzle::B128);
+  // 2D maps (K extent = K: the short last K tile is zero-filled). B's map is N rows high: B is [N, K]. Its
+  // box is one CTA's half of the tile. C's map (N % 8 == 0 only: its row stride must be a multiple of 16 B)
+  // stores 64 x 64 boxes from the 128-byte-swizzled C buffer.
+  const TmaDesc a_desc    = kmajor_tma_2d(g.m, g.k, BLOCK_M, BLOCK_K, 2, Swizzle::B128);
+  const TmaDesc b_desc    = kmajor_tma_2d(g.n, g.k, BOX_ROWS, BLOCK_K, 2, Swizzle::B128);
   const CUtensorMap a_map = make_tensor_map(a_desc, g.a, "A");
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
   const bool c_tma        = tma_row_stride_ok(g.n, 2);
   CUtensorMap c_map       = {};  // unused by the st.global epilogue
   if (c_tma)
     c_map = make_tensor_map(kmajor_tma_2d(g.m, g.n, WGMMA_M, C_BOX_COLS, 2, Swizzle::B128), g.c, "C");
-  static_assert(!DYNAMIC || UNIT_CTAS == CLUSTER_SIZE, "v7e draws pieces for CTA pairs");
-  auto* kernel = trace && !DYNAMIC ? matmul_v7_kernel<!DYNAMIC, UNIT_CTAS, DYNAMIC, TILE_N>
-                                   : matmul_v7_kernel<false, UNIT_CTAS, DYNAMIC, TILE_N>;
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::SMEM_BYTES));
+  auto* kernel = trace && !DYNAMIC ? matmul_v7_kernel<!DYNAMIC, DYNAMIC> : matmul_v7_kernel<false, DYNAMIC>;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
 
   // The plan. Data-parallel: v6's grid, at most one cluster per unit. Stream-K and hybrid: every cluster
   // that can be resident is a worker (the finishers wait for other workers, which must all be running), or
   // only as many as the plan gives a stream-K range where it has no whole units.
-  // The order's tiles: the narrow pair's order is the transposed problem's (its rows are N tiles).
-  const int tiles_m = num_tiles(g.m, BLOCK_M), tiles_n = num_tiles(g.n, T::BLOCK_N);
-  const int order_rows = T::PAIR_ALONG_N ? tiles_n : tiles_m;
-  const int order_cols = T::PAIR_ALONG_N ? tiles_m : tiles_n;
+  const int tiles_m = num_tiles(g.m, BLOCK_M), tiles_n = num_tiles(g.n, BLOCK_N);
   PersistentGrid grid =
-      persistent_grid(kernel, NUM_THREADS, T::SMEM_BYTES, UNIT_CTAS, order_rows, order_cols, "v7 (sm_90a)");
-  const int units = (order_rows + UNIT_CTAS - 1) / UNIT_CTAS * order_cols, iters = num_k_tiles(g.k, BLOCK_K);
+      persistent_grid(kernel, NUM_THREADS, SMEM_BYTES, CLUSTER_SIZE, tiles_m, tiles_n, "v7 (sm_90a)");
+  const int units = num_tiles(tiles_m, CLUSTER_SIZE) * tiles_n, iters = num_k_tiles(g.k, BLOCK_K);
   StreamKPolicy policy = POLICY;
   int min_iters        = MIN_SK_ITERS;
   if (PICK) {
@@ -899,17 +704,11 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
     counter = std::make_shared<CounterMemory>(tasks);
   }
   const DynamicWork dyn = counter ? counter->work : DynamicWork{};
-  std::shared_ptr<FixupMemory> fixup;  // one slot per CTA of each of the plan's stream-K ranges (v7a-v7d: a worker)
+  std::shared_ptr<FixupMemory> fixup;  // one slot per CTA of each of the plan's stream-K ranges
   if (plan.sk_workers > 0)  // one partial and one flag per consumer warpgroup of each CTA (common/fixup_memory.h)
-    fixup = std::make_shared<FixupMemory>(size_t(plan.sk_workers * UNIT_CTAS) * NUM_CONSUMERS, PARTIAL_FLOATS);
+    fixup = std::make_shared<FixupMemory>(size_t(plan.sk_workers * CLUSTER_SIZE) * NUM_CONSUMERS, PARTIAL_FLOATS);
   float* workspace = fixup ? fixup->workspace : nullptr;
   uint32_t* flags  = fixup ? fixup->flags : nullptr;
-  // The L2 policy (common/streamk.h): where the plan has partials and B, read once, outgrows the L2.
-  int device = 0, l2_bytes = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
-  const int unit_rows   = T::PAIR_ALONG_N ? tiles_m : (tiles_m + UNIT_CTAS - 1) / UNIT_CTAS;  // units along M
-  const bool l2_policy  = streamk_l2_policy(plan, unit_rows, (long long)(g.n * g.k * 2), l2_bytes);
 
   auto* c = static_cast<__nv_bfloat16*>(g.c);
   const int m = int(g.m), n = int(g.n), k = int(g.k);
@@ -925,55 +724,18 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
     buf = trace->allocate(grid.cfg.gridDim.x, {"producer", "consumer 0", "consumer 1"}, most + 8);
   }
   return [=](cudaStream_t stream) mutable {
-    grid.launch(stream, kernel, a_map, b_map, c_map, c, m, n, k, c_tma, plan, workspace, flags, l2_policy, dyn,
-                buf);
+    grid.launch(stream, kernel, a_map, b_map, c_map, c, m, n, k, c_tma, plan, workspace, flags, dyn, buf);
     (void)fixup;  // held by the launch: the workspace lives as long as any copy of it
     (void)counter;
   };
 }
-
-// v7d: the unit, its width and the plan picked per shape (pick_unit and pick_width, common/streamk.h), from
-// the workers each unit can have resident at once (66 clusters or 132 CTAs on an H100): the pair with
-// pick_streamk's plan, or a CTA alone with whole units where that costs at most 3/4 of the pair's plan; then
-// the narrow pair where 36% of its plan's cost (NARROW_PERCENT_SM90: a narrow iteration ~ 35% of a wide one)
-// is less than that.
-template <int UNIT_CTAS, int TILE_N = Wide::BLOCK_N>
-int resident_workers() {
-  auto* kernel = matmul_v7_kernel<false, UNIT_CTAS, false, TILE_N>;
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tile<TILE_N>::SMEM_BYTES));
-  return persistent_grid(kernel, NUM_THREADS, Tile<TILE_N>::SMEM_BYTES, UNIT_CTAS, 1, 1, "v7 (sm_90a)")
-      .max_clusters;
-}
-Launch prepare_v7_picked(const GemmArgs& g, DeviceTrace* trace) {
-  const int tiles_m = num_tiles(g.m, BLOCK_M), iters = num_k_tiles(g.k, BLOCK_K);
-  const UnitChoice unit   = pick_unit(tiles_m, num_tiles(g.n, BLOCK_N), iters, resident_workers<CLUSTER_SIZE>(),
-                                      resident_workers<1>(), FIXUP_ITERS);
-  const WidthChoice width =
-      pick_width(unit, narrow_units(tiles_m, num_tiles(g.n, Narrow::BLOCK_N), Narrow::PAIR_ALONG_N), iters,
-                 resident_workers<CLUSTER_SIZE, Narrow::BLOCK_N>(), FIXUP_ITERS, NARROW_PERCENT_SM90);
-  if (width.narrow)
-    return prepare_v7<StreamKPolicy::DataParallel, true, CLUSTER_SIZE, false, Narrow::BLOCK_N>(g, trace);
-  return unit.ctas == 1 ? prepare_v7<StreamKPolicy::DataParallel, false, 1>(g, trace)
-                        : prepare_v7<StreamKPolicy::DataParallel, true, CLUSTER_SIZE>(g, trace);
-}
-
-constexpr int UNIT_PICKED = 0;  // a variant's UNIT_CTAS: the pair or a CTA alone, per shape (v7d)
-template <StreamKPolicy POLICY, bool PICK = false, int UNIT_CTAS = CLUSTER_SIZE, bool DYNAMIC = false>
+template <StreamKPolicy POLICY, bool PICK = false, bool DYNAMIC = false>
 Launch prepare_v7_untraced(const GemmArgs& g) {
-  if constexpr (UNIT_CTAS == UNIT_PICKED) return prepare_v7_picked(g, nullptr);
-  else return prepare_v7<POLICY, PICK, UNIT_CTAS, DYNAMIC>(g, nullptr);
+  return prepare_v7<POLICY, PICK, DYNAMIC>(g, nullptr);
 }
-template <StreamKPolicy POLICY, bool PICK = false, int UNIT_CTAS = CLUSTER_SIZE>
+template <StreamKPolicy POLICY, bool PICK = false>
 Launch prepare_v7_traced(const GemmArgs& g, DeviceTrace& trace) {
-  if constexpr (UNIT_CTAS == UNIT_PICKED) return prepare_v7_picked(g, &trace);
-  else return prepare_v7<POLICY, PICK, UNIT_CTAS>(g, &trace);
-}
-// v7n: the narrow tile (128 x 64 per CTA, 256 x 64 per pair), with v7d's rule for the plan.
-Launch prepare_v7n_untraced(const GemmArgs& g) {
-  return prepare_v7<StreamKPolicy::DataParallel, true, CLUSTER_SIZE, false, Narrow::BLOCK_N>(g, nullptr);
-}
-Launch prepare_v7n_traced(const GemmArgs& g, DeviceTrace& trace) {
-  return prepare_v7<StreamKPolicy::DataParallel, true, CLUSTER_SIZE, false, Narrow::BLOCK_N>(g, &trace);
+  return prepare_v7<POLICY, PICK>(g, &trace);
 }
 
 }  // namespace
@@ -981,38 +743,20 @@ Launch prepare_v7n_traced(const GemmArgs& g, DeviceTrace& trace) {
 std::vector<Variant> sm90_variants() {
   const ShapeRule any_mn = any_mn_shape_rule(2);  // any M and N; K a multiple of 8 (the TMA stride rule)
   const char* kernel     = "sm_90a wgmma kernel, the Hopper twin (v7_streamk/matmul_v7_sm90.cu)";
-  SmemTiles tiles{A_TILE, B_TILE, WGMMA_M, /*tma_3d=*/false, NUM_STAGES, SLICE_K, TMA_BOXES, Wide::tma_box};
+  SmemTiles tiles{A_TILE, B_TILE, WGMMA_M, /*tma_3d=*/false, NUM_STAGES, SLICE_K, TMA_BOXES, tma_box};
   tiles.b_split = CLUSTER_SIZE;  // B's tile: one 128-row box multicast by each CTA of the pair
-  SmemTiles cta_tiles = tiles;   // v7d1: the same ring and boxes, both of B's boxes issued by a CTA alone
-  cta_tiles.cluster   = 1;
-  SmemTiles picked    = tiles;   // v7d: either, per shape
-  picked.cluster      = CLUSTER_PICKED;
-  // v7n: a 64-row B tile, the CTAs of the pair side by side along N, each multicasting one 64-row box of A;
-  // a deeper ring
-  SmemTiles narrow{A_TILE,  Narrow::B_TILE, WGMMA_M, /*tma_3d=*/false, Narrow::NUM_STAGES,
-                   SLICE_K, TMA_BOXES,      Narrow::tma_box};
-  narrow.a_split = CLUSTER_SIZE;
+  using P = StreamKPolicy;
   return {
       {"v7a", "v6b's schedule as a plan: whole units only (data-parallel)", kernel, any_mn, tiles,
-       prepare_v7_untraced<StreamKPolicy::DataParallel>, prepare_v7_traced<StreamKPolicy::DataParallel>},
+       prepare_v7_untraced<P::DataParallel>, prepare_v7_traced<P::DataParallel>},
       {"v7b", "stream-K: all K iterations split evenly, fixup", kernel, any_mn, tiles,
-       prepare_v7_untraced<StreamKPolicy::StreamK>, prepare_v7_traced<StreamKPolicy::StreamK>},
+       prepare_v7_untraced<P::StreamK>, prepare_v7_traced<P::StreamK>},
       {"v7c", "hybrid: whole waves, stream-K for the last 1-2", kernel, any_mn, tiles,
-       prepare_v7_untraced<StreamKPolicy::Hybrid>, prepare_v7_traced<StreamKPolicy::Hybrid>},
-      {"v7d", "picked per shape: v7a, stream-K split to the cost model, 1-CTA or narrow units; the default", kernel,
-       any_mn, picked,
-       prepare_v7_untraced<StreamKPolicy::DataParallel, true, UNIT_PICKED>,
-       prepare_v7_traced<StreamKPolicy::DataParallel, true, UNIT_PICKED>},
-      {"v7d1", "v7d's plans on 1-CTA units (128x256, no cluster) at every shape", kernel, any_mn, cta_tiles,
-       prepare_v7_untraced<StreamKPolicy::DataParallel, true, 1>,
-       prepare_v7_traced<StreamKPolicy::DataParallel, true, 1>},
-      {"v7d2", "v7d's plans on CTA pairs (256x256, B multicast) at every shape", kernel, any_mn, tiles,
-       prepare_v7_untraced<StreamKPolicy::DataParallel, true>,
-       prepare_v7_traced<StreamKPolicy::DataParallel, true>},
+       prepare_v7_untraced<P::Hybrid>, prepare_v7_traced<P::Hybrid>},
+      {"v7d", "picked per shape: v7a, or stream-K split to the cost model; the default", kernel, any_mn, tiles,
+       prepare_v7_untraced<P::DataParallel, true>, prepare_v7_traced<P::DataParallel, true>},
       {"v7e", "dynamic: v7d's pieces, cut finer, drawn from a global atomic counter", kernel, any_mn, tiles,
-       prepare_v7_untraced<StreamKPolicy::DataParallel, true, CLUSTER_SIZE, true>, nullptr},
-      {"v7n", "the narrow tile: 128x64 CTAs, pairs along N sharing A (m64n64), v7d's plan rule", kernel, any_mn,
-       narrow, prepare_v7n_untraced, prepare_v7n_traced},
+       prepare_v7_untraced<P::DataParallel, true, true>, nullptr},
   };
 }
 
