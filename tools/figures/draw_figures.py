@@ -97,8 +97,8 @@ SCHEMATIC_LOAD = 2.5        # a TMA load, issue to last byte landed
 # Two slow loads (e.g. L2 misses), NUM_STAGES - 1 = 6 tiles apart, longer than the ring can hide. They are
 # what tells v3 from v4: v3's one thread waits for tile 2 before it refills the stage that tile 8 goes into,
 # so tile 8's load starts only once tile 2 has landed and the tensor core stalls twice; v4's producer issues
-# tile 8's load as soon as that stage is empty, during the MMA issuer's wait for tile 2. With one slow load, or
-# none, the 7-stage rings of v3 and v4 keep the tensor core equally busy in this model.
+# tile 8's load as soon as that stage is empty, during the MMA issuer's wait for tile 2. With no slow load, or
+# one alone past the ring's first lap, the 7-stage rings of v3 and v4 keep the tensor core equally busy here.
 SCHEMATIC_SLOW_TILES = (2, 8)  # K tiles whose loads are slow ...
 SCHEMATIC_SLOW_LOAD = 8.0      # ... and their latency
 SCHEMATIC_ISSUE = 0.08      # one thread issuing a tile's TMA copies, or its MMAs
