@@ -94,8 +94,13 @@ V4_NUM_STAGES = 7  # v4_warpspec/matmul_v4.cu NUM_STAGES (static_assert)
 SCHEMATIC_K_TILES = 10      # K tiles drawn (K = 4096 would be 64)
 SCHEMATIC_MMA = 1.0         # the tensor core busy with one K tile
 SCHEMATIC_LOAD = 2.5        # a TMA load, issue to last byte landed
-SCHEMATIC_SLOW_TILE = 6     # one K tile whose load is slow (e.g. an L2 miss) ...
-SCHEMATIC_SLOW_LOAD = 5.0   # ... and its latency
+# Two slow loads (e.g. L2 misses), NUM_STAGES - 1 = 6 tiles apart, longer than the ring can hide. They are
+# what tells v3 from v4: v3's one thread waits for tile 2 before it refills the stage that tile 8 goes into,
+# so tile 8's load starts only once tile 2 has landed and the tensor core stalls twice; v4's producer issues
+# tile 8's load as soon as that stage is empty, during the MMA issuer's wait for tile 2. With no slow load, or
+# one alone past the ring's first lap, the 7-stage rings of v3 and v4 keep the tensor core equally busy here.
+SCHEMATIC_SLOW_TILES = (2, 8)  # K tiles whose loads are slow ...
+SCHEMATIC_SLOW_LOAD = 8.0      # ... and their latency
 SCHEMATIC_ISSUE = 0.08      # one thread issuing a tile's TMA copies, or its MMAs
 SCHEMATIC_EPILOGUE = 2.0    # TMEM -> registers -> global memory, the 4 warps
 
@@ -510,7 +515,7 @@ TRACE_COLOURS = {
 
 
 def load_latency(k):
-    return SCHEMATIC_SLOW_LOAD if k == SCHEMATIC_SLOW_TILE else SCHEMATIC_LOAD
+    return SCHEMATIC_SLOW_LOAD if k in SCHEMATIC_SLOW_TILES else SCHEMATIC_LOAD
 
 
 def simulate_serial(n):
@@ -598,25 +603,27 @@ def fig_timelines():
     plt = plt_module()
     from matplotlib.patches import Patch
     n = SCHEMATIC_K_TILES
+    late, early = SCHEMATIC_SLOW_TILES[1], SCHEMATIC_SLOW_TILES[0]
+    # (title, simulation, tracks, track names, mark the issue of the late slow tile's load)
     panels = [
         ("v1, v2: serial. One thread loads a K tile, waits for it, issues its MMAs, waits for them",
          simulate_serial(n), ["thread", "TMA", "tensor core", "epilogue"],
-         {"thread": "warp 0 (one thread)"}),
-        (f"v3: a ring of {V3_NUM_STAGES} stages. The same thread keeps {V3_NUM_STAGES - 1} loads in flight and "
-         "refills a stage once the MMAs that read it are done",
+         {"thread": "warp 0 (one thread)"}, False),
+        (f"v3: a ring of {V3_NUM_STAGES} stages, one thread. It refills a stage only after its blocking wait "
+         f"for tile k, so tile {late}'s load (dashed) waits for tile {early} to land",
          simulate_ring(n, V3_NUM_STAGES), ["thread", "TMA", "tensor core", "epilogue"],
-         {"thread": "warp 0 (one thread)"}),
-        (f"v4: warp-specialised, {V4_NUM_STAGES} stages. A producer and an MMA issuer, each waiting only on "
-         "barriers", simulate_warpspec(n, V4_NUM_STAGES),
-         ["producer", "MMA issuer", "TMA", "tensor core", "epilogue"],
-         {"producer": "warp 0: producer", "MMA issuer": "warp 1: MMA issuer"}),
+         {"thread": "warp 0 (one thread)"}, True),
+        (f"v4: warp-specialised, {V4_NUM_STAGES} stages. The producer refills a stage as soon as it is empty: "
+         f"tile {late}'s load (dashed) is issued during the wait for tile {early}",
+         simulate_warpspec(n, V4_NUM_STAGES), ["producer", "MMA issuer", "TMA", "tensor core", "epilogue"],
+         {"producer": "warp 0: producer", "MMA issuer": "warp 1: MMA issuer"}, True),
     ]
-    end = max(res[1] for _, res, _, _ in panels) + SCHEMATIC_EPILOGUE + 0.5
+    end = max(res[1] for _, res, _, _, _ in panels) + SCHEMATIC_EPILOGUE + 0.5
     fig, axes = plt.subplots(3, 1, figsize=(14, 10.5), gridspec_kw=dict(hspace=0.55, height_ratios=[4, 5.5, 6.5]))
     fig.suptitle(f"Schematic timelines of one CTA over {n} K tiles (a model of each Blackwell file's loop, "
                  "not a measurement)", fontsize=13, y=0.985)
     fig.subplots_adjust(left=0.13, right=0.985, top=0.92, bottom=0.1)
-    for ax, (title, (events, loop_end), tracks, names) in zip(axes, panels):
+    for ax, (title, (events, loop_end), tracks, names, mark) in zip(axes, panels):
         # TMA loads in flight overlap: one sub-row per load that is still in flight when the next starts
         sub_end, rows = [], {}
         for i, (track, kind, t0, d, k) in enumerate(events):
@@ -645,8 +652,12 @@ def fig_timelines():
             if k is not None:
                 colour = "black" if kind == "TMA in flight" else "white"
                 ax.text(t0 + d / 2, row, f"{k}", ha="center", va="center", fontsize=7.5, color=colour,
-                        fontweight="bold" if k == SCHEMATIC_SLOW_TILE else None)
+                        fontweight="bold" if k in SCHEMATIC_SLOW_TILES else None)
         ax.barh(ypos["epilogue"], SCHEMATIC_EPILOGUE, left=loop_end, height=0.8, color=TRACE_COLOURS["epilogue"])
+        if mark:  # when the late slow tile's load is issued: after the wait for the early one (v3), or during it
+            for track, kind, t0, d, k in events:
+                if kind == "TMA in flight" and k == late:
+                    ax.axvline(t0, color="#444444", ls="--", lw=0.9)
         ax.set_yticks([p for p, _ in labels])
         ax.set_yticklabels([name for _, name in labels], fontsize=8.5)
         ax.set_ylim(y - 0.3, -0.7)
@@ -662,8 +673,9 @@ def fig_timelines():
              "epilogue"]
     fig.legend(handles=[Patch(color=TRACE_COLOURS[k], label=k) for k in kinds], loc="lower center", ncol=8,
                fontsize=8.5, frameon=False, bbox_to_anchor=(0.5, 0.035))
-    fig.text(0.5, 0.008, f"Assumed durations: a load {SCHEMATIC_LOAD:g}, tile {SCHEMATIC_SLOW_TILE}'s load "
-             f"{SCHEMATIC_SLOW_LOAD:g} (as if it missed in L2), issuing {SCHEMATIC_ISSUE:g}, the epilogue "
+    slow = " and ".join(str(t) for t in SCHEMATIC_SLOW_TILES)
+    fig.text(0.5, 0.008, f"Assumed durations: a load {SCHEMATIC_LOAD:g}, the loads of tiles {slow} "
+             f"{SCHEMATIC_SLOW_LOAD:g} (as if they missed in L2), issuing {SCHEMATIC_ISSUE:g}, the epilogue "
              f"{SCHEMATIC_EPILOGUE:g}. Numbers on the bars: the K tile.", ha="center", fontsize=8.5)
     save(fig, "timelines.png")
     plt.close(fig)
