@@ -13,7 +13,7 @@
 #   ./run_all.sh --seconds S --round N --iters N    passed to every stage binary (see its --help)
 #   ./run_all.sh --sweep                  the shape sweep of tools/sweep_shapes.txt (cubes 512-16384, LLM
 #                                         layers, ragged) on the last stage only; --update-readme then writes
-#                                         the sweep table of v8_tile_shapes/README.md, nothing else
+#                                         the sweep table of v6_persistent/README.md, nothing else
 #   ./run_all.sh --stages "v5 v6" --variant v6b     only these stage binaries / only this variant of them
 #   ./run_all.sh --cublas-best 8          also pair every kernel against the fastest of cuBLASLt's first 8
 #                                         heuristic picks (cuBLAS at its best; both ratios in the log)
