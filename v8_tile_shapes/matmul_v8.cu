@@ -58,9 +58,11 @@ namespace {
 
 // ---- configuration ----
 constexpr int BLOCK_M     = 128;      // this CTA's rows of A and of C: all 128 TMEM lanes
-constexpr int BLOCK_N     = 256;      // = MMA N, the unit's N (cta_group::1 and ::2: N = 16..256, step 16)
-constexpr int CLUSTER_SIZE = 2;       // the CTA pair of one MMA, along M (the pair unit's cluster)
-constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;  // the pair's commits multicast to both CTAs: 0b11
+constexpr int BLOCK_N     = 256;      // = MMA N, the pair's N (cta_group::2 allows N = 16..256, step 16)
+constexpr int CLUSTER_SIZE = 2;       // the CTA pair of one MMA: two M tiles, one N tile
+constexpr int MMA_M       = CLUSTER_SIZE * BLOCK_M;  // 256: the pair's rows
+constexpr int CTA_GROUP   = CLUSTER_SIZE;            // every tcgen05 instruction's .cta_group
+constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;  // commits multicast to both CTAs: 0b11
 constexpr int GROUP_M     = 16;       // the unit -> tile map: grouped, M tiles (8 cluster pairs) per group
 constexpr int BLOCK_K     = 64;       // K of one tile load: 128 bytes of bf16
 constexpr int MMA_K       = 16;       // fixed for kind::f16: 32 bytes of K per MMA
@@ -69,16 +71,58 @@ constexpr int EPILOGUE_WARP0     = 2;  // warps 2..5: the epilogue
 constexpr int NUM_EPILOGUE_WARPS = 4;  // one per 32-lane TMEM quarter
 constexpr int NUM_THREADS = (EPILOGUE_WARP0 + NUM_EPILOGUE_WARPS) * 32;  // 6 warps: TMA, MMA, 4 x epilogue
 constexpr int NUM_ACCUMULATORS = 2;   // the TMEM ring: the MMAs fill one while the epilogue drains the other
+constexpr int TMEM_COLS   = NUM_ACCUMULATORS * BLOCK_N;  // one fp32 TMEM column per output column, twice
+// tmem_empty_bar's count: every epilogue warp of both CTAs (CTA 0's MMAs write both CTAs' TMEM)
+constexpr uint32_t EPILOGUE_ARRIVALS = NUM_EPILOGUE_WARPS * CLUSTER_SIZE;
 // Stream-K (v7a-v7d): the fixup's unit of exchange is one epilogue warp's share of a tile, its 32 TMEM lanes
 // (rows) x BLOCK_N columns of fp32: 32 KB, with one flag. Laid out chunk-major ([BLOCK_N / 8][32 lanes][8]) so
 // that one warp's 8 columns of all 32 rows are 1 KB contiguous in global memory.
-constexpr int PARTIAL_FLOATS = 32 * BLOCK_N;  // the widest unit's: the workspace's slot (Unit::PARTIAL_FLOATS)
+constexpr int PARTIAL_FLOATS = 32 * BLOCK_N;
 constexpr int MIN_SK_ITERS = 4;  // v7b, v7c: no stream-K range shorter than this many K tiles (the Hopper twin's)
 constexpr int FIXUP_ITERS  = 4;  // v7d's rule: a partial written or read costs ~4 K tiles (measured on Hopper)
 
 constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 2, Swizzle::B128};
+constexpr KMajorTile B_TILE{BLOCK_N / CLUSTER_SIZE, BLOCK_K, 2, Swizzle::B128};  // this CTA's half of B
 constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
-constexpr uint32_t SMEM_BUDGET  = 227 * 1024;  // the shared memory a block may have
+constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
+constexpr uint32_t STAGE_BYTES  = A_TILE_BYTES + B_TILE_BYTES;  // one ring stage: [A tile][B tile]
+// The ring's layout must be the same in both CTAs: the MMA reads the peer's tiles at the offsets of CTA 0's
+// descriptors, and the commits arrive at the offset of CTA 0's barrier in each CTA. It is a function of
+// these constants only (no CTA rank), and the barriers are static shared memory, laid out identically by the
+// compiler for every CTA of the kernel: nothing here can differ between the two CTAs.
+GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
+GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + A_TILE_BYTES; }
+// Ring depth: as many stages as fit in the 227 KB a block may have, after the alignment slack and the
+// barriers and TMEM slot (static shared memory, under 1 KB). The accumulators live in TMEM, so the
+// persistent loop takes no shared memory from the ring.
+constexpr uint32_t SMEM_BUDGET = 227 * 1024;
+constexpr int NUM_STAGES       = int((SMEM_BUDGET - SMEM_ALIGN - 1024) / STAGE_BYTES);
+constexpr uint32_t SMEM_BYTES  = NUM_STAGES * STAGE_BYTES + SMEM_ALIGN;
+// kind::f16, BF16 x BF16 -> F32, both K-major, M = 256, N = 256.
+constexpr uint32_t IDESC = make_idesc_f16(F16Kind::BF16, F16Kind::BF16, AccKind::F32, MMA_M, BLOCK_N);
+
+static_assert(BLOCK_M == 128 && MMA_M == 256, "cta_group::2 M=256 MMA: 128 rows per CTA, one per TMEM lane");
+static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "MMA N must be 16..256 in steps of 16");
+static_assert(CLUSTER_SIZE == 2 && CTA_GROUP == 2, "cta_group::2 spans exactly the 2 CTAs of the cluster");
+static_assert(BLOCK_N % (16 * CLUSTER_SIZE) == 0, "each CTA holds a whole half of B");
+static_assert(b_tile_offset(1) - b_tile_offset(0) == STAGE_BYTES && a_tile_offset(0) == 0 &&
+                  b_tile_offset(NUM_STAGES - 1) + B_TILE_BYTES == NUM_STAGES * STAGE_BYTES,
+              "the ring layout: [A_s B_s] per stage, contiguous, from the 1024-B aligned base");
+static_assert(GROUP_M % CLUSTER_SIZE == 0, "the tile order groups whole cluster pairs");
+static_assert(BLOCK_K % MMA_K == 0, "a tile holds whole MMA K steps");
+static_assert(BLOCK_K % SLICE_K == 0, "a tile holds whole 128-byte swizzle spans of K");
+static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
+              "tiles are whole 1024-B swizzle atoms, so the B tile after A starts 1024-B aligned too");
+static_assert(TMEM_COLS <= 512, "two accumulators of BLOCK_N fp32 columns must fit the 512 TMEM columns");
+static_assert(TMEM_COLS >= 32 && (TMEM_COLS & (TMEM_COLS - 1)) == 0, "TMEM allocations are powers of 2 >= 32");
+static_assert(NUM_EPILOGUE_WARPS == 4 && EPILOGUE_WARP0 >= 2,
+              "one epilogue warp per TMEM lane quarter, after the TMA and MMA warps");
+static_assert(NUM_THREADS == 6 * 32, "6 warps: TMA, MMA, 4 epilogue");
+static_assert(NUM_ACCUMULATORS == 2, "the accumulator ring's phase flips every second tile");
+static_assert(NUM_STAGES >= 2, "a pipeline needs one stage to multiply and at least one to load into");
+static_assert(NUM_STAGES == 7, "128-row A and B-half tiles, 64 K: 7 stages of 32 KB fit in 227 KB");
+static_assert(SMEM_BYTES <= SMEM_BUDGET,
+              "the ring must fit in the 227 KB of shared memory per block: use fewer stages");
 
 // ---- the unit: the CTA pair (UNIT_CTAS = CLUSTER_SIZE) or a CTA alone (UNIT_CTAS = 1) ----
 // The pair: a 2-CTA cluster, one cta_group::2 MMA of M = 256 for both CTAs, each CTA loading its 128 rows of
@@ -141,18 +185,10 @@ constexpr bool unit_ok() {
   return true;
 }
 static_assert(unit_ok<CLUSTER_SIZE>() && unit_ok<1>() && unit_ok<CLUSTER_SIZE, NARROW_N>());
-
-static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "MMA N must be 16..256 in steps of 16");
-static_assert(CLUSTER_SIZE == 2 && Pair::CTA_GROUP == 2, "cta_group::2 spans exactly the 2 CTAs of the cluster");
-static_assert(GROUP_M % CLUSTER_SIZE == 0, "the tile order groups whole cluster pairs");
-static_assert(BLOCK_K % MMA_K == 0, "a tile holds whole MMA K steps");
-static_assert(BLOCK_K % SLICE_K == 0, "a tile holds whole 128-byte swizzle spans of K");
-static_assert(A_TILE_BYTES % 1024 == 0 && Pair::B_TILE_BYTES % 1024 == 0,
-              "tiles are whole 1024-B swizzle atoms, so the B tile after A starts 1024-B aligned too");
-static_assert(NUM_EPILOGUE_WARPS == 4 && EPILOGUE_WARP0 >= 2,
-              "one epilogue warp per TMEM lane quarter, after the TMA and MMA warps");
-static_assert(NUM_THREADS == 6 * 32, "6 warps: TMA, MMA, 4 epilogue");
-static_assert(NUM_ACCUMULATORS == 2, "the accumulator ring's phase flips every second tile");
+static_assert(Pair::NUM_STAGES == NUM_STAGES && Pair::B_TILE_BYTES == B_TILE_BYTES && Pair::IDESC == IDESC &&
+                  Pair::TMEM_COLS == TMEM_COLS && Pair::PARTIAL_FLOATS == PARTIAL_FLOATS &&
+                  Pair::EPILOGUE_ARRIVALS == EPILOGUE_ARRIVALS && Pair::CTA_GROUP == CTA_GROUP,
+              "the pair unit is v7's pair: the constants above");
 
 // ---- where the TMA box of a K tile goes: the kernel issues exactly this one (tests/test_stage_table.cpp
 //      checks it against the layout model's table) ----
@@ -179,12 +215,17 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
                      uint32_t* flags, TraceBuffer trace) {
 #if defined(GEMM_HAS_TCGEN05)
   using U = Unit<UNIT_CTAS, TILE_N>;
+  // The unit's constants under v7's names (the pair's, above): from here on the body reads as v7's.
+  constexpr int BLOCK_N = U::N, CTA_GROUP = U::CTA_GROUP, TMEM_COLS = U::TMEM_COLS, NUM_STAGES = U::NUM_STAGES;
+  constexpr int PARTIAL_FLOATS = U::PARTIAL_FLOATS;
+  constexpr uint32_t B_TILE_BYTES = U::B_TILE_BYTES, EPILOGUE_ARRIVALS = U::EPILOGUE_ARRIVALS, IDESC = U::IDESC;
+  constexpr KMajorTile B_TILE = U::B_TILE;
   extern __shared__ uint8_t smem_raw[];
   uint8_t* ring = align_smem_1024(smem_raw);  // stage s: A tile at s * STAGE_BYTES, then its B tile
   auto a_smem   = [&](int s) { return ring + U::a_tile_offset(s); };
   auto b_smem   = [&](int s) { return ring + U::b_tile_offset(s); };
-  __shared__ uint64_t tma_full_bar[U::NUM_STAGES];  // "full" (CTA 0's only): both CTAs' bytes of stage s landed
-  __shared__ uint64_t mma_done_bar[U::NUM_STAGES];  // "empty": the MMAs that read stage s of both CTAs are done
+  __shared__ uint64_t tma_full_bar[NUM_STAGES];  // "full" (CTA 0's only): both CTAs' bytes of stage s landed
+  __shared__ uint64_t mma_done_bar[NUM_STAGES];  // "empty": the MMAs that read stage s of both CTAs are done
   __shared__ uint64_t tmem_full_bar[NUM_ACCUMULATORS];   // accumulator a holds a finished tile (both CTAs)
   __shared__ uint64_t tmem_empty_bar[NUM_ACCUMULATORS];  // (CTA 0's only) both epilogues have read it
   __shared__ uint32_t tmem_slot;     // tcgen05.alloc writes the TMEM base address here
@@ -199,7 +240,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   // Cluster c is worker c of the plan; its pieces are fixed before the launch.
   const int cta_rank   = int(ptx::cluster_ctarank());
   const int tiles_m    = num_tiles(m, BLOCK_M);
-  const int tiles_n    = num_tiles(n, U::N);
+  const int tiles_n    = num_tiles(n, BLOCK_N);
   const int cluster_id = int(blockIdx.x) / UNIT_CTAS;  // its worker index in the plan
   const TileSchedule<ScheduleKind::Grouped> order(tiles_m, tiles_n, 1, 0, UNIT_CTAS, cta_rank, GROUP_M);
   const int num_k_tiles = gemm::num_k_tiles(k, BLOCK_K);  // the last one may be short: TMA zero-fills it
@@ -209,13 +250,13 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 
   // ---- setup: barriers by one thread, TMEM by one whole warp ----
   if (warp_id == 0 && ptx::elect_one_sync()) {
-    for (int s = 0; s < U::NUM_STAGES; ++s) {
+    for (int s = 0; s < NUM_STAGES; ++s) {
       ptx::mbarrier_init(&tma_full_bar[s], UNIT_CTAS);  // one arrival per CTA's TMA thread (CTA 0's only)
       ptx::mbarrier_init(&mma_done_bar[s], 1);          // one arrival: CTA 0's (multicast) tcgen05.commit
     }
     for (int a = 0; a < NUM_ACCUMULATORS; ++a) {
       ptx::mbarrier_init(&tmem_full_bar[a], 1);                   // CTA 0's multicast commit after a tile
-      ptx::mbarrier_init(&tmem_empty_bar[a], U::EPILOGUE_ARRIVALS);  // every epilogue warp of the unit
+      ptx::mbarrier_init(&tmem_empty_bar[a], EPILOGUE_ARRIVALS);  // every epilogue warp of the unit
     }
     ptx::fence_mbarrier_init();
   }
@@ -226,8 +267,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   ptx::barrier_cluster_arrive();
   ptx::barrier_cluster_wait();
   if (warp_id == 1) {
-    tc5::tmem_alloc<U::CTA_GROUP>(&tmem_slot, U::TMEM_COLS);  // the pair: with warp 1 of the peer CTA
-    tc5::tmem_relinquish_alloc_permit<U::CTA_GROUP>();
+    tc5::tmem_alloc<CTA_GROUP>(&tmem_slot, TMEM_COLS);  // the pair: with warp 1 of the peer CTA
+    tc5::tmem_relinquish_alloc_permit<CTA_GROUP>();
   }
   // Cluster barrier 2: the TMEM address is in tmem_slot, in both CTAs, before anyone reads it.
   tc5::fence_before_thread_sync();
@@ -245,7 +286,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       // alone: its own barrier, all of B, and the 1-CTA copies (v4's).
       auto load = [&](int m0, int b_row0, int k_tile, int s) {
         const bool load_a = m0 < m, load_b = b_row0 < n;
-        const uint32_t bytes = (load_a ? A_TILE_BYTES : 0u) + (load_b ? U::B_TILE_BYTES : 0u);
+        const uint32_t bytes = (load_a ? A_TILE_BYTES : 0u) + (load_b ? B_TILE_BYTES : 0u);
         const uint32_t full_bar_cta0 = ptx::mapa_shared_cluster(&tma_full_bar[s], 0);
         if constexpr (UNIT_CTAS == 1)
           ptx::mbarrier_arrive_expect_tx(&tma_full_bar[s], bytes);
@@ -254,7 +295,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         const int k0 = k_tile * BLOCK_K;
         for (int j = 0; j < TMA_BOXES; ++j) {
           const TmaBox a = tma_box(A_TILE, m0, k0, j);
-          const TmaBox b = tma_box(U::B_TILE, b_row0, k0, j);
+          const TmaBox b = tma_box(B_TILE, b_row0, k0, j);
           if constexpr (UNIT_CTAS == 1) {
             if (load_a)
               ptx::tma_load_2d(a_smem(s) + a.smem_offset, &a_map, &tma_full_bar[s], a.coords[0], a.coords[1]);
@@ -277,7 +318,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       bool more = work.next(piece);
       while (more) {
         const ScheduledTile t = order.tile_of_unit(piece.unit);
-        const int m0 = t.m * BLOCK_M, b_row0 = t.n * U::N + cta_rank * U::B_TILE.rows;
+        const int m0 = t.m * BLOCK_M, b_row0 = t.n * BLOCK_N + cta_rank * B_TILE.rows;
         for (int k_tile = piece.k_begin; k_tile < piece.k_end; ++k_tile) {
           prof.begin(Ev::WaitEmpty);
           ptx::mbarrier_wait(&mma_done_bar[stage], empty_phase, "mma_done_bar");
@@ -285,21 +326,21 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           prof.begin(Ev::IssueTma);
           load(m0, b_row0, k_tile, stage);
           prof.end(Ev::IssueTma);
-          if (++stage == U::NUM_STAGES) {
+          if (++stage == NUM_STAGES) {
             stage = 0;
             empty_phase ^= 1;
           }
         }
         more = work.next(piece);
       }
-      // Exit: wait for the release of the last U::NUM_STAGES loads, so that no commit is still on its way to
+      // Exit: wait for the release of the last NUM_STAGES loads, so that no commit is still on its way to
       // this CTA's mma_done_bar when it exits: the next CTA on this SM initialises its barriers at the same
       // offsets, and a late arrival would complete a phase of one of them (waits for loads that never were
       // pass at once).
       prof.begin(Ev::WaitEmpty);
-      for (int i = 0; i < U::NUM_STAGES; ++i) {
+      for (int i = 0; i < NUM_STAGES; ++i) {
         ptx::mbarrier_wait(&mma_done_bar[stage], empty_phase, "mma_done_bar");
-        if (++stage == U::NUM_STAGES) {
+        if (++stage == NUM_STAGES) {
           stage = 0;
           empty_phase ^= 1;
         }
@@ -323,7 +364,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         ptx::mbarrier_wait(&tmem_empty_bar[acc], acc_empty_phase, "tmem_empty_bar");
         prof.end(Ev::WaitEmpty);
         tc5::fence_after_thread_sync();
-        const uint32_t tmem_acc = tmem_base + uint32_t(acc * U::N);
+        const uint32_t tmem_acc = tmem_base + uint32_t(acc * BLOCK_N);
         for (int k_tile = piece.k_begin; k_tile < piece.k_end; ++k_tile) {
           prof.begin(Ev::WaitFull);
           ptx::mbarrier_wait(&tma_full_bar[stage], full_phase, "tma_full_bar");
@@ -336,18 +377,18 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 #pragma unroll
           for (int k_step = 0; k_step < BLOCK_K / MMA_K; ++k_step) {
             const uint64_t a_desc = kmajor_desc_sm100(A_TILE, a_addr, k_step);
-            const uint64_t b_desc = kmajor_desc_sm100(U::B_TILE, b_addr, k_step);
-            tc5::mma_f16_ss<U::CTA_GROUP>(tmem_acc, a_desc, b_desc, U::IDESC,
+            const uint64_t b_desc = kmajor_desc_sm100(B_TILE, b_addr, k_step);
+            tc5::mma_f16_ss<CTA_GROUP>(tmem_acc, a_desc, b_desc, IDESC,
                                           (k_tile > piece.k_begin || k_step > 0) ? 1u : 0u);
           }
           // arrives, in both CTAs, once the MMAs above have read this stage of both: it is empty
           if constexpr (UNIT_CTAS == 1)
             tc5::commit(&mma_done_bar[stage]);
           else
-            tc5::commit_multicast<U::CTA_GROUP>(&mma_done_bar[stage], CLUSTER_MASK);
+            tc5::commit_multicast<CTA_GROUP>(&mma_done_bar[stage], CLUSTER_MASK);
           prof.end(Ev::IssueMma);
 
-          if (++stage == U::NUM_STAGES) {
+          if (++stage == NUM_STAGES) {
             stage = 0;
             full_phase ^= 1;
           }
@@ -356,7 +397,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         if constexpr (UNIT_CTAS == 1)
           tc5::commit(&tmem_full_bar[acc]);
         else
-          tc5::commit_multicast<U::CTA_GROUP>(&tmem_full_bar[acc], CLUSTER_MASK);
+          tc5::commit_multicast<CTA_GROUP>(&tmem_full_bar[acc], CLUSTER_MASK);
         if (++acc == NUM_ACCUMULATORS) {
           acc = 0;
           acc_empty_phase ^= 1;
@@ -390,10 +431,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       prof.begin(Ev::Epilogue);
       // The valid part of an edge tile (common/edge.h): 0 rows for a padding tile, which stores nothing.
       const int rows_valid = tile_extent(m, BLOCK_M, t.m);
-      const int cols_valid = tile_extent(n, U::N, t.n);
+      const int cols_valid = tile_extent(n, BLOCK_N, t.n);
       const bool row_ok    = row_in_tile < rows_valid;
       __nv_bfloat16* c_row = c + (row_ok ? size_t(t.m * BLOCK_M + row_in_tile) * size_t(n) : 0) +
-                             size_t(t.n) * U::N;
+                             size_t(t.n) * BLOCK_N;
       // Stream-K's fixup, by each warp for its 32 rows (a padding tile, t.valid false, takes no part in it: its
       // writer and its finisher are CTAs of the same rank, and both skip it). A partial piece leaves its fp32
       // sums in this worker's slot and raises the slot's flag with release semantics after __syncwarp (which
@@ -404,10 +445,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       const bool finisher = piece.role == StreamKPiece::Finisher && t.valid;
       const int last      = finisher ? plan.last_worker(piece.unit) : cluster_id;
       if (partial && t.valid) {
-        float* part = workspace + size_t(slot_of(cluster_id)) * U::PARTIAL_FLOATS + lane * 8;
+        float* part = workspace + size_t(slot_of(cluster_id)) * PARTIAL_FLOATS + lane * 8;
         for (int col = 0; col < cols_valid; col += 8) {
           float v[8];
-          tc5::ld_32x32b_x8(tmem_addr(tmem_base, lane0, uint32_t(acc * U::N + col)), v);
+          tc5::ld_32x32b_x8(tmem_addr(tmem_base, lane0, uint32_t(acc * BLOCK_N + col)), v);
           tc5::wait_ld();
           __stcg(reinterpret_cast<float4*>(part + col * 32), make_float4(v[0], v[1], v[2], v[3]));
           __stcg(reinterpret_cast<float4*>(part + col * 32 + 4), make_float4(v[4], v[5], v[6], v[7]));
@@ -429,11 +470,11 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 #pragma unroll 4
       for (int col = 0; col < (partial ? 0 : cols_valid); col += 8) {
         float v[8];
-        tc5::ld_32x32b_x8(tmem_addr(tmem_base, lane0, uint32_t(acc * U::N + col)), v);
+        tc5::ld_32x32b_x8(tmem_addr(tmem_base, lane0, uint32_t(acc * BLOCK_N + col)), v);
         tc5::wait_ld();
 #pragma unroll 4  // four partials' loads issued before their adds
         for (int w = cluster_id + 1; w <= last; ++w) {  // the finisher: the later segments, in K order
-          const float* part = workspace + size_t(slot_of(w)) * U::PARTIAL_FLOATS + lane * 8 + col * 32;
+          const float* part = workspace + size_t(slot_of(w)) * PARTIAL_FLOATS + lane * 8 + col * 32;
           const float4 lo = __ldcg(reinterpret_cast<const float4*>(part));
           const float4 hi = __ldcg(reinterpret_cast<const float4*>(part + 4));
           v[0] += lo.x, v[1] += lo.y, v[2] += lo.z, v[3] += lo.w;
@@ -482,7 +523,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   ptx::barrier_cluster_wait();
   if (warp_id == 1) {
     tc5::fence_after_thread_sync();
-    tc5::tmem_dealloc<U::CTA_GROUP>(tmem_base, U::TMEM_COLS);  // the pair: with warp 1 of the peer CTA
+    tc5::tmem_dealloc<CTA_GROUP>(tmem_base, TMEM_COLS);  // the pair: with warp 1 of the peer CTA
   }
   prof.end(Ev::Teardown);
 #elif defined(__CUDA_ARCH__)

@@ -66,25 +66,97 @@ namespace {
 
 // ---- configuration ----
 constexpr int BLOCK_M        = 128;                 // two consumer warpgroups x WGMMA_M
+constexpr int BLOCK_N        = 256;                 // = WGMMA_N, the widest wgmma
 constexpr int BLOCK_K        = 64;                  // K of one tile load: 128 bytes of bf16
 constexpr int WGMMA_M        = 64;                  // fixed for wgmma
 constexpr int WGMMA_K        = 16;                  // fixed for bf16: 32 bytes of K per MMA
 constexpr int SLICE_K        = 64;                  // one 128-byte slice of K: the width of a swizzle atom
 constexpr int NUM_CONSUMERS  = BLOCK_M / WGMMA_M;   // consumer warpgroups, each multiplies its 64 rows of A
 constexpr int NUM_THREADS    = 128 * (1 + NUM_CONSUMERS);  // + the producer warpgroup
+constexpr int ACC_REGS       = WGMMA_M * BLOCK_N / 128;  // fp32 accumulators per consumer thread
 constexpr int PRODUCER_REGS  = 40;                  // registers per producer thread after setmaxnreg.dec
 constexpr int CONSUMER_REGS  = 232;                 // registers per consumer thread after setmaxnreg.inc
-constexpr int CLUSTER_SIZE   = 2;                   // CTAs per cluster of a pair unit, along M: they share B
+constexpr int CLUSTER_SIZE   = 2;                   // CTAs per cluster, two M tiles: they share the B tile
 constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;  // multicast to every CTA of the cluster: 0b11
+constexpr int BOX_ROWS       = BLOCK_N / CLUSTER_SIZE;  // rows of a TMA box: A's tile, one CTA's half of B
 constexpr int GROUP_M        = 16;                  // grouped order: M tiles (8 cluster pairs) per group
+constexpr int C_PARTS        = GEMM_V8_SM90_C_PARTS;  // parts of a warpgroup's 64 x 256 block, stored in turn
 constexpr int C_BOX_COLS     = 64;                  // columns of a TMA store box: 128 B, one swizzle span
+constexpr int C_PART_COLS    = BLOCK_N / C_PARTS;   // columns of C staged at once per warpgroup
+constexpr int C_BOXES        = C_PART_COLS / C_BOX_COLS;  // TMA store boxes per part and warpgroup
 constexpr int MIN_SK_ITERS   = 4;                   // stream-K (v7b, v7c): no range shorter than 4 K tiles
 constexpr int FIXUP_ITERS    = 4;                   // v7d's rule: a partial written or read ~ 4 K tiles
+constexpr int PARTIAL_FLOATS = ACC_REGS * 128;      // the fixup's slot: one warpgroup's fp32 partial
 
 constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 2, Swizzle::B128};
+constexpr KMajorTile B_TILE{BLOCK_N, BLOCK_K, 2, Swizzle::B128};
 constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
+constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
+constexpr uint32_t STAGE_BYTES  = A_TILE_BYTES + B_TILE_BYTES;  // one ring stage: [A tile][B tile]
+// C staging, after the ring: per consumer warpgroup, C_BOXES boxes of WGMMA_M rows x 128 B, each in the
+// 128-byte swizzle (a 1024-B atom per 8 rows), as the TMA store with a SWIZZLE_128B map reads it.
 constexpr uint32_t C_BOX_BYTES  = WGMMA_M * C_BOX_COLS * 2;
-constexpr uint32_t SMEM_BUDGET  = 227 * 1024;
+constexpr uint32_t C_WG_BYTES   = C_BOXES * C_BOX_BYTES;
+constexpr uint32_t C_BYTES      = NUM_CONSUMERS * C_WG_BYTES;
+// The ring's layout is the same in both CTAs of the cluster, and must be: a multicast copy and its barrier
+// signal land at the SAME offsets in every destination CTA. It is a function of these constants only (no CTA
+// rank), and the barriers are static shared memory, laid out identically by the compiler for every CTA of
+// the kernel: nothing here can differ between the two CTAs.
+GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
+GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + A_TILE_BYTES; }
+// Ring depth: as many stages as fit in the 227 KB a block may have, after the C buffer, the alignment slack
+// and the barriers (static shared memory, under 1 KB): 4 x 48 KB + 32 KB of C (C_PARTS 2), or 3 x 48 KB +
+// 64 KB (C_PARTS 1).
+constexpr uint32_t SMEM_BUDGET = 227 * 1024;
+constexpr int NUM_STAGES       = int((SMEM_BUDGET - C_BYTES - SMEM_ALIGN - 1024) / STAGE_BYTES);
+constexpr uint32_t C_OFFSET    = NUM_STAGES * STAGE_BYTES;  // the C buffer, after the ring
+constexpr uint32_t SMEM_BYTES  = NUM_STAGES * STAGE_BYTES + C_BYTES + SMEM_ALIGN;
+
+static_assert(BLOCK_M % WGMMA_M == 0, "each consumer warpgroup multiplies 64 rows");
+static_assert(BLOCK_N == 256, "the wgmma wrapper used here is m64n256k16");
+static_assert(BLOCK_K % WGMMA_K == 0, "a tile holds whole MMA K steps");
+static_assert(BLOCK_K % SLICE_K == 0, "a tile holds whole 128-byte swizzle spans of K");
+static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
+              "tiles are whole 1024-B swizzle atoms, so the B tile after A starts 1024-B aligned too");
+static_assert(WGMMA_M % 8 == 0, "a warpgroup's half of A starts on a whole 8-row swizzle atom");
+static_assert(BLOCK_N <= 256 && BLOCK_M <= 256, "a TMA box is at most 256 rows");
+static_assert(PRODUCER_REGS % 8 == 0 && CONSUMER_REGS % 8 == 0 && PRODUCER_REGS >= 24 && CONSUMER_REGS <= 256,
+              "setmaxnreg takes a multiple of 8 in 24..256");
+// setmaxnreg moves registers inside the CTA's allocation, fixed at launch (PTX ISA "setmaxnreg"): 384 threads
+// x 168 (__launch_bounds__(384, 1): 65536 / 384 rounded down to a multiple of 8) = 64512, not the SM's 64K.
+// The split uses all of it: 128 x (40 + 2 x 232) = 64512.
+constexpr int LAUNCH_REGS_PER_THREAD = 65536 / NUM_THREADS / 8 * 8;  // 168 at 384 threads
+static_assert(128 * (PRODUCER_REGS + NUM_CONSUMERS * CONSUMER_REGS) <= NUM_THREADS * LAUNCH_REGS_PER_THREAD,
+              "registers after setmaxnreg must fit the CTA's launch allocation (384 x 168 = 64512)");
+static_assert(CONSUMER_REGS >= ACC_REGS + 32, "a consumer needs its accumulators plus room for addresses");
+static_assert(NUM_STAGES >= 2, "a pipeline needs one stage to multiply and at least one to load into");
+static_assert(NUM_STAGES * STAGE_BYTES + SMEM_ALIGN <= 256 * 1024,
+              "the ring ends below 256 KB: desc_sm90_advance's start-address field never carries");
+static_assert(CLUSTER_SIZE == 2 && BLOCK_N % CLUSTER_SIZE == 0, "a CTA pair, each multicasting half of B");
+static_assert(BOX_ROWS == BLOCK_M, "A's tile is one box; B's is CLUSTER_SIZE boxes, one per CTA");
+static_assert(BLOCK_K == SLICE_K, "one 2D box spans the tile's K: 64 elements, the 128-byte swizzle span");
+static_assert((BOX_ROWS * 128) % 1024 == 0, "each half of B starts on a whole 1024-B swizzle atom");
+static_assert(b_tile_offset(1) - b_tile_offset(0) == STAGE_BYTES && a_tile_offset(0) == 0 &&
+                  b_tile_offset(NUM_STAGES - 1) + B_TILE_BYTES == NUM_STAGES * STAGE_BYTES,
+              "the ring layout: [A_s B_s] per stage, contiguous, from the 1024-B aligned base");
+static_assert(GROUP_M % CLUSTER_SIZE == 0, "the tile order groups whole cluster pairs");
+static_assert(C_PARTS >= 1 && BLOCK_N % (C_PARTS * C_BOX_COLS) == 0, "a part is whole 64-column store boxes");
+static_assert(C_PART_COLS % 16 == 0, "stmatrix .x4 stores 16 columns (two 8x8 blocks of two row halves)");
+static_assert(C_OFFSET % 1024 == 0 && C_BOX_BYTES % 1024 == 0, "each C box starts on a 1024-B swizzle atom");
+static_assert(NUM_CONSUMERS + 1 <= 16, "named barriers 1..NUM_CONSUMERS, one per consumer warpgroup");
+static_assert(SMEM_BYTES + 1024 <= SMEM_BUDGET,
+              "the ring and the C buffer must fit in the 227 KB of shared memory per block");
+static_assert(partial_float4(3, 5) == 5 * 128 + 3 && partial_discard_float4(9, 1) == 8 + (1 + 8) * 128,
+              "the fixup's partial and its discards as common/streamk.h has them (the CPU test checks those)");
+
+// ---- where the TMA boxes of a K tile go: the kernel issues exactly these (tests/test_stage_table.cpp
+//      checks them against the layout model's table) ----
+// 2D boxes {64, BOX_ROWS} at (k0, row): A's tile is one box; B's 256-row tile is two, stacked along its rows:
+// box j, rows j*128 .. +127, lands at j * 16 KB, and CTA j of the cluster multicasts it.
+constexpr int TMA_BOXES = 1;  // per operand and K tile along K (B: one per CTA along its rows)
+GEMM_HD constexpr TmaBox tma_box(KMajorTile tile, int row0, int k0, int j) {
+  return {kmajor_row_offset(tile, j * BOX_ROWS), {k0, row0 + j * BOX_ROWS, 0}};
+}
 
 // What depends on the tile's width N (the wgmma's N): v6's 256, or the narrow 64 (v8n: 128 x 64 per CTA, a
 // pair side by side along N, 128 x 128, for shapes whose wide units leave most of the GPU idle). The
@@ -160,40 +232,11 @@ struct Tile {
 };
 using Wide   = Tile<256>;
 using Narrow = Tile<64>;
-constexpr int BLOCK_N           = Wide::BLOCK_N;
-constexpr int BOX_ROWS          = Wide::B_BOX_ROWS;
-constexpr KMajorTile B_TILE     = Wide::B_TILE;
-constexpr int NUM_STAGES        = Wide::NUM_STAGES;
-constexpr int PARTIAL_FLOATS    = Wide::PARTIAL_FLOATS;  // the workspace's slot: the widest tile's partial
-
-static_assert(BLOCK_M % WGMMA_M == 0, "each consumer warpgroup multiplies 64 rows");
-static_assert(BLOCK_K % WGMMA_K == 0, "a tile holds whole MMA K steps");
-static_assert(BLOCK_K % SLICE_K == 0, "a tile holds whole 128-byte swizzle spans of K");
-static_assert(A_TILE_BYTES % 1024 == 0, "A's tile is whole 1024-B swizzle atoms, so B's after it starts aligned");
-static_assert(WGMMA_M % 8 == 0, "a warpgroup's half of A starts on a whole 8-row swizzle atom");
-static_assert(BLOCK_N <= 256 && BLOCK_M <= 256, "a TMA box is at most 256 rows");
-static_assert(PRODUCER_REGS % 8 == 0 && CONSUMER_REGS % 8 == 0 && PRODUCER_REGS >= 24 && CONSUMER_REGS <= 256,
-              "setmaxnreg takes a multiple of 8 in 24..256");
-// setmaxnreg moves registers inside the CTA's allocation, fixed at launch (PTX ISA "setmaxnreg"): 384 threads
-// x 168 (__launch_bounds__(384, 1): 65536 / 384 rounded down to a multiple of 8) = 64512, not the SM's 64K.
-// The split uses all of it: 128 x (40 + 2 x 232) = 64512.
-constexpr int LAUNCH_REGS_PER_THREAD = 65536 / NUM_THREADS / 8 * 8;  // 168 at 384 threads
-static_assert(128 * (PRODUCER_REGS + NUM_CONSUMERS * CONSUMER_REGS) <= NUM_THREADS * LAUNCH_REGS_PER_THREAD,
-              "registers after setmaxnreg must fit the CTA's launch allocation (384 x 168 = 64512)");
-static_assert(CLUSTER_SIZE == 2 && BLOCK_N % CLUSTER_SIZE == 0, "a CTA pair, each multicasting half of B");
-static_assert(BOX_ROWS == BLOCK_M && Wide::A_BOX_ROWS == BLOCK_M && !Wide::PAIR_ALONG_N,
-              "the wide tile: A's tile is one box, B's one box of as many rows per CTA");
+static_assert(Wide::NUM_STAGES == NUM_STAGES && Wide::STAGE_BYTES == STAGE_BYTES && Wide::C_BYTES == C_BYTES &&
+                  Wide::ACC_REGS == ACC_REGS && Wide::PARTIAL_FLOATS == PARTIAL_FLOATS && Wide::B_BOX_ROWS == BOX_ROWS,
+              "the wide tile is v7's: the constants above");
 static_assert(Narrow::PAIR_ALONG_N && Narrow::A_BOX_ROWS == WGMMA_M && Narrow::B_BOX_ROWS == Narrow::BLOCK_N,
               "the narrow pair: A's tile in one box per CTA, a warpgroup's 64 rows each; B's 64 rows in one");
-static_assert(BLOCK_K == SLICE_K, "one 2D box spans the tile's K: 64 elements, the 128-byte swizzle span");
-static_assert(GROUP_M % CLUSTER_SIZE == 0, "the tile order groups whole cluster pairs");
-static_assert(C_BOX_BYTES % 1024 == 0, "each C box starts on a 1024-B swizzle atom");
-static_assert(NUM_CONSUMERS + 1 <= 16, "named barriers 1..NUM_CONSUMERS, one per consumer warpgroup");
-
-static_assert(partial_float4(3, 5) == 5 * 128 + 3 && partial_discard_float4(9, 1) == 8 + (1 + 8) * 128,
-              "the fixup's partial and its discards as common/streamk.h has them (the CPU test checks those)");
-
-constexpr int TMA_BOXES = 1;  // per operand and K tile along K (the shared operand: one per CTA, along rows)
 
 // Byte offset, in a warpgroup's C buffer, of row `row` (0..63) and 8-column chunk `chunk` (0..C_PART_COLS/8
 // - 1) of the part being staged: box chunk / 8, and inside it the 128-byte swizzle (16-byte unit u of row r
@@ -228,12 +271,17 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 #if defined(GEMM_HAS_WGMMA)
   static_assert(UNIT_CTAS == CLUSTER_SIZE || UNIT_CTAS == 1, "a unit is the CTA pair, or one CTA alone");
   using T = Tile<TILE_N>;  // the tile's width and what depends on it (v8n: the narrow one)
+  // The tile's constants under v7's names (the wide tile's, above): the body reads as v7's where they serve.
+  constexpr int BLOCK_N = T::BLOCK_N, ACC_REGS = T::ACC_REGS, NUM_STAGES = T::NUM_STAGES, C_PARTS = T::C_PARTS;
+  constexpr int C_PART_COLS = T::C_PART_COLS, C_BOXES = T::C_BOXES, PARTIAL_FLOATS = T::PARTIAL_FLOATS;
+  constexpr uint32_t STAGE_BYTES = T::STAGE_BYTES, C_OFFSET = T::C_OFFSET, C_WG_BYTES = T::C_WG_BYTES;
+  constexpr KMajorTile B_TILE = T::B_TILE;
   extern __shared__ uint8_t smem_raw[];
-  uint8_t* ring = align_smem_1024(smem_raw);  // stage s: A tile at s * T::STAGE_BYTES, then its B tile
+  uint8_t* ring = align_smem_1024(smem_raw);  // stage s: A tile at s * STAGE_BYTES, then its B tile
   auto a_smem   = [&](int s) { return ring + T::a_tile_offset(s); };
   auto b_smem   = [&](int s) { return ring + T::b_tile_offset(s); };
-  __shared__ uint64_t tma_full_bar[T::NUM_STAGES];  // "full": the TMA bytes of the K tile in stage s have landed
-  __shared__ uint64_t mma_done_bar[T::NUM_STAGES];  // "empty": all 4 consumers of the pair are done with stage s
+  __shared__ uint64_t tma_full_bar[NUM_STAGES];  // "full": the TMA bytes of the K tile in stage s have landed
+  __shared__ uint64_t mma_done_bar[NUM_STAGES];  // "empty": all 4 consumers of the pair are done with stage s
 
   const int warp_id   = threadIdx.x / 32;
   const int lane      = threadIdx.x % 32;
@@ -248,7 +296,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   // some of their identical reads once (README, "Who gets merged": up to 7% faster than other orders).
   const int cta_rank = int(ptx::cluster_ctarank());
   const int worker   = int(blockIdx.x) / UNIT_CTAS;
-  const int tiles_m  = num_tiles(m, BLOCK_M), tiles_n = num_tiles(n, T::BLOCK_N);
+  const int tiles_m  = num_tiles(m, BLOCK_M), tiles_n = num_tiles(n, BLOCK_N);
   const TileSchedule<ScheduleKind::Grouped> order(T::PAIR_ALONG_N ? tiles_n : tiles_m,
                                                   T::PAIR_ALONG_N ? tiles_m : tiles_n, 1, 0, UNIT_CTAS,
                                                   cta_rank, GROUP_M);
@@ -276,7 +324,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 
   // ---- setup: the barriers by one thread (of warp 1: warp 0 is busy with the above) ----
   if (warp_id == 1 && ptx::elect_one_sync()) {
-    for (int s = 0; s < T::NUM_STAGES; ++s) {
+    for (int s = 0; s < NUM_STAGES; ++s) {
       ptx::mbarrier_init(&tma_full_bar[s], 1);  // one arrival: this CTA's TMA thread (the peer's adds bytes)
       ptx::mbarrier_init(&mma_done_bar[s], NUM_CONSUMERS * UNIT_CTAS);  // every consumer of the unit
     }
@@ -308,7 +356,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       };
       for (StreamKPiece piece; next_piece(piece);) {
         const ScheduledTile t = is_first ? first_tile : tile_of_unit(piece.unit);
-        const int m0 = t.m * BLOCK_M, n0 = t.n * T::BLOCK_N;
+        const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
         // Boxes wholly outside the tensors are not issued (see the header): a padding tile's own boxes, and a
         // box of the shared operand that starts past its end. Both CTAs of a pair see the same rows of the
         // shared operand, so they agree on the bytes of it that land in each.
@@ -349,7 +397,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         auto load = [&](int k_tile, int s) {
           ptx::mbarrier_arrive_expect_tx(&tma_full_bar[s], bytes);
           copy(&a_map, a_smem(s), A_TILE, m0, m, T::A_BOXES, T::PAIR_ALONG_N, false, k_tile, s);
-          copy(&b_map, b_smem(s), T::B_TILE, n0, n, T::B_BOXES, !T::PAIR_ALONG_N, l2_policy, k_tile, s);
+          copy(&b_map, b_smem(s), B_TILE, n0, n, T::B_BOXES, !T::PAIR_ALONG_N, l2_policy, k_tile, s);
         };
         for (int k_tile = piece.k_begin; k_tile < piece.k_end; ++k_tile) {
           prof.begin(Ev::WaitEmpty);
@@ -358,7 +406,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           prof.begin(Ev::IssueTma);
           load(k_tile, stage);
           prof.end(Ev::IssueTma);
-          if (++stage == T::NUM_STAGES) {
+          if (++stage == NUM_STAGES) {
             stage = 0;
             empty_phase ^= 1;
           }
@@ -374,8 +422,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     // The warpgroup's index through a shuffle from lane 0, so that ptxas knows it is warp-uniform (A's
     // descriptors depend on it; the K-tile counter below says why).
     const int consumer = __shfl_sync(0xffffffffu, warpgroup - 1, 0);
-    float acc[T::ACC_REGS];
-    uint8_t* c_buf           = ring + T::C_OFFSET + consumer * T::C_WG_BYTES;  // this warpgroup's C staging
+    float acc[ACC_REGS];
+    uint8_t* c_buf           = ring + C_OFFSET + consumer * C_WG_BYTES;  // this warpgroup's C staging
     const bool store_thread  = warp_id % 4 == 0 && ptx::elect_one_sync();  // issues the TMA stores
     const uint32_t c_bar     = 1 + consumer;  // named barrier of the warpgroup's 128 threads
     const int wg_thread      = threadIdx.x % 128;
@@ -414,7 +462,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     };
     for (StreamKPiece piece; __shfl_sync(0xffffffffu, next_piece(piece) ? 1 : 0, 0) != 0;) {
       const ScheduledTile t = tile_of_unit(piece.unit);
-      const int m0 = t.m * BLOCK_M, n0 = t.n * T::BLOCK_N;
+      const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
       // The K range, the count and the ring's address through shuffles from lane 0: a loop whose bounds
       // ptxas cannot prove warp-uniform may run a different number of times in each lane, and nothing it
       // updates can then live in a uniform register.
@@ -424,7 +472,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       const uint32_t a_addr0 = __shfl_sync(0xffffffffu, ptx::smem_addr(a_smem(0)), 0);
       const uint32_t b_addr0 = __shfl_sync(0xffffffffu, ptx::smem_addr(b_smem(0)), 0);
       const uint64_t a_desc0 = kmajor_desc_sm90(A_TILE, a_addr0, 0, consumer * WGMMA_M);
-      const uint64_t b_desc0 = kmajor_desc_sm90(T::B_TILE, b_addr0, 0);
+      const uint64_t b_desc0 = kmajor_desc_sm90(B_TILE, b_addr0, 0);
       // The release of a stage by one elected lane of the warpgroup's first warp, without a branch
       // (elect.sync's predicate inside the asm): the barriers' addresses in every CTA of the unit, found once
       // per piece (once per kernel, the traced CTA-alone kernel spilled 16 bytes).
@@ -432,9 +480,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       for (int peer = 0; peer < UNIT_CTAS; ++peer)
         done_bar[peer] = ptx::mapa_shared_cluster(&mma_done_bar[0], uint32_t(peer));
       for (int k_tile = piece.k_begin; k_tile < piece.k_end; ++k_tile) {
-        const int stage = int(ring_k % T::NUM_STAGES);
+        const int stage = int(ring_k % NUM_STAGES);
         prof.begin(Ev::WaitFull);
-        ptx::mbarrier_wait(&tma_full_bar[stage], (ring_k / T::NUM_STAGES) % 2, "tma_full_bar");
+        ptx::mbarrier_wait(&tma_full_bar[stage], (ring_k / NUM_STAGES) % 2, "tma_full_bar");
         prof.end(Ev::WaitFull);
 
         // compute: BLOCK_K/16 MMAs on this warpgroup's 64 rows of A; scale-d 0 at k_begin. A padding
@@ -445,11 +493,11 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         wg::fence();
 #pragma unroll
         for (int k_step = 0; k_step < BLOCK_K / WGMMA_K; ++k_step) {
-          const uint32_t stage_bytes = uint32_t(stage) * T::STAGE_BYTES;  // A's and B's tile alike
+          const uint32_t stage_bytes = uint32_t(stage) * STAGE_BYTES;  // A's and B's tile alike
           const uint64_t a_desc =
               desc_sm90_advance(a_desc0, stage_bytes + kmajor_kstep_offset(A_TILE, k_step));
           const uint64_t b_desc =
-              desc_sm90_advance(b_desc0, stage_bytes + kmajor_kstep_offset(T::B_TILE, k_step));
+              desc_sm90_advance(b_desc0, stage_bytes + kmajor_kstep_offset(B_TILE, k_step));
           const uint32_t scale_d = (k_tile > piece.k_begin || k_step > 0) ? 1u : 0u;
           if constexpr (TILE_N == 256)
             wg::mma_m64n256k16_bf16(acc, a_desc, b_desc, scale_d);
@@ -467,7 +515,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 
         // release: one thread per consumer warpgroup says it no longer reads the stage of k_tile - 1, to both
         // CTAs of the pair, since both multicast into it (release_stage, above)
-        const uint32_t prev_stage = (ring_k + T::NUM_STAGES - 1) % T::NUM_STAGES;
+        const uint32_t prev_stage = (ring_k + NUM_STAGES - 1) % NUM_STAGES;
         const bool releases = k_tile > piece.k_begin && warp_id % 4 == 0;
 #pragma unroll
         for (int peer = 0; peer < UNIT_CTAS; ++peer)
@@ -480,7 +528,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       prof.end(Ev::WaitMma);
       prof.span(Ev::Mma, mma_issued);
       // ... and the tile's last stage is free: release it too (the next tile's loads are waiting for it)
-      const int last_stage = int((ring_k + T::NUM_STAGES - 1) % T::NUM_STAGES);
+      const int last_stage = int((ring_k + NUM_STAGES - 1) % NUM_STAGES);
       if (warp_id % 4 == 0 && ptx::elect_one_sync()) release_stage(last_stage);
       if (!t.valid) continue;  // a padding tile stores nothing, and takes no part in a fixup
 
@@ -489,9 +537,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       //      K order, and stores the unit ----
       if (piece.role == StreamKPiece::Partial) {
         prof.begin(Ev::Partial);
-        float4* part = reinterpret_cast<float4*>(workspace) + size_t(slot(owner)) * (T::PARTIAL_FLOATS / 4);
+        float4* part = reinterpret_cast<float4*>(workspace) + size_t(slot(owner)) * (PARTIAL_FLOATS / 4);
 #pragma unroll
-        for (int j = 0; j < T::ACC_REGS / 4; ++j)  // .cg: to L2, where the finisher's SM reads it
+        for (int j = 0; j < ACC_REGS / 4; ++j)  // .cg: to L2, where the finisher's SM reads it
           __stcg(part + j * 128 + wg_thread,
                  make_float4(acc[4 * j + 0], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
         // Every thread's stores precede the barrier; the release by one thread after it publishes them all
@@ -509,7 +557,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         // FIXUP_BATCH partials at a time: their flags acquired, then every load of the batch issued before
         // the first add, so that a batch costs one round trip to L2 instead of one per partial (the narrow
         // tile's 8 float4 per thread and partial leave room for 4 partials in flight; the wide tile's 32, one).
-        constexpr int FIXUP_BATCH = 128 / T::ACC_REGS;
+        constexpr int FIXUP_BATCH = 128 / ACC_REGS;
         for (int w0 = owner + 1; w0 <= last; w0 += FIXUP_BATCH) {
           const int count = FIXUP_BATCH == 1 || last - w0 + 1 >= FIXUP_BATCH ? FIXUP_BATCH : last - w0 + 1;
           if (warp_id % 4 == 0 && lane < count) {  // lane i waits for partial i of the batch: all at once
@@ -520,15 +568,15 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           ptx::named_barrier_sync(c_bar, 128);  // the acquires by those lanes, then the barrier: seen by all
           // the batch's first partial; consecutive workers' slots are consecutive, PARTIAL_STRIDE float4 apart
           const float4* part =
-              reinterpret_cast<const float4*>(workspace) + size_t(slot(w0)) * (T::PARTIAL_FLOATS / 4);
-          constexpr int PARTIAL_STRIDE = UNIT_CTAS * NUM_CONSUMERS * T::PARTIAL_FLOATS / 4;
+              reinterpret_cast<const float4*>(workspace) + size_t(slot(w0)) * (PARTIAL_FLOATS / 4);
+          constexpr int PARTIAL_STRIDE = UNIT_CTAS * NUM_CONSUMERS * PARTIAL_FLOATS / 4;
           // Every load of the batch first (a partial past the batch's end reads the last one again: no
           // branch between the loads), then the adds, in K order: bit-identical output. (A batch of one, the
           // wide tile's, adds each float4 as it comes: its 128 loaded floats on top of 128 accumulators
           // would spill.)
           if constexpr (FIXUP_BATCH == 1) {
 #pragma unroll
-            for (int j = 0; j < T::ACC_REGS / 4; ++j) {
+            for (int j = 0; j < ACC_REGS / 4; ++j) {
               const float4 v = __ldcg(part + j * 128 + wg_thread);
               acc[4 * j + 0] += v.x;
               acc[4 * j + 1] += v.y;
@@ -536,17 +584,17 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
               acc[4 * j + 3] += v.w;
             }
           } else {
-            float4 v[FIXUP_BATCH][T::ACC_REGS / 4];
+            float4 v[FIXUP_BATCH][ACC_REGS / 4];
 #pragma unroll
             for (int i = 0; i < FIXUP_BATCH; ++i)
 #pragma unroll
-              for (int j = 0; j < T::ACC_REGS / 4; ++j)
+              for (int j = 0; j < ACC_REGS / 4; ++j)
                 v[i][j] = __ldcg(part + (i < count ? i : count - 1) * PARTIAL_STRIDE + j * 128 + wg_thread);
 #pragma unroll
             for (int i = 0; i < FIXUP_BATCH; ++i) {
               if (i < count) {
 #pragma unroll
-                for (int j = 0; j < T::ACC_REGS / 4; ++j) {
+                for (int j = 0; j < ACC_REGS / 4; ++j) {
                   acc[4 * j + 0] += v[i][j].x;
                   acc[4 * j + 1] += v[i][j].y;
                   acc[4 * j + 2] += v[i][j].z;
@@ -564,7 +612,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
               const float4* line = part + i * PARTIAL_STRIDE +
                                    partial_discard_float4(wg_thread, 0);  // then 8 lines (1024 float4) on
 #pragma unroll
-              for (int l = 0; l < T::ACC_REGS / 32; ++l) ptx::discard_global_l2(line + l * 8 * 128);
+              for (int l = 0; l < ACC_REGS / 32; ++l) ptx::discard_global_l2(line + l * 8 * 128);
             }
           }
         }
@@ -580,13 +628,13 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         // column chunk j, matrices 2, 3 the same rows of chunk j + 1
         const int q = lane / 8, r = (warp_id % 4) * 16 + (q % 2) * 8 + lane % 8;
 #pragma unroll
-        for (int part = 0; part < T::C_PARTS; ++part) {
+        for (int part = 0; part < C_PARTS; ++part) {
           // the C buffer is free once the stores that read it last (the previous part or tile) have read it
           if (store_thread) ptx::bulk_wait_group_read<0>();
           ptx::named_barrier_sync(c_bar, 128);
 #pragma unroll
-          for (int jj = 0; jj < T::C_PART_COLS / 16; ++jj) {
-            const int j = part * (T::C_PART_COLS / 8) + 2 * jj;  // accumulator column chunk
+          for (int jj = 0; jj < C_PART_COLS / 16; ++jj) {
+            const int j = part * (C_PART_COLS / 8) + 2 * jj;  // accumulator column chunk
             ptx::stmatrix_x4(ptx::smem_addr(c_buf + c_smem_offset(r, 2 * jj + q / 2)),
                              pack_bf16x2(acc[4 * j + 0], acc[4 * j + 1]),
                              pack_bf16x2(acc[4 * j + 2], acc[4 * j + 3]),
@@ -596,8 +644,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           ptx::fence_proxy_async_shared();  // the stmatrix writes, visible to the TMA store (async proxy)
           ptx::named_barrier_sync(c_bar, 128);
           if (store_thread) {
-            for (int b = 0; b < T::C_BOXES; ++b) {
-              const int col0 = n0 + part * T::C_PART_COLS + b * C_BOX_COLS;
+            for (int b = 0; b < C_BOXES; ++b) {
+              const int col0 = n0 + part * C_PART_COLS + b * C_BOX_COLS;
               if (col0 < n && wg_row0 < m)  // boxes wholly outside C are not issued; the others clip
                 ptx::tma_store_2d(&c_map, c_buf + b * C_BOX_BYTES, col0, wg_row0);
             }
@@ -608,7 +656,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         // N % 8 != 0: predicated st.global, one bf16 at a time (row starts are only 2-byte aligned)
         const int row = wg_row0 + (warp_id % 4) * 16 + lane / 4;
 #pragma unroll
-        for (int j = 0; j < T::BLOCK_N / 8; ++j) {
+        for (int j = 0; j < BLOCK_N / 8; ++j) {
           const int col = n0 + 8 * j + 2 * (lane % 4);
 #pragma unroll
           for (int e = 0; e < 4; ++e) {
@@ -749,7 +797,7 @@ Launch prepare_v8_traced(const GemmArgs& g, DeviceTrace& trace) {
 std::vector<Variant> sm90_variants() {
   const ShapeRule any_mn = any_mn_shape_rule(2);  // any M and N; K a multiple of 8 (the TMA stride rule)
   const char* kernel     = "sm_90a wgmma kernel, the Hopper twin (v8_tile_shapes/matmul_v8_sm90.cu)";
-  SmemTiles tiles{A_TILE, B_TILE, WGMMA_M, /*tma_3d=*/false, NUM_STAGES, SLICE_K, TMA_BOXES, Wide::tma_box};
+  SmemTiles tiles{A_TILE, B_TILE, WGMMA_M, /*tma_3d=*/false, NUM_STAGES, SLICE_K, TMA_BOXES, tma_box};
   tiles.b_split = CLUSTER_SIZE;  // B's tile: one 128-row box multicast by each CTA of the pair
   SmemTiles cta_tiles = tiles;   // v8a: the same ring and boxes, both of B's boxes issued by a CTA alone
   cta_tiles.cluster   = 1;
