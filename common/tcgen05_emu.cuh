@@ -162,6 +162,62 @@ __device__ __forceinline__ uint32_t* owner_of(uint32_t smid, uint32_t granule) {
   return g_config.owner + (size_t(smid) * GRANULES + granule) * 2;
 }
 
+// ---- per warp: its tcgen05.ld waiting for their tcgen05.wait::ld, each lane's tcgen05 fence state ----
+// Kept in global memory per warp slot of the SM (%smid, %warpid: a warp keeps its slot while it runs, as it
+// keeps its SM, which TMEM already relies on), tagged with the launch and block that own it: a warp that
+// starts in a slot never sees what its predecessor left there.
+struct LdRecord {
+  unsigned long long dst;  // the destination registers' generic address (local memory here; the same in every lane)
+  uint32_t taddr, n;       // the load's TMEM address (lane field: the warp's quarter) and its 32-bit registers
+};
+struct LaneState {
+  unsigned long long tag;  // owner_tag() of the thread the flags are of
+  uint32_t flags, pad;
+};
+struct WarpState {
+  unsigned long long tag;  // owner_tag() of the warp whose loads are pending
+  uint32_t ld_count;       // loads in ld[], oldest first
+  uint32_t ld_dropped;     // loads beyond LD_PENDING_CAP, dropped (their registers stay poison)
+  LdRecord ld[LD_PENDING_CAP];
+  LaneState lane[32];
+};
+static_assert(sizeof(WarpState) <= WARP_STATE_BYTES, "the host allocates WARP_STATE_BYTES per warp slot");
+
+__device__ __forceinline__ uint32_t sreg_warpid() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%warpid;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ uint32_t sreg_laneid() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));
+  return r;
+}
+// This launch (%gridid, folded) and block: who owns a warp slot's state.
+__device__ __forceinline__ unsigned long long owner_tag() {
+  uint64_t g;
+  asm volatile("mov.u64 %0, %%gridid;" : "=l"(g));
+  return (uint64_t(uint32_t(g) ^ uint32_t(g >> 32)) << 32) | (block_linear() + 1u);
+}
+__device__ WarpState* warp_state() {
+  const uint32_t smid = sreg_smid(), slot = sreg_warpid();
+  if (smid >= g_config.num_sms || slot >= WARP_SLOTS) fail(RULE_EMULATOR_LIMIT, 2, (smid << 16) | slot);
+  return reinterpret_cast<WarpState*>(g_config.warp_state + (size_t(smid) * WARP_SLOTS + slot) * WARP_STATE_BYTES);
+}
+// The loads of this warp that no tcgen05.wait::ld has completed yet (dropped ones included).
+__device__ uint32_t lds_pending(WarpState* w) {
+  if (__ldcg(&w->tag) != owner_tag()) return 0;
+  return __ldcg(&w->ld_count) + __ldcg(&w->ld_dropped);
+}
+// Before this thread publishes its tcgen05 operations to other threads, or frees TMEM: the warp's loads must
+// have completed (PTX ISA "Non-pipelined instructions, different thread": tcgen05.ld, tcgen05.wait::ld,
+// tcgen05.fence::before_thread_sync, then the arrive).
+__device__ __forceinline__ void require_lds_waited() {
+  if (g_config.enabled != ENABLED_MAGIC || g_config.warp_state == nullptr) return;
+  const uint32_t pending = lds_pending(warp_state());
+  if (pending != 0) fail(RULE_LD_NOT_WAITED, pending);
+}
+
 // ---- per-CTA state ----
 // Called by ptx::mbarrier_init: the first thing every kernel does, before the barrier that publishes it.
 __device__ __forceinline__ void on_mbarrier_init() {
@@ -294,6 +350,7 @@ __device__ __noinline__ void dealloc(uint32_t taddr, uint32_t columns) {
   lookup_allocation(smid, col, first, granules, info);
   if ((info & 0xFFu) != warp) fail(RULE_DEALLOC_WARP, warp, info & 0xFFu);
   if (first * GRANULE != col || granules * GRANULE != columns) fail(RULE_DEALLOC_RANGE, taddr, columns);
+  require_lds_waited();
   __syncwarp();
   if (threadIdx.x % 32 == 0) {
     for (uint32_t g = first; g < first + granules; ++g) owner_of(smid, g)[0] = 0, owner_of(smid, g)[1] = 0;
@@ -778,6 +835,60 @@ __device__ void apply_mirrors(uint32_t addr, uint32_t rank) {
   }
 }
 
+// ---- tcgen05.ld's asynchrony ----
+// A load of the warp (all 32 lanes, converged): noted for its wait::ld, oldest first. Past LD_PENDING_CAP the
+// oldest is dropped (its registers stay poison) and the next wait::ld traps as not emulated.
+__device__ __noinline__ void record_ld(uint32_t taddr, unsigned long long dst, uint32_t n) {
+  int same = 0;
+  __match_all_sync(0xffffffffu, dst, &same);
+  if (!same) fail(RULE_EMULATOR_LIMIT, 3, uint32_t(dst));
+  WarpState* w = warp_state();
+  if (sreg_laneid() == 0) {
+    const unsigned long long tag = owner_tag();
+    uint32_t count = 0, dropped = 0;
+    if (__ldcg(&w->tag) == tag) {
+      count = __ldcg(&w->ld_count), dropped = __ldcg(&w->ld_dropped);
+    } else {
+      __stcg(&w->tag, tag);
+    }
+    if (count == LD_PENDING_CAP) {
+      for (uint32_t i = 1; i < count; ++i) {
+        __stcg(&w->ld[i - 1].dst, __ldcg(&w->ld[i].dst));
+        __stcg(&w->ld[i - 1].taddr, __ldcg(&w->ld[i].taddr));
+        __stcg(&w->ld[i - 1].n, __ldcg(&w->ld[i].n));
+      }
+      --count, ++dropped;
+    }
+    __stcg(&w->ld[count].dst, dst);
+    __stcg(&w->ld[count].taddr, taddr);
+    __stcg(&w->ld[count].n, n);
+    __stcg(&w->ld_count, count + 1);
+    __stcg(&w->ld_dropped, dropped);
+  }
+  __syncwarp();
+}
+// tcgen05.wait::ld: each pending load of the warp reads its TMEM cells now and writes the registers (this
+// lane's: lane quarter base + lane, the load's columns) through their address.
+__device__ __noinline__ void complete_lds() {
+  WarpState* w = warp_state();
+  uint32_t count = 0;
+  if (__ldcg(&w->tag) == owner_tag()) {
+    count = __ldcg(&w->ld_count);
+    const uint32_t dropped = __ldcg(&w->ld_dropped);
+    if (dropped != 0) fail(RULE_EMULATOR_LIMIT, 1, count + dropped);
+  }
+  const uint32_t smid = sreg_smid(), lane = sreg_laneid();
+  for (uint32_t r = 0; r < count; ++r) {
+    float* dst          = reinterpret_cast<float*>(__ldcg(&w->ld[r].dst));
+    const uint32_t addr = __ldcg(&w->ld[r].taddr), n = __ldcg(&w->ld[r].n);
+    const float* src    = tmem_cell(smid, (addr >> 16) + lane, addr & 0xFFFFu);
+    for (uint32_t i = 0; i < n; ++i) dst[i] = __ldcg(src + i);
+  }
+  __syncwarp();
+  if (lane == 0 && count != 0) __stcg(&w->ld_count, 0u);
+  __syncwarp();
+}
+
 // ---- the wrappers' emulated bodies ----
 // tcgen05.mma of either kind (the entry says which): the pair's rules, then the MMA now (eager) or queued
 // (late; the checks that need no shared memory now, the rest when it runs).
@@ -846,19 +957,28 @@ __device__ __forceinline__ void ld_32x32b(uint32_t taddr, float (&v)[N]) {
   require_converged(4);
   const uint32_t warp = tid_linear() / 32, lane_base = taddr >> 16, col = taddr & 0xFFFFu;
   if (lane_base != 32u * (warp % 4)) fail(RULE_LANE_QUARTER, taddr, warp);
-  const uint32_t smid = sreg_smid();
-  require_allocated(smid, col, uint32_t(N));
-  const float* src = tmem_cell(smid, lane_base + threadIdx.x % 32, col);
+  require_allocated(sreg_smid(), col, uint32_t(N));
+  // Asynchronous (PTX ISA "tcgen05 Memory Consistency Model"): the registers are poison until the warp's
+  // tcgen05.wait::ld, which reads TMEM for them (the latest point the ISA allows) and writes them through
+  // their address. A kernel that uses them before the wait reads NaN, every time.
 #pragma unroll
-  for (int i = 0; i < N; ++i) v[i] = __ldcg(src + i);
+  for (int i = 0; i < N; ++i) v[i] = __uint_as_float(LD_POISON_BITS);
+  record_ld(taddr, reinterpret_cast<unsigned long long>(&v[0]), uint32_t(N));
 }
 
-__device__ __forceinline__ void wait_ld() { require_converged(5); }
+// tcgen05.wait::ld (PTX ISA "tcgen05.wait"): completes every load of the warp since its last wait.
+__device__ __forceinline__ void wait_ld() {
+  require_enabled();
+  require_converged(5);
+  complete_lds();
+  asm volatile("" ::: "memory");  // the registers were written through memory
+}
 
 // tcgen05.fence::before_thread_sync / after_thread_sync (PTX ISA "tcgen05 Memory Consistency Model"): TMEM
 // is global memory here, so both are GPU-scope fences; before_thread_sync is also where the late schedule
 // runs what this thread queued.
 __device__ __forceinline__ void fence_before_thread_sync() {
+  require_lds_waited();
   before_block();
   __threadfence();
 }

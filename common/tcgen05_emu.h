@@ -56,6 +56,8 @@ enum Rule : uint32_t {
   RULE_CLC_CTAID_OF_FAILED, // query_cancel.get_first_ctaid of a response that canceled nothing
   RULE_CLC_RESPONSE,        // query_cancel of 16 bytes that no emulated try_cancel wrote
   RULE_CLC_GRID,            // a grid of more clusters than the emulator's CLC table holds (CLC_SLOTS)
+  RULE_LD_NOT_WAITED,       // tcgen05.ld not completed by tcgen05.wait::ld before the thread publishes or frees
+  RULE_EMULATOR_LIMIT,      // not an ISA rule: a use beyond the emulator's tables (values: which, see fail sites)
   RULE_COUNT
 };
 #if defined(__CUDACC__)
@@ -91,6 +93,13 @@ inline const char* rule_text(uint32_t rule) {
     case RULE_CLC_RESPONSE: return "clusterlaunchcontrol.query_cancel of 16 bytes no try_cancel wrote "
                                    "(read before its barrier completed?)";
     case RULE_CLC_GRID: return "Cluster Launch Control: more clusters in the grid than the emulator's table holds";
+    case RULE_LD_NOT_WAITED: return "tcgen05.ld: loads not completed by tcgen05.wait::ld before this warp's "
+                                    "tcgen05.fence::before_thread_sync, arrive, barrier or dealloc (PTX ISA "
+                                    "\"Non-pipelined instructions, different thread\")";
+    case RULE_EMULATOR_LIMIT: return "not emulated (an emulator limit, not an ISA violation): more than 16 "
+                                     "tcgen05.ld of a warp pending before one wait::ld (value 1), a %warpid or "
+                                     "%smid past the emulator's table (2), lanes loading into different local "
+                                     "addresses (3)";
     case RULE_TMA_UNKNOWN_MAP: return "multicast cta_group::2 TMA through a tensor map not built by "
                                       "make_tensor_map after tc5emu::enable()";
     default: return "unknown rule";
@@ -105,6 +114,12 @@ constexpr uint32_t MAP_CAP = 1024, MAP_WORDS = 36;  // the map's 128 bytes, its 
 // Cluster Launch Control: one record per cluster of the grid (which launch last touched it, and whether it
 // runs or was canceled), and one cursor (the next cluster a try_cancel asks for).
 constexpr uint32_t CLC_SLOTS = 1u << 20, CLC_STAGE_SLOTS = 1u << 18;
+// Per warp slot of an SM (%smid, %warpid): the tcgen05.ld of the warp still waiting for their tcgen05.wait::ld
+// (at most LD_PENDING_CAP), and each lane's tcgen05 fence state (tcgen05_emu.cuh, WarpState).
+constexpr uint32_t WARP_SLOTS = 64, LD_PENDING_CAP = 16, WARP_STATE_BYTES = 1024;
+// What a tcgen05.ld's destination registers hold until its tcgen05.wait::ld: a quiet NaN whose bits differ
+// from TMEM's poison (0xFFFFFFFF), so that a test can tell the two apart.
+constexpr uint32_t LD_POISON_BITS = 0x7FFFFFFFu;
 
 // What every emulated translation unit's device code reads (its own copy of a __device__ variable, set by
 // enable() through the registry below).
@@ -121,6 +136,7 @@ struct Config {
   unsigned long long* clc_cluster = nullptr;  // [CLC_SLOTS]: launch tag << 32 | CLC_RUNNING or CLC_CANCELED
   unsigned long long* clc_cursor  = nullptr;  // [1]: launch tag << 32 | the next cluster index to ask for
   uint32_t* clc_stage             = nullptr;  // [CLC_STAGE_SLOTS][4]: responses on their way to shared memory
+  uint8_t* warp_state             = nullptr;  // [num_sms][WARP_SLOTS][WARP_STATE_BYTES], zeroed at enable()
   uint32_t num_sms      = 0;
   Schedule schedule     = Schedule::Eager;
   uint32_t enabled      = 0;        // 0x7C5E0001 once enable() ran

@@ -24,7 +24,9 @@
 //                                    product with the scales where the model puts them (mma_scale_read_block32),
 //                                    in fp64, within 2 * 128 * 2^-24 * sum |a b| (+ 2^-126).
 //   test_tcgen05_emu_gpu trap RULE   (Hopper only) a kernel that breaks RULE (tcgen05_emu.h) must trap with
-//                                    exactly that rule's report.
+//                                    exactly that rule's report; ld_poison / ld_poison_pair: a kernel that
+//                                    stores the registers of every tcgen05.ld before its tcgen05.wait::ld
+//                                    runs to its end and stored nothing but the poison (LD_POISON_BITS).
 // Exit: 0 pass, 1 fail, GEMM_SKIP_CODE (77) where no suitable GPU is present (and for trap tests on a B200).
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
@@ -77,6 +79,9 @@ enum class Breach : int {
   EXIT_HOLDING,        // the kernel returns without tcgen05.dealloc
   CP_ADDRESS,          // tcgen05.cp .warpx4 to lane 32 (the lane field must be 0)
   SMEM_RANGE,          // A's descriptor 48 KB past its tile: beyond the CTA's dynamic shared memory
+  LD_EARLY_USE,        // the registers of each tcgen05.ld stored before its tcgen05.wait::ld (then it waits)
+  LD_NO_WAIT,          // no tcgen05.wait::ld after the loads
+  LD_PENDING_LIMIT,    // 17 tcgen05.ld before one wait::ld (legal; beyond the emulator's 16)
 };
 
 struct MmaParams {
@@ -150,15 +155,26 @@ __global__ void __launch_bounds__(THREADS) mma_kernel(const __grid_constant__ Mm
   // Every register of every lane, raw: out[(((rank * 4 + warp) * (n / 8) + col / 8) * 32 + lane) * 8 + reg]
   const int n_cta = p.n;  // D has N columns in each CTA's TMEM
   const int quarter_warp = p.breach == Breach::LANE_QUARTER ? (warp + 3) % 4 : warp;
+  if (p.breach == Breach::LD_PENDING_LIMIT) {
+    float v[8];
+    for (int i = 0; i < 17; ++i) tc5::ld_32x32b_x8(tmem_addr(tmem, 32u * uint32_t(warp), 0), v);
+    tc5::wait_ld();
+  }
   for (int col = 0; col < n_cta; col += 8) {
     float v[8];
     uint32_t col_addr = uint32_t(col);
     if (p.breach == Breach::OUTSIDE_ALLOCATION) col_addr += TMEM_COLS;
     tc5::ld_32x32b_x8(tmem_addr(tmem, 32u * uint32_t(quarter_warp), col_addr), v);
-    tc5::wait_ld();
     float* dst = out + ((size_t(rank * 4 + warp) * size_t(n_cta / 8) + size_t(col / 8)) * 32 + lane) * 8;
+    if (p.breach == Breach::LD_EARLY_USE) {  // what a kernel that skips the wait would compute with
 #pragma unroll
-    for (int i = 0; i < 8; ++i) dst[i] = v[i];
+      for (int i = 0; i < 8; ++i) dst[i] = v[i];
+    }
+    if (p.breach != Breach::LD_NO_WAIT) tc5::wait_ld();
+    if (p.breach != Breach::LD_EARLY_USE) {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) dst[i] = v[i];
+    }
   }
 
   tc5::fence_before_thread_sync();
@@ -594,6 +610,7 @@ bool run_mx_case(uint64_t seed, const char* schedule) {
   return pass;
 }
 
+// rule RULE_NONE: the kernel must run to its end, and every register it stored must be the ld poison.
 struct TrapCase {
   const char* name;
   Breach breach;
@@ -616,6 +633,10 @@ const TrapCase TRAPS[] = {
     {"exit_holding", Breach::EXIT_HOLDING, tc5emu::RULE_EXIT_HOLDING, 1},
     {"cp_address", Breach::CP_ADDRESS, tc5emu::RULE_CP_ADDRESS, 2},  // through mx_kernel
     {"smem_range", Breach::SMEM_RANGE, tc5emu::RULE_SMEM_RANGE, 1},
+    {"ld_poison", Breach::LD_EARLY_USE, tc5emu::RULE_NONE, 1},
+    {"ld_poison_pair", Breach::LD_EARLY_USE, tc5emu::RULE_NONE, 2},
+    {"ld_not_waited", Breach::LD_NO_WAIT, tc5emu::RULE_LD_NOT_WAITED, 1},
+    {"ld_pending_limit", Breach::LD_PENDING_LIMIT, tc5emu::RULE_EMULATOR_LIMIT, 1},
 };
 
 int run_trap(const char* name) {
@@ -664,6 +685,20 @@ int run_trap(const char* name) {
   CUDA_CHECK(cudaMalloc(&d_out, size_t(t->cta_group) * 128 * size_t(p.n) * sizeof(float)));
   const cudaError_t e = t->cta_group == 1 ? launch<1>(p, d_image, d_out) : launch<2>(p, d_image, d_out);
   const std::string report = e != cudaSuccess ? tc5emu::trap_report() : tc5emu::check_all_freed();
+  if (t->rule == tc5emu::RULE_NONE) {  // no trap; every register stored before its wait::ld is the poison
+    size_t poisoned = 0;
+    std::vector<uint32_t> out(size_t(t->cta_group) * 128 * size_t(p.n));
+    if (e == cudaSuccess) {
+      CUDA_CHECK(cudaMemcpy(out.data(), d_out, out.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+      for (const uint32_t bits : out) poisoned += bits == tc5emu::LD_POISON_BITS;
+    }
+    const bool pass = e == cudaSuccess && report.empty() && poisoned == out.size();
+    std::printf("%s %s: launch %s; emulator: %s; %zu of %zu registers read before tcgen05.wait::ld hold the "
+                "poison 0x%08x\n",
+                pass ? "PASS" : "FAIL", name, cudaGetErrorString(e), report.empty() ? "(nothing)" : report.c_str(),
+                poisoned, out.size(), tc5emu::LD_POISON_BITS);
+    return pass ? 0 : 1;
+  }
   const std::string want   = tc5emu::rule_text(t->rule);
   const bool pass          = report.find(want) != std::string::npos;
   std::printf("%s trap %s: launch %s; emulator: %s\n  expected: %s\n", pass ? "PASS" : "FAIL", name,
