@@ -212,10 +212,67 @@ __device__ uint32_t lds_pending(WarpState* w) {
 // Before this thread publishes its tcgen05 operations to other threads, or frees TMEM: the warp's loads must
 // have completed (PTX ISA "Non-pipelined instructions, different thread": tcgen05.ld, tcgen05.wait::ld,
 // tcgen05.fence::before_thread_sync, then the arrive).
+__device__ __forceinline__ bool tracking() {
+  return g_config.enabled == ENABLED_MAGIC && g_config.warp_state != nullptr;
+}
 __device__ __forceinline__ void require_lds_waited() {
-  if (g_config.enabled != ENABLED_MAGIC || g_config.warp_state == nullptr) return;
+  if (!tracking()) return;
   const uint32_t pending = lds_pending(warp_state());
   if (pending != 0) fail(RULE_LD_NOT_WAITED, pending);
+}
+
+// ---- the tcgen05 fences (PTX ISA "Specialized Inter-thread Synchronization for tcgen05 instructions") ----
+// "An asynchronous tcgen05 operation prior to a tcgen05.fence::before_thread_sync is ordered before all
+// subsequent tcgen05 and the execution ordering operations"; one "subsequent to a
+// tcgen05.fence::after_thread_sync is ordered after all the prior tcgen05 and the execution ordering
+// operations". Each lane keeps two facts:
+//  - SYNCED: it has synchronised with other threads (an mbarrier wait that succeeded, a barrier, a cluster
+//    barrier's wait) since its last fence::after_thread_sync. Its next asynchronous tcgen05 instruction (mma,
+//    cp, ld) would not be ordered after what it synchronised with: a trap.
+//  - UNPUB_MMA / UNPUB_LD: it issued an mma or cp (not yet covered by a tcgen05.commit, which performs the fence
+//    implicitly: PTX ISA "Non-pipelined instructions, same thread") or an ld since its last
+//    fence::before_thread_sync. Its next arrive or barrier would publish them unordered: a trap.
+// The execution-ordering operations the emulator sees are the ptx:: wrappers' mbarrier, barrier and cluster
+// barrier instructions and __syncthreads (common/ptx.cuh hooks them). Not seen: __syncwarp (a warp's TMEM
+// accesses are collective), morally strong ld/st/atom (v7's stream-K flags order global memory, not TMEM).
+enum : uint32_t { SYNC_MBARRIER = 1, SYNC_BARRIER = 2, SYNC_CLUSTER = 3 };  // what synchronised or published
+enum : uint32_t { ASYNC_MMA = 1, ASYNC_CP = 2, ASYNC_LD = 3 };             // which asynchronous instruction
+constexpr uint32_t F_SYNCED = 1u, F_UNPUB_MMA = 2u, F_UNPUB_LD = 4u;         // bits 8-15: the last SYNC_*
+
+__device__ __forceinline__ LaneState* lane_state() { return &warp_state()->lane[sreg_laneid()]; }
+__device__ __forceinline__ uint32_t lane_flags(LaneState* l) {
+  return __ldcg(&l->tag) == owner_tag() ? __ldcg(&l->flags) : 0u;
+}
+__device__ __forceinline__ void set_lane_flags(LaneState* l, uint32_t flags) {
+  __stcg(&l->tag, owner_tag());
+  __stcg(&l->flags, flags);
+}
+// After a ptx:: wait: an mbarrier try_wait that succeeded, bar.sync / __syncthreads, barrier.cluster.wait.
+__device__ __noinline__ void on_thread_sync(uint32_t kind) {
+  if (!tracking()) return;
+  LaneState* l = lane_state();
+  set_lane_flags(l, (lane_flags(l) & ~0xFF00u) | F_SYNCED | (kind << 8));
+}
+// Before a ptx:: arrive: an mbarrier arrive (any form), bar.sync / __syncthreads, barrier.cluster.arrive.
+__device__ __noinline__ void on_publish(uint32_t kind) {
+  if (!tracking()) return;
+  require_lds_waited();
+  const uint32_t f = lane_flags(lane_state());
+  if ((f & (F_UNPUB_MMA | F_UNPUB_LD)) != 0) fail(RULE_FENCE_BEFORE, kind, f & (F_UNPUB_MMA | F_UNPUB_LD));
+}
+// An asynchronous tcgen05 instruction of this lane (the emulated mma, cp, ld).
+__device__ __noinline__ void on_async_op(uint32_t op) {
+  LaneState* l     = lane_state();
+  const uint32_t f = lane_flags(l);
+  if ((f & F_SYNCED) != 0) fail(RULE_FENCE_AFTER, (f >> 8) & 0xFFu, op);
+  set_lane_flags(l, f | (op == ASYNC_LD ? F_UNPUB_LD : F_UNPUB_MMA));
+}
+// tcgen05.commit (implicitly before_thread_sync for this thread's mma/cp), the two fences.
+__device__ __noinline__ void clear_lane_flags(uint32_t bits) {
+  if (!tracking()) return;
+  LaneState* l     = lane_state();
+  const uint32_t f = lane_flags(l);
+  if ((f & bits) != 0) set_lane_flags(l, f & ~bits);
 }
 
 // ---- per-CTA state ----
@@ -899,6 +956,7 @@ __device__ __forceinline__ void mma(const QueueEntry& e) {
     if (sreg_nctarank() % 2 != 0) fail(RULE_NO_CLUSTER_PAIR, sreg_nctarank());
     if (sreg_ctarank() % 2 != 0) fail(RULE_CTA_GROUP_RANK, sreg_ctarank());
   }
+  on_async_op(ASYNC_MMA);
   if (g_config.schedule == Schedule::Eager) {
     run(e);
     return;
@@ -927,6 +985,7 @@ template <int CTA_GROUP>
 __device__ __forceinline__ void cp_32x128b_warpx4(uint32_t taddr, uint64_t sdesc) {
   require_enabled();
   if (CTA_GROUP == 2 && sreg_ctarank() % 2 != 0) fail(RULE_CTA_GROUP_RANK, sreg_ctarank());
+  on_async_op(ASYNC_CP);
   if (g_config.schedule == Schedule::Eager) {
     execute_cp_32x128b_warpx4(CTA_GROUP, taddr, sdesc);
     return;
@@ -941,6 +1000,7 @@ __device__ __forceinline__ void cp_32x128b_warpx4(uint32_t taddr, uint64_t sdesc
 __device__ __forceinline__ void commit(uint32_t bar, uint32_t mask, bool multicast) {
   require_enabled();
   if (multicast && sreg_ctarank() % 2 != 0) fail(RULE_CTA_GROUP_RANK, sreg_ctarank());
+  clear_lane_flags(F_UNPUB_MMA);  // the commit performs this thread's fence::before_thread_sync for them
   // Eager, or nothing of this CTA queued: every earlier MMA of this thread has written TMEM already.
   if (g_config.schedule == Schedule::Eager || ld_state(g_cta.magic) != STATE_MAGIC ||
       ld_state(g_cta.queue_len) == 0) {
@@ -958,6 +1018,7 @@ __device__ __forceinline__ void ld_32x32b(uint32_t taddr, float (&v)[N]) {
   const uint32_t warp = tid_linear() / 32, lane_base = taddr >> 16, col = taddr & 0xFFFFu;
   if (lane_base != 32u * (warp % 4)) fail(RULE_LANE_QUARTER, taddr, warp);
   require_allocated(sreg_smid(), col, uint32_t(N));
+  on_async_op(ASYNC_LD);
   // Asynchronous (PTX ISA "tcgen05 Memory Consistency Model"): the registers are poison until the warp's
   // tcgen05.wait::ld, which reads TMEM for them (the latest point the ISA allows) and writes them through
   // their address. A kernel that uses them before the wait reads NaN, every time.
@@ -974,15 +1035,19 @@ __device__ __forceinline__ void wait_ld() {
   asm volatile("" ::: "memory");  // the registers were written through memory
 }
 
-// tcgen05.fence::before_thread_sync / after_thread_sync (PTX ISA "tcgen05 Memory Consistency Model"): TMEM
-// is global memory here, so both are GPU-scope fences; before_thread_sync is also where the late schedule
-// runs what this thread queued.
+// tcgen05.fence::before_thread_sync / after_thread_sync (PTX ISA "tcgen05 Memory Consistency Model"): the
+// lane's fence state (on_async_op, on_publish); TMEM is global memory here, so both are also GPU-scope
+// fences; before_thread_sync is also where the late schedule runs what this thread queued.
 __device__ __forceinline__ void fence_before_thread_sync() {
   require_lds_waited();
+  clear_lane_flags(F_UNPUB_MMA | F_UNPUB_LD);
   before_block();
   __threadfence();
 }
-__device__ __forceinline__ void fence_after_thread_sync() { __threadfence(); }
+__device__ __forceinline__ void fence_after_thread_sync() {
+  clear_lane_flags(F_SYNCED);
+  __threadfence();
+}
 
 // ---- Cluster Launch Control (PTX ISA "clusterlaunchcontrol"; common/clc.cuh) ----
 // Hopper has no CLC, and nothing can stop a launched cluster from starting. The emulator keeps, per launch
@@ -1108,8 +1173,22 @@ __device__ __forceinline__ uint32_t clc_first_ctaid_x(uint64_t lo, uint64_t) {
   return uint32_t(lo >> 32);
 }
 
+// __syncthreads() in an emulated kernel (the macro below): a barrier is both a publication and a
+// synchronisation for the tcgen05 fence rules.
+__device__ __forceinline__ void syncthreads() {
+  on_publish(SYNC_BARRIER);
+  __syncthreads();
+  on_thread_sync(SYNC_BARRIER);
+}
+
 }  // namespace
 }  // namespace gemm::tc5emu
+
+// The kernels call __syncthreads() (a built-in function, not a macro) directly; in the device passes that
+// emulate, it is the emulator's hooked barrier above. Everything after this line in the translation unit sees it.
+#if defined(GEMM_TC5_EMULATED)
+#define __syncthreads() ::gemm::tc5emu::syncthreads()
+#endif
 
 // ---- the tc5:: wrappers of common/tcgen05.cuh, same names and signatures, routed to the emulator ----
 #if defined(GEMM_TC5_EMULATED)

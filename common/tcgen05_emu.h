@@ -58,6 +58,11 @@ enum Rule : uint32_t {
   RULE_CLC_GRID,            // a grid of more clusters than the emulator's CLC table holds (CLC_SLOTS)
   RULE_LD_NOT_WAITED,       // tcgen05.ld not completed by tcgen05.wait::ld before the thread publishes or frees
   RULE_EMULATOR_LIMIT,      // not an ISA rule: a use beyond the emulator's tables (values: which, see fail sites)
+  RULE_FENCE_AFTER,         // an async tcgen05 op after a thread synchronisation, no fence::after_thread_sync
+                            // between (values: the synchronisation 1 mbarrier wait, 2 barrier, 3 cluster barrier;
+                            // the op 1 mma, 2 cp, 3 ld)
+  RULE_FENCE_BEFORE,        // an arrive or barrier after the thread's uncommitted mma/cp or its ld, without
+                            // fence::before_thread_sync between (values: the arrive as above; 2 mma/cp, 4 ld)
   RULE_COUNT
 };
 #if defined(__CUDACC__)
@@ -100,6 +105,13 @@ inline const char* rule_text(uint32_t rule) {
                                      "tcgen05.ld of a warp pending before one wait::ld (value 1), a %warpid or "
                                      "%smid past the emulator's table (2), lanes loading into different local "
                                      "addresses (3)";
+    case RULE_FENCE_AFTER: return "an asynchronous tcgen05 instruction (mma, cp, ld) after the thread's mbarrier "
+                                  "wait, barrier or cluster barrier without tcgen05.fence::after_thread_sync in "
+                                  "between (PTX ISA \"Specialized Inter-thread Synchronization for tcgen05\")";
+    case RULE_FENCE_BEFORE: return "an mbarrier arrive, barrier or cluster barrier after the thread's tcgen05.ld, or "
+                                   "its tcgen05.mma/cp not followed by tcgen05.commit, without "
+                                   "tcgen05.fence::before_thread_sync in between (PTX ISA \"Specialized "
+                                   "Inter-thread Synchronization for tcgen05\"; an arrive where a commit belongs?)";
     case RULE_TMA_UNKNOWN_MAP: return "multicast cta_group::2 TMA through a tensor map not built by "
                                       "make_tensor_map after tc5emu::enable()";
     default: return "unknown rule";

@@ -82,6 +82,11 @@ enum class Breach : int {
   LD_EARLY_USE,        // the registers of each tcgen05.ld stored before its tcgen05.wait::ld (then it waits)
   LD_NO_WAIT,          // no tcgen05.wait::ld after the loads
   LD_PENDING_LIMIT,    // 17 tcgen05.ld before one wait::ld (legal; beyond the emulator's 16)
+  NO_FENCE_AFTER_WAIT,     // tcgen05.ld after the wait on the commit's barrier, no fence::after_thread_sync
+  NO_FENCE_AFTER_CLUSTER,  // tcgen05.mma after the setup's cluster barrier, no fence::after_thread_sync
+  BARRIER_AFTER_FENCE,     // __syncthreads() between fence::after_thread_sync and tcgen05.ld
+  NO_FENCE_BEFORE,         // the teardown's cluster barrier after tcgen05.ld, no fence::before_thread_sync
+  ARRIVE_NOT_COMMIT,       // a plain mbarrier.arrive where tcgen05.commit belongs
 };
 
 struct MmaParams {
@@ -129,7 +134,7 @@ __global__ void __launch_bounds__(THREADS) mma_kernel(const __grid_constant__ Mm
   tc5::fence_before_thread_sync();
   ptx::barrier_cluster_arrive();
   ptx::barrier_cluster_wait();
-  tc5::fence_after_thread_sync();
+  if (p.breach != Breach::NO_FENCE_AFTER_CLUSTER) tc5::fence_after_thread_sync();
   const uint32_t tmem = tmem_slot;
 
   const bool issuer = p.breach == Breach::CTA_GROUP_RANK ? rank == 1 : rank == 0;
@@ -146,11 +151,16 @@ __global__ void __launch_bounds__(THREADS) mma_kernel(const __grid_constant__ Mm
       if (p.breach == Breach::MMA_UNALLOCATED) d += 192;  // columns 192 .. 192 + N - 1 > 255
       tc5::mma_f16_ss<CTA_GROUP>(d, a_desc, b_desc, idesc, ks > 0 ? 1u : 0u);
     }
-    if constexpr (CTA_GROUP == 1) tc5::commit(&mma_bar);
-    else tc5::commit_multicast<CTA_GROUP>(&mma_bar, 0b11);
+    if constexpr (CTA_GROUP == 1) {
+      if (p.breach == Breach::ARRIVE_NOT_COMMIT) ptx::mbarrier_arrive(&mma_bar);
+      else tc5::commit(&mma_bar);
+    } else {
+      tc5::commit_multicast<CTA_GROUP>(&mma_bar, 0b11);
+    }
   }
   ptx::mbarrier_wait(&mma_bar, 0, "mma_bar");
-  tc5::fence_after_thread_sync();
+  if (p.breach != Breach::NO_FENCE_AFTER_WAIT) tc5::fence_after_thread_sync();
+  if (p.breach == Breach::BARRIER_AFTER_FENCE) __syncthreads();
 
   // Every register of every lane, raw: out[(((rank * 4 + warp) * (n / 8) + col / 8) * 32 + lane) * 8 + reg]
   const int n_cta = p.n;  // D has N columns in each CTA's TMEM
@@ -177,7 +187,7 @@ __global__ void __launch_bounds__(THREADS) mma_kernel(const __grid_constant__ Mm
     }
   }
 
-  tc5::fence_before_thread_sync();
+  if (p.breach != Breach::NO_FENCE_BEFORE) tc5::fence_before_thread_sync();
   ptx::barrier_cluster_arrive();
   ptx::barrier_cluster_wait();
   const int dealloc_warp = p.breach == Breach::DEALLOC_WARP ? 2 : 1;
@@ -637,6 +647,11 @@ const TrapCase TRAPS[] = {
     {"ld_poison_pair", Breach::LD_EARLY_USE, tc5emu::RULE_NONE, 2},
     {"ld_not_waited", Breach::LD_NO_WAIT, tc5emu::RULE_LD_NOT_WAITED, 1},
     {"ld_pending_limit", Breach::LD_PENDING_LIMIT, tc5emu::RULE_EMULATOR_LIMIT, 1},
+    {"fence_after_wait", Breach::NO_FENCE_AFTER_WAIT, tc5emu::RULE_FENCE_AFTER, 1},
+    {"fence_after_cluster", Breach::NO_FENCE_AFTER_CLUSTER, tc5emu::RULE_FENCE_AFTER, 2},
+    {"fence_after_barrier", Breach::BARRIER_AFTER_FENCE, tc5emu::RULE_FENCE_AFTER, 1},
+    {"fence_before", Breach::NO_FENCE_BEFORE, tc5emu::RULE_FENCE_BEFORE, 1},
+    {"arrive_not_commit", Breach::ARRIVE_NOT_COMMIT, tc5emu::RULE_FENCE_BEFORE, 1},
 };
 
 int run_trap(const char* name) {
