@@ -408,6 +408,10 @@ __device__ __noinline__ void dealloc(uint32_t taddr, uint32_t columns) {
   if ((info & 0xFFu) != warp) fail(RULE_DEALLOC_WARP, warp, info & 0xFFu);
   if (first * GRANULE != col || granules * GRANULE != columns) fail(RULE_DEALLOC_RANGE, taddr, columns);
   require_lds_waited();
+  // Late: MMAs or copies still queued would write TMEM after it is freed (on the hardware: still in flight,
+  // since no thread can have waited for their commit, which is queued behind them).
+  if (ld_state(g_cta.magic) == STATE_MAGIC && ld_state(g_cta.queue_len) != 0)
+    fail(RULE_DEALLOC_PENDING, ld_state(g_cta.queue_len), ld_state(g_cta.queue_owner) - 1);
   __syncwarp();
   if (threadIdx.x % 32 == 0) {
     for (uint32_t g = first; g < first + granules; ++g) owner_of(smid, g)[0] = 0, owner_of(smid, g)[1] = 0;
@@ -464,11 +468,16 @@ __device__ F16Idesc decode_idesc_f16(uint32_t idesc, int cta_group) {
   r.m      = ((idesc >> 24) & 0x1Fu) << 4;
   r.a_bf16 = afmt == 1, r.b_bf16 = bfmt == 1;
   r.neg_a = (idesc >> 13) & 1u, r.neg_b = (idesc >> 14) & 1u;
-  // The shapes the kernels use: cta_group::1 M = 128, cta_group::2 M = 256, N 16..256 in steps of 16 (at
-  // cta_group::1 M = 128 that is the project's stricter rule: the ISA allows N in steps of 8 there).
-  // (M = 64 and the pair's M = 128 are legal but lay D out in TMEM differently: not emulated.)
-  const bool m_ok = cta_group == 1 ? r.m == 128 : r.m == 256;
-  if (!m_ok || r.n < 16 || r.n > 256 || r.n % 16 != 0) fail(RULE_IDESC_SHAPE, r.m, r.n);
+  // PTX ISA "Matrix Shape" (the table of .kind and shapes), kind::f16 dense: cta_group::1 M = 64 or 128 with
+  // N = 8..256 in steps of 8; cta_group::2 M = 128 or 256 with N = 16..256 in steps of 16. CUTLASS 4.2's
+  // static_asserts say the same (cute/arch/mma_sm100_umma.hpp, SM100_MMA_F16BF16_SS and _2x1SM_SS; only its
+  // TS forms, A from TMEM, ask for N in steps of 16 at M = 128). Outside the table: an ISA violation. Emulated:
+  // 128 rows of D per CTA (cta_group::1 M = 128, cta_group::2 M = 256) with any N of the table; the other two
+  // M lay D out in TMEM differently (64 rows per CTA): legal, not emulated, a trap of their own.
+  const bool legal = cta_group == 1 ? (r.m == 64 || r.m == 128) && r.n >= 8 && r.n <= 256 && r.n % 8 == 0
+                                    : (r.m == 128 || r.m == 256) && r.n >= 16 && r.n <= 256 && r.n % 16 == 0;
+  if (!legal) fail(RULE_IDESC_SHAPE, r.m, r.n);
+  if (r.m != 128u * uint32_t(cta_group)) fail(RULE_SHAPE_NOT_EMULATED, r.m, r.n);
   return r;
 }
 
@@ -599,8 +608,12 @@ __device__ MxIdesc decode_idesc_mxf8f6f4(uint32_t idesc, int cta_group) {
   r.n      = ((idesc >> 17) & 0x3Fu) << 3;
   r.m      = ((idesc >> 24) & 0x1Fu) << 4;
   r.neg_a = (idesc >> 13) & 1u, r.neg_b = (idesc >> 14) & 1u;
-  const bool m_ok = cta_group == 1 ? r.m == 128 : r.m == 256;
-  if (!m_ok || r.n < 16 || r.n > 256 || r.n % 16 != 0) fail(RULE_IDESC_SHAPE, r.m, r.n);
+  // The same table, kind::mxf8f6f4 dense: cta_group::1 M = 128 with N = 8..256 in steps of 8; cta_group::2
+  // M = 128 or 256 with N = 16..256 in steps of 16. Emulated: the MXFP8 kernel's cta_group::2 M = 256.
+  const bool legal = cta_group == 1 ? r.m == 128 && r.n >= 8 && r.n <= 256 && r.n % 8 == 0
+                                    : (r.m == 128 || r.m == 256) && r.n >= 16 && r.n <= 256 && r.n % 16 == 0;
+  if (!legal) fail(RULE_IDESC_SHAPE, r.m, r.n);
+  if (cta_group != 2 || r.m != 256) fail(RULE_SHAPE_NOT_EMULATED, r.m, r.n);
   return r;
 }
 // 32 e4m3 values (one MX block of K, 32 bytes) of row `row` of an operand, as floats (exact).

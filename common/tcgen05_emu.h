@@ -21,10 +21,11 @@ namespace gemm::tc5emu {
 // Memory Consistency Model": anywhere between its issue and the arrival of the tcgen05.commit that tracks
 // it. The emulator offers the two ends of that window:
 //  - Eager: at issue. A kernel that reads TMEM too early, or reuses a stage too early, may still pass.
-//  - Late:  as late as the issuing thread allows: MMAs and commits are queued and done just before that
-//           thread next blocks or synchronises (an mbarrier wait, a cluster barrier, tcgen05.fence::
-//           before_thread_sync, a dealloc) or when 64 are queued. A kernel that lets TMA overwrite a stage
-//           before the commit that frees it arrives now reads the new bytes.
+//  - Late:  as late as the issuing thread allows: MMAs, copies and commits are queued and done just before
+//           that thread next waits on an mbarrier, arrives at a cluster or named barrier, announces bytes on a
+//           peer's barrier or executes tcgen05.fence::before_thread_sync, or when 64 are queued (not at
+//           __syncthreads or a plain mbarrier arrive). A dealloc while any are queued traps. A kernel that
+//           lets TMA overwrite a stage before the commit that frees it arrives now reads the new bytes.
 enum class Schedule : uint32_t { Eager = 0, Late = 1 };
 inline const char* schedule_name(Schedule s) { return s == Schedule::Eager ? "eager" : "late"; }
 
@@ -41,7 +42,7 @@ enum Rule : uint32_t {
   RULE_LANE_QUARTER,        // tcgen05.ld outside the warp's lane quarter 32 * (warp % 4) .. + 31
   RULE_OUTSIDE_ALLOCATION,  // a TMEM address outside this CTA's allocation (MMA, ld)
   RULE_IDESC_RESERVED,      // reserved instruction-descriptor bits set, or a field value not emulated
-  RULE_IDESC_SHAPE,         // an M / N the kind and cta_group do not allow (or the emulator does not cover)
+  RULE_IDESC_SHAPE,         // an M / N the kind and cta_group do not allow (PTX ISA "Matrix Shape" table)
   RULE_SMEM_DESC,           // shared-memory descriptor: version bits, reserved bits, base offset, swizzle code
   RULE_SMEM_ALIGN,          // a swizzled operand not aligned to its swizzle pattern
   RULE_CTA_GROUP_RANK,      // a cta_group::2 MMA or commit issued from the odd CTA of the pair
@@ -63,6 +64,8 @@ enum Rule : uint32_t {
                             // the op 1 mma, 2 cp, 3 ld)
   RULE_FENCE_BEFORE,        // an arrive or barrier after the thread's uncommitted mma/cp or its ld, without
                             // fence::before_thread_sync between (values: the arrive as above; 2 mma/cp, 4 ld)
+  RULE_SHAPE_NOT_EMULATED,  // not an ISA violation: a legal M the emulator does not emulate (values: M, N)
+  RULE_DEALLOC_PENDING,     // (Late) tcgen05.dealloc while MMAs or copies of this CTA are still queued
   RULE_COUNT
 };
 #if defined(__CUDACC__)
@@ -80,7 +83,13 @@ inline const char* rule_text(uint32_t rule) {
     case RULE_LANE_QUARTER: return "tcgen05.ld: a warp may access only TMEM lanes 32*(warp%4) .. +31";
     case RULE_OUTSIDE_ALLOCATION: return "a TMEM address outside this CTA's allocation";
     case RULE_IDESC_RESERVED: return "instruction descriptor: reserved bit set or field value not emulated";
-    case RULE_IDESC_SHAPE: return "instruction descriptor: M/N not allowed for this kind and cta_group";
+    case RULE_IDESC_SHAPE: return "instruction descriptor: M/N not allowed for this kind and cta_group (PTX ISA "
+                                  "\"Matrix Shape\" table)";
+    case RULE_SHAPE_NOT_EMULATED: return "instruction descriptor: a legal shape the emulator does not emulate "
+                                         "(cta_group::1 M = 64, cta_group::2 M = 128: 64 rows of D per CTA; "
+                                         "block-scaled cta_group::1): not an ISA violation";
+    case RULE_DEALLOC_PENDING: return "tcgen05.dealloc while MMAs or copies this CTA issued are still queued "
+                                      "(late schedule): TMEM freed before any thread waited for their commit";
     case RULE_SMEM_DESC: return "shared-memory descriptor: version bits 46-48 must be 0b001, reserved bits 0, "
                                 "base offset 0, swizzle code 0/2/4/6";
     case RULE_SMEM_ALIGN: return "shared-memory descriptor: swizzled operand not aligned to its swizzle pattern";
