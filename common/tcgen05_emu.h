@@ -45,7 +45,7 @@ enum Rule : uint32_t {
   RULE_IDESC_SHAPE,         // an M / N the kind and cta_group do not allow (PTX ISA "Matrix Shape" table)
   RULE_SMEM_DESC,           // shared-memory descriptor: version bits, reserved bits, base offset, swizzle code
   RULE_SMEM_ALIGN,          // a swizzled operand not aligned to its swizzle pattern
-  RULE_CTA_GROUP_RANK,      // a cta_group::2 MMA or commit issued from the odd CTA of the pair
+  RULE_CTA_GROUP_RANK,      // a cta_group::2 MMA or commit issued from the odd CTA of the pair (not emulated)
   RULE_NO_CLUSTER_PAIR,     // cta_group::2 in a launch whose clusters are not pairs
   RULE_QUEUE,               // (Late) MMAs queued by one thread, then issued by another of the same CTA
   RULE_TMA_FORWARD,         // a cta_group::2 TMA into a peer's barrier whose bytes this thread did not announce
@@ -93,7 +93,8 @@ inline const char* rule_text(uint32_t rule) {
     case RULE_SMEM_DESC: return "shared-memory descriptor: version bits 46-48 must be 0b001, reserved bits 0, "
                                 "base offset 0, swizzle code 0/2/4/6";
     case RULE_SMEM_ALIGN: return "shared-memory descriptor: swizzled operand not aligned to its swizzle pattern";
-    case RULE_CTA_GROUP_RANK: return "cta_group::2 MMA/commit issued from the odd CTA of the pair";
+    case RULE_CTA_GROUP_RANK: return "cta_group::2 MMA/commit issued from the odd CTA of the pair (legal: not "
+                                     "emulated, the emulator's pair starts at the even CTA)";
     case RULE_NO_CLUSTER_PAIR: return "cta_group::2 needs clusters of an even number of CTAs";
     case RULE_QUEUE: return "(late schedule) MMAs queued by one thread and issued by another of the CTA";
     case RULE_TMA_FORWARD: return "cta_group::2 TMA to a peer barrier without this thread's expect_tx on it";
