@@ -33,6 +33,8 @@ State& state() {
 constexpr uint32_t PAIR_SLOTS = 1u << 16;
 constexpr uint32_t GRANULES = 16;
 
+size_t warp_state_bytes(const Config& c) { return size_t(c.num_sms) * WARP_SLOTS * WARP_STATE_BYTES; }
+
 std::string cuda_error(const char* what, cudaError_t e) {
   return std::string("tcgen05 emulator: ") + what + ": " + cudaGetErrorString(e);
 }
@@ -75,6 +77,7 @@ std::string enable(Schedule schedule) {
       return cuda_error("CLC cursor", e);
     if ((e = cudaMalloc(&c.clc_stage, CLC_STAGE_SLOTS * 4 * sizeof(uint32_t))) != cudaSuccess)
       return cuda_error("CLC responses", e);
+    if ((e = cudaMalloc(&c.warp_state, warp_state_bytes(c))) != cudaSuccess) return cuda_error("warp state", e);
     void* host = nullptr;
     if ((e = cudaHostAlloc(&host, 8 * sizeof(uint32_t), cudaHostAllocMapped)) != cudaSuccess)
       return cuda_error("trap report", e);
@@ -105,6 +108,7 @@ std::string enable(Schedule schedule) {
   if ((e = cudaMemset(c.clc_cluster, 0, CLC_SLOTS * sizeof(unsigned long long))) != cudaSuccess)
     return cuda_error("reset", e);
   if ((e = cudaMemset(c.clc_cursor, 0, sizeof(unsigned long long))) != cudaSuccess) return cuda_error("reset", e);
+  if ((e = cudaMemset(c.warp_state, 0, warp_state_bytes(c))) != cudaSuccess) return cuda_error("reset", e);
   st.maps_noted = 0;
   c.schedule = schedule;
   c.enabled  = 0x7C5E0001u;

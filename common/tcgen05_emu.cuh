@@ -162,6 +162,119 @@ __device__ __forceinline__ uint32_t* owner_of(uint32_t smid, uint32_t granule) {
   return g_config.owner + (size_t(smid) * GRANULES + granule) * 2;
 }
 
+// ---- per warp: its tcgen05.ld waiting for their tcgen05.wait::ld, each lane's tcgen05 fence state ----
+// Kept in global memory per warp slot of the SM (%smid, %warpid: a warp keeps its slot while it runs, as it
+// keeps its SM, which TMEM already relies on), tagged with the launch and block that own it: a warp that
+// starts in a slot never sees what its predecessor left there.
+struct LdRecord {
+  unsigned long long dst;  // the destination registers' generic address (local memory here; the same in every lane)
+  uint32_t taddr, n;       // the load's TMEM address (lane field: the warp's quarter) and its 32-bit registers
+};
+struct LaneState {
+  unsigned long long tag;  // owner_tag() of the thread the flags are of
+  uint32_t flags, pad;
+};
+struct WarpState {
+  unsigned long long tag;  // owner_tag() of the warp whose loads are pending
+  uint32_t ld_count;       // loads in ld[], oldest first
+  uint32_t ld_dropped;     // loads beyond LD_PENDING_CAP, dropped (their registers stay poison)
+  LdRecord ld[LD_PENDING_CAP];
+  LaneState lane[32];
+};
+static_assert(sizeof(WarpState) <= WARP_STATE_BYTES, "the host allocates WARP_STATE_BYTES per warp slot");
+
+__device__ __forceinline__ uint32_t sreg_warpid() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%warpid;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ uint32_t sreg_laneid() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));
+  return r;
+}
+// This launch (%gridid, folded) and block: who owns a warp slot's state.
+__device__ __forceinline__ unsigned long long owner_tag() {
+  uint64_t g;
+  asm volatile("mov.u64 %0, %%gridid;" : "=l"(g));
+  return (uint64_t(uint32_t(g) ^ uint32_t(g >> 32)) << 32) | (block_linear() + 1u);
+}
+__device__ WarpState* warp_state() {
+  const uint32_t smid = sreg_smid(), slot = sreg_warpid();
+  if (smid >= g_config.num_sms || slot >= WARP_SLOTS) fail(RULE_EMULATOR_LIMIT, 2, (smid << 16) | slot);
+  return reinterpret_cast<WarpState*>(g_config.warp_state + (size_t(smid) * WARP_SLOTS + slot) * WARP_STATE_BYTES);
+}
+// The loads of this warp that no tcgen05.wait::ld has completed yet (dropped ones included).
+__device__ uint32_t lds_pending(WarpState* w) {
+  if (__ldcg(&w->tag) != owner_tag()) return 0;
+  return __ldcg(&w->ld_count) + __ldcg(&w->ld_dropped);
+}
+// Before this thread publishes its tcgen05 operations to other threads, or frees TMEM: the warp's loads must
+// have completed (PTX ISA "Non-pipelined instructions, different thread": tcgen05.ld, tcgen05.wait::ld,
+// tcgen05.fence::before_thread_sync, then the arrive).
+__device__ __forceinline__ bool tracking() {
+  return g_config.enabled == ENABLED_MAGIC && g_config.warp_state != nullptr;
+}
+__device__ __forceinline__ void require_lds_waited() {
+  if (!tracking()) return;
+  const uint32_t pending = lds_pending(warp_state());
+  if (pending != 0) fail(RULE_LD_NOT_WAITED, pending);
+}
+
+// ---- the tcgen05 fences (PTX ISA "Specialized Inter-thread Synchronization for tcgen05 instructions") ----
+// "An asynchronous tcgen05 operation prior to a tcgen05.fence::before_thread_sync is ordered before all
+// subsequent tcgen05 and the execution ordering operations"; one "subsequent to a
+// tcgen05.fence::after_thread_sync is ordered after all the prior tcgen05 and the execution ordering
+// operations". Each lane keeps two facts:
+//  - SYNCED: it has synchronised with other threads (an mbarrier wait that succeeded, a barrier, a cluster
+//    barrier's wait) since its last fence::after_thread_sync. Its next asynchronous tcgen05 instruction (mma,
+//    cp, ld) would not be ordered after what it synchronised with: a trap.
+//  - UNPUB_MMA / UNPUB_LD: it issued an mma or cp (not yet covered by a tcgen05.commit, which performs the fence
+//    implicitly: PTX ISA "Non-pipelined instructions, same thread") or an ld since its last
+//    fence::before_thread_sync. Its next arrive or barrier would publish them unordered: a trap.
+// The execution-ordering operations the emulator sees are the ptx:: wrappers' mbarrier, barrier and cluster
+// barrier instructions and __syncthreads (common/ptx.cuh hooks them). Not seen: __syncwarp (a warp's TMEM
+// accesses are collective), morally strong ld/st/atom (v7's stream-K flags order global memory, not TMEM).
+enum : uint32_t { SYNC_MBARRIER = 1, SYNC_BARRIER = 2, SYNC_CLUSTER = 3 };  // what synchronised or published
+enum : uint32_t { ASYNC_MMA = 1, ASYNC_CP = 2, ASYNC_LD = 3 };             // which asynchronous instruction
+constexpr uint32_t F_SYNCED = 1u, F_UNPUB_MMA = 2u, F_UNPUB_LD = 4u;         // bits 8-15: the last SYNC_*
+
+__device__ __forceinline__ LaneState* lane_state() { return &warp_state()->lane[sreg_laneid()]; }
+__device__ __forceinline__ uint32_t lane_flags(LaneState* l) {
+  return __ldcg(&l->tag) == owner_tag() ? __ldcg(&l->flags) : 0u;
+}
+__device__ __forceinline__ void set_lane_flags(LaneState* l, uint32_t flags) {
+  __stcg(&l->tag, owner_tag());
+  __stcg(&l->flags, flags);
+}
+// After a ptx:: wait: an mbarrier try_wait that succeeded, bar.sync / __syncthreads, barrier.cluster.wait.
+__device__ __noinline__ void on_thread_sync(uint32_t kind) {
+  if (!tracking()) return;
+  LaneState* l = lane_state();
+  set_lane_flags(l, (lane_flags(l) & ~0xFF00u) | F_SYNCED | (kind << 8));
+}
+// Before a ptx:: arrive: an mbarrier arrive (any form), bar.sync / __syncthreads, barrier.cluster.arrive.
+__device__ __noinline__ void on_publish(uint32_t kind) {
+  if (!tracking()) return;
+  require_lds_waited();
+  const uint32_t f = lane_flags(lane_state());
+  if ((f & (F_UNPUB_MMA | F_UNPUB_LD)) != 0) fail(RULE_FENCE_BEFORE, kind, f & (F_UNPUB_MMA | F_UNPUB_LD));
+}
+// An asynchronous tcgen05 instruction of this lane (the emulated mma, cp, ld).
+__device__ __noinline__ void on_async_op(uint32_t op) {
+  LaneState* l     = lane_state();
+  const uint32_t f = lane_flags(l);
+  if ((f & F_SYNCED) != 0) fail(RULE_FENCE_AFTER, (f >> 8) & 0xFFu, op);
+  set_lane_flags(l, f | (op == ASYNC_LD ? F_UNPUB_LD : F_UNPUB_MMA));
+}
+// tcgen05.commit (implicitly before_thread_sync for this thread's mma/cp), the two fences.
+__device__ __noinline__ void clear_lane_flags(uint32_t bits) {
+  if (!tracking()) return;
+  LaneState* l     = lane_state();
+  const uint32_t f = lane_flags(l);
+  if ((f & bits) != 0) set_lane_flags(l, f & ~bits);
+}
+
 // ---- per-CTA state ----
 // Called by ptx::mbarrier_init: the first thing every kernel does, before the barrier that publishes it.
 __device__ __forceinline__ void on_mbarrier_init() {
@@ -294,6 +407,11 @@ __device__ __noinline__ void dealloc(uint32_t taddr, uint32_t columns) {
   lookup_allocation(smid, col, first, granules, info);
   if ((info & 0xFFu) != warp) fail(RULE_DEALLOC_WARP, warp, info & 0xFFu);
   if (first * GRANULE != col || granules * GRANULE != columns) fail(RULE_DEALLOC_RANGE, taddr, columns);
+  require_lds_waited();
+  // Late: MMAs or copies still queued would write TMEM after it is freed (on the hardware: still in flight,
+  // since no thread can have waited for their commit, which is queued behind them).
+  if (ld_state(g_cta.magic) == STATE_MAGIC && ld_state(g_cta.queue_len) != 0)
+    fail(RULE_DEALLOC_PENDING, ld_state(g_cta.queue_len), ld_state(g_cta.queue_owner) - 1);
   __syncwarp();
   if (threadIdx.x % 32 == 0) {
     for (uint32_t g = first; g < first + granules; ++g) owner_of(smid, g)[0] = 0, owner_of(smid, g)[1] = 0;
@@ -350,11 +468,16 @@ __device__ F16Idesc decode_idesc_f16(uint32_t idesc, int cta_group) {
   r.m      = ((idesc >> 24) & 0x1Fu) << 4;
   r.a_bf16 = afmt == 1, r.b_bf16 = bfmt == 1;
   r.neg_a = (idesc >> 13) & 1u, r.neg_b = (idesc >> 14) & 1u;
-  // The shapes the kernels use: cta_group::1 M = 128, cta_group::2 M = 256, N 16..256 in steps of 16 (at
-  // cta_group::1 M = 128 that is the project's stricter rule: the ISA allows N in steps of 8 there).
-  // (M = 64 and the pair's M = 128 are legal but lay D out in TMEM differently: not emulated.)
-  const bool m_ok = cta_group == 1 ? r.m == 128 : r.m == 256;
-  if (!m_ok || r.n < 16 || r.n > 256 || r.n % 16 != 0) fail(RULE_IDESC_SHAPE, r.m, r.n);
+  // PTX ISA "Matrix Shape" (the table of .kind and shapes), kind::f16 dense: cta_group::1 M = 64 or 128 with
+  // N = 8..256 in steps of 8; cta_group::2 M = 128 or 256 with N = 16..256 in steps of 16. CUTLASS 4.2's
+  // static_asserts say the same (cute/arch/mma_sm100_umma.hpp, SM100_MMA_F16BF16_SS and _2x1SM_SS; only its
+  // TS forms, A from TMEM, ask for N in steps of 16 at M = 128). Outside the table: an ISA violation. Emulated:
+  // 128 rows of D per CTA (cta_group::1 M = 128, cta_group::2 M = 256) with any N of the table; the other two
+  // M lay D out in TMEM differently (64 rows per CTA): legal, not emulated, a trap of their own.
+  const bool legal = cta_group == 1 ? (r.m == 64 || r.m == 128) && r.n >= 8 && r.n <= 256 && r.n % 8 == 0
+                                    : (r.m == 128 || r.m == 256) && r.n >= 16 && r.n <= 256 && r.n % 16 == 0;
+  if (!legal) fail(RULE_IDESC_SHAPE, r.m, r.n);
+  if (r.m != 128u * uint32_t(cta_group)) fail(RULE_SHAPE_NOT_EMULATED, r.m, r.n);
   return r;
 }
 
@@ -485,8 +608,12 @@ __device__ MxIdesc decode_idesc_mxf8f6f4(uint32_t idesc, int cta_group) {
   r.n      = ((idesc >> 17) & 0x3Fu) << 3;
   r.m      = ((idesc >> 24) & 0x1Fu) << 4;
   r.neg_a = (idesc >> 13) & 1u, r.neg_b = (idesc >> 14) & 1u;
-  const bool m_ok = cta_group == 1 ? r.m == 128 : r.m == 256;
-  if (!m_ok || r.n < 16 || r.n > 256 || r.n % 16 != 0) fail(RULE_IDESC_SHAPE, r.m, r.n);
+  // The same table, kind::mxf8f6f4 dense: cta_group::1 M = 128 with N = 8..256 in steps of 8; cta_group::2
+  // M = 128 or 256 with N = 16..256 in steps of 16. Emulated: the MXFP8 kernel's cta_group::2 M = 256.
+  const bool legal = cta_group == 1 ? r.m == 128 && r.n >= 8 && r.n <= 256 && r.n % 8 == 0
+                                    : (r.m == 128 || r.m == 256) && r.n >= 16 && r.n <= 256 && r.n % 16 == 0;
+  if (!legal) fail(RULE_IDESC_SHAPE, r.m, r.n);
+  if (cta_group != 2 || r.m != 256) fail(RULE_SHAPE_NOT_EMULATED, r.m, r.n);
   return r;
 }
 // 32 e4m3 values (one MX block of K, 32 bytes) of row `row` of an operand, as floats (exact).
@@ -778,6 +905,60 @@ __device__ void apply_mirrors(uint32_t addr, uint32_t rank) {
   }
 }
 
+// ---- tcgen05.ld's asynchrony ----
+// A load of the warp (all 32 lanes, converged): noted for its wait::ld, oldest first. Past LD_PENDING_CAP the
+// oldest is dropped (its registers stay poison) and the next wait::ld traps as not emulated.
+__device__ __noinline__ void record_ld(uint32_t taddr, unsigned long long dst, uint32_t n) {
+  int same = 0;
+  __match_all_sync(0xffffffffu, dst, &same);
+  if (!same) fail(RULE_EMULATOR_LIMIT, 3, uint32_t(dst));
+  WarpState* w = warp_state();
+  if (sreg_laneid() == 0) {
+    const unsigned long long tag = owner_tag();
+    uint32_t count = 0, dropped = 0;
+    if (__ldcg(&w->tag) == tag) {
+      count = __ldcg(&w->ld_count), dropped = __ldcg(&w->ld_dropped);
+    } else {
+      __stcg(&w->tag, tag);
+    }
+    if (count == LD_PENDING_CAP) {
+      for (uint32_t i = 1; i < count; ++i) {
+        __stcg(&w->ld[i - 1].dst, __ldcg(&w->ld[i].dst));
+        __stcg(&w->ld[i - 1].taddr, __ldcg(&w->ld[i].taddr));
+        __stcg(&w->ld[i - 1].n, __ldcg(&w->ld[i].n));
+      }
+      --count, ++dropped;
+    }
+    __stcg(&w->ld[count].dst, dst);
+    __stcg(&w->ld[count].taddr, taddr);
+    __stcg(&w->ld[count].n, n);
+    __stcg(&w->ld_count, count + 1);
+    __stcg(&w->ld_dropped, dropped);
+  }
+  __syncwarp();
+}
+// tcgen05.wait::ld: each pending load of the warp reads its TMEM cells now and writes the registers (this
+// lane's: lane quarter base + lane, the load's columns) through their address.
+__device__ __noinline__ void complete_lds() {
+  WarpState* w = warp_state();
+  uint32_t count = 0;
+  if (__ldcg(&w->tag) == owner_tag()) {
+    count = __ldcg(&w->ld_count);
+    const uint32_t dropped = __ldcg(&w->ld_dropped);
+    if (dropped != 0) fail(RULE_EMULATOR_LIMIT, 1, count + dropped);
+  }
+  const uint32_t smid = sreg_smid(), lane = sreg_laneid();
+  for (uint32_t r = 0; r < count; ++r) {
+    float* dst          = reinterpret_cast<float*>(__ldcg(&w->ld[r].dst));
+    const uint32_t addr = __ldcg(&w->ld[r].taddr), n = __ldcg(&w->ld[r].n);
+    const float* src    = tmem_cell(smid, (addr >> 16) + lane, addr & 0xFFFFu);
+    for (uint32_t i = 0; i < n; ++i) dst[i] = __ldcg(src + i);
+  }
+  __syncwarp();
+  if (lane == 0 && count != 0) __stcg(&w->ld_count, 0u);
+  __syncwarp();
+}
+
 // ---- the wrappers' emulated bodies ----
 // tcgen05.mma of either kind (the entry says which): the pair's rules, then the MMA now (eager) or queued
 // (late; the checks that need no shared memory now, the rest when it runs).
@@ -788,6 +969,7 @@ __device__ __forceinline__ void mma(const QueueEntry& e) {
     if (sreg_nctarank() % 2 != 0) fail(RULE_NO_CLUSTER_PAIR, sreg_nctarank());
     if (sreg_ctarank() % 2 != 0) fail(RULE_CTA_GROUP_RANK, sreg_ctarank());
   }
+  on_async_op(ASYNC_MMA);
   if (g_config.schedule == Schedule::Eager) {
     run(e);
     return;
@@ -816,6 +998,7 @@ template <int CTA_GROUP>
 __device__ __forceinline__ void cp_32x128b_warpx4(uint32_t taddr, uint64_t sdesc) {
   require_enabled();
   if (CTA_GROUP == 2 && sreg_ctarank() % 2 != 0) fail(RULE_CTA_GROUP_RANK, sreg_ctarank());
+  on_async_op(ASYNC_CP);
   if (g_config.schedule == Schedule::Eager) {
     execute_cp_32x128b_warpx4(CTA_GROUP, taddr, sdesc);
     return;
@@ -830,6 +1013,7 @@ __device__ __forceinline__ void cp_32x128b_warpx4(uint32_t taddr, uint64_t sdesc
 __device__ __forceinline__ void commit(uint32_t bar, uint32_t mask, bool multicast) {
   require_enabled();
   if (multicast && sreg_ctarank() % 2 != 0) fail(RULE_CTA_GROUP_RANK, sreg_ctarank());
+  clear_lane_flags(F_UNPUB_MMA);  // the commit performs this thread's fence::before_thread_sync for them
   // Eager, or nothing of this CTA queued: every earlier MMA of this thread has written TMEM already.
   if (g_config.schedule == Schedule::Eager || ld_state(g_cta.magic) != STATE_MAGIC ||
       ld_state(g_cta.queue_len) == 0) {
@@ -846,23 +1030,37 @@ __device__ __forceinline__ void ld_32x32b(uint32_t taddr, float (&v)[N]) {
   require_converged(4);
   const uint32_t warp = tid_linear() / 32, lane_base = taddr >> 16, col = taddr & 0xFFFFu;
   if (lane_base != 32u * (warp % 4)) fail(RULE_LANE_QUARTER, taddr, warp);
-  const uint32_t smid = sreg_smid();
-  require_allocated(smid, col, uint32_t(N));
-  const float* src = tmem_cell(smid, lane_base + threadIdx.x % 32, col);
+  require_allocated(sreg_smid(), col, uint32_t(N));
+  on_async_op(ASYNC_LD);
+  // Asynchronous (PTX ISA "tcgen05 Memory Consistency Model"): the registers are poison until the warp's
+  // tcgen05.wait::ld, which reads TMEM for them (the latest point the ISA allows) and writes them through
+  // their address. A kernel that uses them before the wait reads NaN, every time.
 #pragma unroll
-  for (int i = 0; i < N; ++i) v[i] = __ldcg(src + i);
+  for (int i = 0; i < N; ++i) v[i] = __uint_as_float(LD_POISON_BITS);
+  record_ld(taddr, reinterpret_cast<unsigned long long>(&v[0]), uint32_t(N));
 }
 
-__device__ __forceinline__ void wait_ld() { require_converged(5); }
+// tcgen05.wait::ld (PTX ISA "tcgen05.wait"): completes every load of the warp since its last wait.
+__device__ __forceinline__ void wait_ld() {
+  require_enabled();
+  require_converged(5);
+  complete_lds();
+  asm volatile("" ::: "memory");  // the registers were written through memory
+}
 
-// tcgen05.fence::before_thread_sync / after_thread_sync (PTX ISA "tcgen05 Memory Consistency Model"): TMEM
-// is global memory here, so both are GPU-scope fences; before_thread_sync is also where the late schedule
-// runs what this thread queued.
+// tcgen05.fence::before_thread_sync / after_thread_sync (PTX ISA "tcgen05 Memory Consistency Model"): the
+// lane's fence state (on_async_op, on_publish); TMEM is global memory here, so both are also GPU-scope
+// fences; before_thread_sync is also where the late schedule runs what this thread queued.
 __device__ __forceinline__ void fence_before_thread_sync() {
+  require_lds_waited();
+  clear_lane_flags(F_UNPUB_MMA | F_UNPUB_LD);
   before_block();
   __threadfence();
 }
-__device__ __forceinline__ void fence_after_thread_sync() { __threadfence(); }
+__device__ __forceinline__ void fence_after_thread_sync() {
+  clear_lane_flags(F_SYNCED);
+  __threadfence();
+}
 
 // ---- Cluster Launch Control (PTX ISA "clusterlaunchcontrol"; common/clc.cuh) ----
 // Hopper has no CLC, and nothing can stop a launched cluster from starting. The emulator keeps, per launch
@@ -988,8 +1186,22 @@ __device__ __forceinline__ uint32_t clc_first_ctaid_x(uint64_t lo, uint64_t) {
   return uint32_t(lo >> 32);
 }
 
+// __syncthreads() in an emulated kernel (the macro below): a barrier is both a publication and a
+// synchronisation for the tcgen05 fence rules.
+__device__ __forceinline__ void syncthreads() {
+  on_publish(SYNC_BARRIER);
+  __syncthreads();
+  on_thread_sync(SYNC_BARRIER);
+}
+
 }  // namespace
 }  // namespace gemm::tc5emu
+
+// The kernels call __syncthreads() (a built-in function, not a macro) directly; in the device passes that
+// emulate, it is the emulator's hooked barrier above. Everything after this line in the translation unit sees it.
+#if defined(GEMM_TC5_EMULATED)
+#define __syncthreads() ::gemm::tc5emu::syncthreads()
+#endif
 
 // ---- the tc5:: wrappers of common/tcgen05.cuh, same names and signatures, routed to the emulator ----
 #if defined(GEMM_TC5_EMULATED)

@@ -21,10 +21,11 @@ namespace gemm::tc5emu {
 // Memory Consistency Model": anywhere between its issue and the arrival of the tcgen05.commit that tracks
 // it. The emulator offers the two ends of that window:
 //  - Eager: at issue. A kernel that reads TMEM too early, or reuses a stage too early, may still pass.
-//  - Late:  as late as the issuing thread allows: MMAs and commits are queued and done just before that
-//           thread next blocks or synchronises (an mbarrier wait, a cluster barrier, tcgen05.fence::
-//           before_thread_sync, a dealloc) or when 64 are queued. A kernel that lets TMA overwrite a stage
-//           before the commit that frees it arrives now reads the new bytes.
+//  - Late:  as late as the issuing thread allows: MMAs, copies and commits are queued and done just before
+//           that thread next waits on an mbarrier, arrives at a cluster or named barrier, announces bytes on a
+//           peer's barrier or executes tcgen05.fence::before_thread_sync, or when 64 are queued (not at
+//           __syncthreads or a plain mbarrier arrive). A dealloc while any are queued traps. A kernel that
+//           lets TMA overwrite a stage before the commit that frees it arrives now reads the new bytes.
 enum class Schedule : uint32_t { Eager = 0, Late = 1 };
 inline const char* schedule_name(Schedule s) { return s == Schedule::Eager ? "eager" : "late"; }
 
@@ -41,10 +42,10 @@ enum Rule : uint32_t {
   RULE_LANE_QUARTER,        // tcgen05.ld outside the warp's lane quarter 32 * (warp % 4) .. + 31
   RULE_OUTSIDE_ALLOCATION,  // a TMEM address outside this CTA's allocation (MMA, ld)
   RULE_IDESC_RESERVED,      // reserved instruction-descriptor bits set, or a field value not emulated
-  RULE_IDESC_SHAPE,         // an M / N the kind and cta_group do not allow (or the emulator does not cover)
+  RULE_IDESC_SHAPE,         // an M / N the kind and cta_group do not allow (PTX ISA "Matrix Shape" table)
   RULE_SMEM_DESC,           // shared-memory descriptor: version bits, reserved bits, base offset, swizzle code
   RULE_SMEM_ALIGN,          // a swizzled operand not aligned to its swizzle pattern
-  RULE_CTA_GROUP_RANK,      // a cta_group::2 MMA or commit issued from the odd CTA of the pair
+  RULE_CTA_GROUP_RANK,      // a cta_group::2 MMA or commit issued from the odd CTA of the pair (not emulated)
   RULE_NO_CLUSTER_PAIR,     // cta_group::2 in a launch whose clusters are not pairs
   RULE_QUEUE,               // (Late) MMAs queued by one thread, then issued by another of the same CTA
   RULE_TMA_FORWARD,         // a cta_group::2 TMA into a peer's barrier whose bytes this thread did not announce
@@ -56,6 +57,15 @@ enum Rule : uint32_t {
   RULE_CLC_CTAID_OF_FAILED, // query_cancel.get_first_ctaid of a response that canceled nothing
   RULE_CLC_RESPONSE,        // query_cancel of 16 bytes that no emulated try_cancel wrote
   RULE_CLC_GRID,            // a grid of more clusters than the emulator's CLC table holds (CLC_SLOTS)
+  RULE_LD_NOT_WAITED,       // tcgen05.ld not completed by tcgen05.wait::ld before the thread publishes or frees
+  RULE_EMULATOR_LIMIT,      // not an ISA rule: a use beyond the emulator's tables (values: which, see fail sites)
+  RULE_FENCE_AFTER,         // an async tcgen05 op after a thread synchronisation, no fence::after_thread_sync
+                            // between (values: the synchronisation 1 mbarrier wait, 2 barrier, 3 cluster barrier;
+                            // the op 1 mma, 2 cp, 3 ld)
+  RULE_FENCE_BEFORE,        // an arrive or barrier after the thread's uncommitted mma/cp or its ld, without
+                            // fence::before_thread_sync between (values: the arrive as above; 2 mma/cp, 4 ld)
+  RULE_SHAPE_NOT_EMULATED,  // not an ISA violation: a legal M the emulator does not emulate (values: M, N)
+  RULE_DEALLOC_PENDING,     // (Late) tcgen05.dealloc while MMAs or copies of this CTA are still queued
   RULE_COUNT
 };
 #if defined(__CUDACC__)
@@ -73,11 +83,18 @@ inline const char* rule_text(uint32_t rule) {
     case RULE_LANE_QUARTER: return "tcgen05.ld: a warp may access only TMEM lanes 32*(warp%4) .. +31";
     case RULE_OUTSIDE_ALLOCATION: return "a TMEM address outside this CTA's allocation";
     case RULE_IDESC_RESERVED: return "instruction descriptor: reserved bit set or field value not emulated";
-    case RULE_IDESC_SHAPE: return "instruction descriptor: M/N not allowed for this kind and cta_group";
+    case RULE_IDESC_SHAPE: return "instruction descriptor: M/N not allowed for this kind and cta_group (PTX ISA "
+                                  "\"Matrix Shape\" table)";
+    case RULE_SHAPE_NOT_EMULATED: return "instruction descriptor: a legal shape the emulator does not emulate "
+                                         "(cta_group::1 M = 64, cta_group::2 M = 128: 64 rows of D per CTA; "
+                                         "block-scaled cta_group::1): not an ISA violation";
+    case RULE_DEALLOC_PENDING: return "tcgen05.dealloc while MMAs or copies this CTA issued are still queued "
+                                      "(late schedule): TMEM freed before any thread waited for their commit";
     case RULE_SMEM_DESC: return "shared-memory descriptor: version bits 46-48 must be 0b001, reserved bits 0, "
                                 "base offset 0, swizzle code 0/2/4/6";
     case RULE_SMEM_ALIGN: return "shared-memory descriptor: swizzled operand not aligned to its swizzle pattern";
-    case RULE_CTA_GROUP_RANK: return "cta_group::2 MMA/commit issued from the odd CTA of the pair";
+    case RULE_CTA_GROUP_RANK: return "cta_group::2 MMA/commit issued from the odd CTA of the pair (legal: not "
+                                     "emulated, the emulator's pair starts at the even CTA)";
     case RULE_NO_CLUSTER_PAIR: return "cta_group::2 needs clusters of an even number of CTAs";
     case RULE_QUEUE: return "(late schedule) MMAs queued by one thread and issued by another of the CTA";
     case RULE_TMA_FORWARD: return "cta_group::2 TMA to a peer barrier without this thread's expect_tx on it";
@@ -91,6 +108,20 @@ inline const char* rule_text(uint32_t rule) {
     case RULE_CLC_RESPONSE: return "clusterlaunchcontrol.query_cancel of 16 bytes no try_cancel wrote "
                                    "(read before its barrier completed?)";
     case RULE_CLC_GRID: return "Cluster Launch Control: more clusters in the grid than the emulator's table holds";
+    case RULE_LD_NOT_WAITED: return "tcgen05.ld: loads not completed by tcgen05.wait::ld before this warp's "
+                                    "tcgen05.fence::before_thread_sync, arrive, barrier or dealloc (PTX ISA "
+                                    "\"Non-pipelined instructions, different thread\")";
+    case RULE_EMULATOR_LIMIT: return "not emulated (an emulator limit, not an ISA violation): more than 16 "
+                                     "tcgen05.ld of a warp pending before one wait::ld (value 1), a %warpid or "
+                                     "%smid past the emulator's table (2), lanes loading into different local "
+                                     "addresses (3)";
+    case RULE_FENCE_AFTER: return "an asynchronous tcgen05 instruction (mma, cp, ld) after the thread's mbarrier "
+                                  "wait, barrier or cluster barrier without tcgen05.fence::after_thread_sync in "
+                                  "between (PTX ISA \"Specialized Inter-thread Synchronization for tcgen05\")";
+    case RULE_FENCE_BEFORE: return "an mbarrier arrive, barrier or cluster barrier after the thread's tcgen05.ld, or "
+                                   "its tcgen05.mma/cp not followed by tcgen05.commit, without "
+                                   "tcgen05.fence::before_thread_sync in between (PTX ISA \"Specialized "
+                                   "Inter-thread Synchronization for tcgen05\"; an arrive where a commit belongs?)";
     case RULE_TMA_UNKNOWN_MAP: return "multicast cta_group::2 TMA through a tensor map not built by "
                                       "make_tensor_map after tc5emu::enable()";
     default: return "unknown rule";
@@ -105,6 +136,12 @@ constexpr uint32_t MAP_CAP = 1024, MAP_WORDS = 36;  // the map's 128 bytes, its 
 // Cluster Launch Control: one record per cluster of the grid (which launch last touched it, and whether it
 // runs or was canceled), and one cursor (the next cluster a try_cancel asks for).
 constexpr uint32_t CLC_SLOTS = 1u << 20, CLC_STAGE_SLOTS = 1u << 18;
+// Per warp slot of an SM (%smid, %warpid): the tcgen05.ld of the warp still waiting for their tcgen05.wait::ld
+// (at most LD_PENDING_CAP), and each lane's tcgen05 fence state (tcgen05_emu.cuh, WarpState).
+constexpr uint32_t WARP_SLOTS = 64, LD_PENDING_CAP = 16, WARP_STATE_BYTES = 1024;
+// What a tcgen05.ld's destination registers hold until its tcgen05.wait::ld: a quiet NaN whose bits differ
+// from TMEM's poison (0xFFFFFFFF), so that a test can tell the two apart.
+constexpr uint32_t LD_POISON_BITS = 0x7FFFFFFFu;
 
 // What every emulated translation unit's device code reads (its own copy of a __device__ variable, set by
 // enable() through the registry below).
@@ -121,6 +158,7 @@ struct Config {
   unsigned long long* clc_cluster = nullptr;  // [CLC_SLOTS]: launch tag << 32 | CLC_RUNNING or CLC_CANCELED
   unsigned long long* clc_cursor  = nullptr;  // [1]: launch tag << 32 | the next cluster index to ask for
   uint32_t* clc_stage             = nullptr;  // [CLC_STAGE_SLOTS][4]: responses on their way to shared memory
+  uint8_t* warp_state             = nullptr;  // [num_sms][WARP_SLOTS][WARP_STATE_BYTES], zeroed at enable()
   uint32_t num_sms      = 0;
   Schedule schedule     = Schedule::Eager;
   uint32_t enabled      = 0;        // 0x7C5E0001 once enable() ran

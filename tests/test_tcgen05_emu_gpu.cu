@@ -14,6 +14,8 @@
 //                                    (tmem_ld_32x32b, tmem_accumulator_m128) and compared with the model's
 //                                    product of the same shared memory (mma_kmajor_read), in fp64, within the
 //                                    bound of an fp32 sum: |err| <= 2 * 64 * 2^-24 * sum |a b| (+ 2^-126).
+//                                    Also v2a's tiles at N = 120: the ISA's steps of 8 at cta_group::1
+//                                    M = 128, which no kernel uses.
 //   test_tcgen05_emu_gpu mxf8        the MXFP8 stage's instructions on its own tiles (mxfp8/matmul_mxfp8.cu): a
 //                                    2-CTA pair with random e4m3 tiles and random UE8M0 scale tiles (a
 //                                    different SFB in each CTA); three tcgen05.cp.32x128b.warpx4 of the scale
@@ -24,7 +26,9 @@
 //                                    product with the scales where the model puts them (mma_scale_read_block32),
 //                                    in fp64, within 2 * 128 * 2^-24 * sum |a b| (+ 2^-126).
 //   test_tcgen05_emu_gpu trap RULE   (Hopper only) a kernel that breaks RULE (tcgen05_emu.h) must trap with
-//                                    exactly that rule's report.
+//                                    exactly that rule's report; ld_poison / ld_poison_pair: a kernel that
+//                                    stores the registers of every tcgen05.ld before its tcgen05.wait::ld
+//                                    runs to its end and stored nothing but the poison (LD_POISON_BITS).
 // Exit: 0 pass, 1 fail, GEMM_SKIP_CODE (77) where no suitable GPU is present (and for trap tests on a B200).
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
@@ -70,13 +74,24 @@ enum class Breach : int {
   OUTSIDE_ALLOCATION,  // tcgen05.ld past the allocation's last column
   MMA_UNALLOCATED,     // an MMA whose N columns run past the allocation
   IDESC_RESERVED,      // reserved idesc bit 23 set
-  IDESC_SHAPE,         // N = 24 (not a multiple of 16 at M = 128)
+  IDESC_SHAPE,         // N = 264 (over 256: outside the ISA's shape table)
   SMEM_DESC,           // descriptor version bits 46-48 = 0
   SMEM_ALIGN,          // a 128B-swizzled operand 128 bytes off its 1024-byte pattern
   CTA_GROUP_RANK,      // a cta_group::2 MMA issued by the odd CTA
   EXIT_HOLDING,        // the kernel returns without tcgen05.dealloc
   CP_ADDRESS,          // tcgen05.cp .warpx4 to lane 32 (the lane field must be 0)
   SMEM_RANGE,          // A's descriptor 48 KB past its tile: beyond the CTA's dynamic shared memory
+  LD_EARLY_USE,        // the registers of each tcgen05.ld stored before its tcgen05.wait::ld (then it waits)
+  LD_NO_WAIT,          // no tcgen05.wait::ld after the loads
+  LD_PENDING_LIMIT,    // 17 tcgen05.ld before one wait::ld (legal; beyond the emulator's 16)
+  NO_FENCE_AFTER_WAIT,     // tcgen05.ld after the wait on the commit's barrier, no fence::after_thread_sync
+  NO_FENCE_AFTER_CLUSTER,  // tcgen05.mma after the setup's cluster barrier, no fence::after_thread_sync
+  BARRIER_AFTER_FENCE,     // __syncthreads() between fence::after_thread_sync and tcgen05.ld
+  NO_FENCE_BEFORE,         // the teardown's cluster barrier after tcgen05.ld, no fence::before_thread_sync
+  ARRIVE_NOT_COMMIT,       // a plain mbarrier.arrive where tcgen05.commit belongs
+  SHAPE_M64,               // cta_group::1 M = 64 (legal, not emulated)
+  SHAPE_PAIR_M128,         // cta_group::2 M = 128 (legal, not emulated)
+  DEALLOC_PENDING,         // (late schedule) warp 1 issues an MMA and frees TMEM before any commit
 };
 
 struct MmaParams {
@@ -124,8 +139,19 @@ __global__ void __launch_bounds__(THREADS) mma_kernel(const __grid_constant__ Mm
   tc5::fence_before_thread_sync();
   ptx::barrier_cluster_arrive();
   ptx::barrier_cluster_wait();
-  tc5::fence_after_thread_sync();
+  if (p.breach != Breach::NO_FENCE_AFTER_CLUSTER) tc5::fence_after_thread_sync();
   const uint32_t tmem = tmem_slot;
+
+  if (p.breach == Breach::DEALLOC_PENDING) {
+    if (warp == 1) {
+      if (ptx::elect_one_sync())
+        tc5::mma_f16_ss<CTA_GROUP>(tmem, kmajor_desc_sm100(p.a_tile, ptx::smem_addr(base) + p.a_off, 0),
+                                   kmajor_desc_sm100(p.b_tile, ptx::smem_addr(base) + p.b_off, 0), p.idesc, 0u);
+      __syncwarp();
+      tc5::tmem_dealloc<CTA_GROUP>(tmem, TMEM_COLS);
+    }
+    return;
+  }
 
   const bool issuer = p.breach == Breach::CTA_GROUP_RANK ? rank == 1 : rank == 0;
   if (issuer && warp == 0 && ptx::elect_one_sync()) {
@@ -134,34 +160,52 @@ __global__ void __launch_bounds__(THREADS) mma_kernel(const __grid_constant__ Mm
       uint64_t a_desc = kmajor_desc_sm100(p.a_tile, a_addr, ks), b_desc = kmajor_desc_sm100(p.b_tile, b_addr, ks);
       uint32_t idesc = p.idesc, d = tmem;
       if (p.breach == Breach::IDESC_RESERVED) idesc |= 1u << 23;
-      if (p.breach == Breach::IDESC_SHAPE) idesc = (idesc & ~(0x3Fu << 17)) | ((24u >> 3) << 17);
+      if (p.breach == Breach::IDESC_SHAPE) idesc = (idesc & ~(0x3Fu << 17)) | ((264u >> 3) << 17);
+      if (p.breach == Breach::SHAPE_M64 || p.breach == Breach::SHAPE_PAIR_M128)
+        idesc = (idesc & ~(0x1Fu << 24)) | ((uint32_t(64 * CTA_GROUP) >> 4) << 24);
       if (p.breach == Breach::SMEM_DESC) a_desc &= ~(7ull << 46);
       if (p.breach == Breach::SMEM_ALIGN) a_desc += 128 >> 4;
       if (p.breach == Breach::SMEM_RANGE) a_desc += 49152 >> 4;
       if (p.breach == Breach::MMA_UNALLOCATED) d += 192;  // columns 192 .. 192 + N - 1 > 255
       tc5::mma_f16_ss<CTA_GROUP>(d, a_desc, b_desc, idesc, ks > 0 ? 1u : 0u);
     }
-    if constexpr (CTA_GROUP == 1) tc5::commit(&mma_bar);
-    else tc5::commit_multicast<CTA_GROUP>(&mma_bar, 0b11);
+    if constexpr (CTA_GROUP == 1) {
+      if (p.breach == Breach::ARRIVE_NOT_COMMIT) ptx::mbarrier_arrive(&mma_bar);
+      else tc5::commit(&mma_bar);
+    } else {
+      tc5::commit_multicast<CTA_GROUP>(&mma_bar, 0b11);
+    }
   }
   ptx::mbarrier_wait(&mma_bar, 0, "mma_bar");
-  tc5::fence_after_thread_sync();
+  if (p.breach != Breach::NO_FENCE_AFTER_WAIT) tc5::fence_after_thread_sync();
+  if (p.breach == Breach::BARRIER_AFTER_FENCE) __syncthreads();
 
   // Every register of every lane, raw: out[(((rank * 4 + warp) * (n / 8) + col / 8) * 32 + lane) * 8 + reg]
   const int n_cta = p.n;  // D has N columns in each CTA's TMEM
   const int quarter_warp = p.breach == Breach::LANE_QUARTER ? (warp + 3) % 4 : warp;
+  if (p.breach == Breach::LD_PENDING_LIMIT) {
+    float v[8];
+    for (int i = 0; i < 17; ++i) tc5::ld_32x32b_x8(tmem_addr(tmem, 32u * uint32_t(warp), 0), v);
+    tc5::wait_ld();
+  }
   for (int col = 0; col < n_cta; col += 8) {
     float v[8];
     uint32_t col_addr = uint32_t(col);
     if (p.breach == Breach::OUTSIDE_ALLOCATION) col_addr += TMEM_COLS;
     tc5::ld_32x32b_x8(tmem_addr(tmem, 32u * uint32_t(quarter_warp), col_addr), v);
-    tc5::wait_ld();
     float* dst = out + ((size_t(rank * 4 + warp) * size_t(n_cta / 8) + size_t(col / 8)) * 32 + lane) * 8;
+    if (p.breach == Breach::LD_EARLY_USE) {  // what a kernel that skips the wait would compute with
 #pragma unroll
-    for (int i = 0; i < 8; ++i) dst[i] = v[i];
+      for (int i = 0; i < 8; ++i) dst[i] = v[i];
+    }
+    if (p.breach != Breach::LD_NO_WAIT) tc5::wait_ld();
+    if (p.breach != Breach::LD_EARLY_USE) {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) dst[i] = v[i];
+    }
   }
 
-  tc5::fence_before_thread_sync();
+  if (p.breach != Breach::NO_FENCE_BEFORE) tc5::fence_before_thread_sync();
   ptx::barrier_cluster_arrive();
   ptx::barrier_cluster_wait();
   const int dealloc_warp = p.breach == Breach::DEALLOC_WARP ? 2 : 1;
@@ -337,8 +381,9 @@ std::vector<Case> cases() {
   return out;
 }
 
-// Runs one case; prints one line; true if every element is within the bound.
-bool run_case(const Case& c, uint64_t seed, const char* schedule) {
+// Runs one case; prints one line; true if every element is within the bound. n: the MMA's N, if not the B
+// tile's rows (times the pair).
+bool run_case(const Case& c, uint64_t seed, const char* schedule, int n = 0) {
   // The 2-SM stage's rows are each CTA's half tiles of the pair's M = 256 MMA.
   const int cta_group = std::strncmp(c.a->stage, "v5", 2) == 0 ? 2 : 1;
   MmaParams p{};
@@ -348,7 +393,7 @@ bool run_case(const Case& c, uint64_t seed, const char* schedule) {
   p.b_off  = c.b->tile_addr;
   p.image_bytes = std::max(p.a_off + kmajor_tile_bytes(p.a_tile), p.b_off + kmajor_tile_bytes(p.b_tile));
   p.image_bytes = (p.image_bytes + 15) / 16 * 16;
-  p.n      = c.b->rows * cta_group;
+  p.n      = n != 0 ? n : c.b->rows * cta_group;
   p.ksteps = kmajor_ksteps(p.a_tile);
   p.idesc  = make_idesc_f16(F16Kind::BF16, F16Kind::BF16, AccKind::F32, 128 * cta_group, p.n);
   p.breach = Breach::NONE;
@@ -594,11 +639,13 @@ bool run_mx_case(uint64_t seed, const char* schedule) {
   return pass;
 }
 
+// rule RULE_NONE: the kernel must run to its end, and every register it stored must be the ld poison.
 struct TrapCase {
   const char* name;
   Breach breach;
   uint32_t rule;
   int cta_group;
+  tc5emu::Schedule schedule = tc5emu::Schedule::Eager;
 };
 const TrapCase TRAPS[] = {
     {"alloc_size", Breach::ALLOC_SIZE, tc5emu::RULE_ALLOC_SIZE, 1},
@@ -616,6 +663,18 @@ const TrapCase TRAPS[] = {
     {"exit_holding", Breach::EXIT_HOLDING, tc5emu::RULE_EXIT_HOLDING, 1},
     {"cp_address", Breach::CP_ADDRESS, tc5emu::RULE_CP_ADDRESS, 2},  // through mx_kernel
     {"smem_range", Breach::SMEM_RANGE, tc5emu::RULE_SMEM_RANGE, 1},
+    {"ld_poison", Breach::LD_EARLY_USE, tc5emu::RULE_NONE, 1},
+    {"ld_poison_pair", Breach::LD_EARLY_USE, tc5emu::RULE_NONE, 2},
+    {"ld_not_waited", Breach::LD_NO_WAIT, tc5emu::RULE_LD_NOT_WAITED, 1},
+    {"ld_pending_limit", Breach::LD_PENDING_LIMIT, tc5emu::RULE_EMULATOR_LIMIT, 1},
+    {"fence_after_wait", Breach::NO_FENCE_AFTER_WAIT, tc5emu::RULE_FENCE_AFTER, 1},
+    {"fence_after_cluster", Breach::NO_FENCE_AFTER_CLUSTER, tc5emu::RULE_FENCE_AFTER, 2},
+    {"fence_after_barrier", Breach::BARRIER_AFTER_FENCE, tc5emu::RULE_FENCE_AFTER, 1},
+    {"fence_before", Breach::NO_FENCE_BEFORE, tc5emu::RULE_FENCE_BEFORE, 1},
+    {"arrive_not_commit", Breach::ARRIVE_NOT_COMMIT, tc5emu::RULE_FENCE_BEFORE, 1},
+    {"shape_m64", Breach::SHAPE_M64, tc5emu::RULE_SHAPE_NOT_EMULATED, 1},
+    {"shape_pair_m128", Breach::SHAPE_PAIR_M128, tc5emu::RULE_SHAPE_NOT_EMULATED, 2},
+    {"dealloc_pending", Breach::DEALLOC_PENDING, tc5emu::RULE_DEALLOC_PENDING, 1, tc5emu::Schedule::Late},
 };
 
 int run_trap(const char* name) {
@@ -624,6 +683,11 @@ int run_trap(const char* name) {
     if (!std::strcmp(c.name, name)) t = &c;
   if (t == nullptr) {
     std::fprintf(stderr, "unknown trap '%s'\n", name);
+    return 1;
+  }
+  const std::string bad = tc5emu::enable(t->schedule);
+  if (!bad.empty()) {
+    std::fprintf(stderr, "%s\n", bad.c_str());
     return 1;
   }
   if (t->breach == Breach::CP_ADDRESS) {  // the MXFP8 path: mx_kernel, zero-filled image
@@ -664,6 +728,20 @@ int run_trap(const char* name) {
   CUDA_CHECK(cudaMalloc(&d_out, size_t(t->cta_group) * 128 * size_t(p.n) * sizeof(float)));
   const cudaError_t e = t->cta_group == 1 ? launch<1>(p, d_image, d_out) : launch<2>(p, d_image, d_out);
   const std::string report = e != cudaSuccess ? tc5emu::trap_report() : tc5emu::check_all_freed();
+  if (t->rule == tc5emu::RULE_NONE) {  // no trap; every register stored before its wait::ld is the poison
+    size_t poisoned = 0;
+    std::vector<uint32_t> out(size_t(t->cta_group) * 128 * size_t(p.n));
+    if (e == cudaSuccess) {
+      CUDA_CHECK(cudaMemcpy(out.data(), d_out, out.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+      for (const uint32_t bits : out) poisoned += bits == tc5emu::LD_POISON_BITS;
+    }
+    const bool pass = e == cudaSuccess && report.empty() && poisoned == out.size();
+    std::printf("%s %s: launch %s; emulator: %s; %zu of %zu registers read before tcgen05.wait::ld hold the "
+                "poison 0x%08x\n",
+                pass ? "PASS" : "FAIL", name, cudaGetErrorString(e), report.empty() ? "(nothing)" : report.c_str(),
+                poisoned, out.size(), tc5emu::LD_POISON_BITS);
+    return pass ? 0 : 1;
+  }
   const std::string want   = tc5emu::rule_text(t->rule);
   const bool pass          = report.find(want) != std::string::npos;
   std::printf("%s trap %s: launch %s; emulator: %s\n  expected: %s\n", pass ? "PASS" : "FAIL", name,
@@ -692,14 +770,7 @@ int main(int argc, char** argv) {
   }
   std::printf("%s: %s\n", name.c_str(),
               gpu == Gpu::HOPPER ? "tcgen05 through the emulator (common/tcgen05_emu.h)" : "real tcgen05");
-  if (mode == "trap") {
-    const std::string bad = tc5emu::enable(tc5emu::Schedule::Eager);
-    if (!bad.empty()) {
-      std::fprintf(stderr, "%s\n", bad.c_str());
-      return 1;
-    }
-    return run_trap(argv[2]);
-  }
+  if (mode == "trap") return run_trap(argv[2]);
   uint64_t seed = std::random_device{}();
   if (const char* s = std::getenv("GEMM_TEST_SEED")) seed = std::strtoull(s, nullptr, 10);
   std::printf("seed %llu (replay with GEMM_TEST_SEED=%llu)\n", (unsigned long long)seed, (unsigned long long)seed);
@@ -727,6 +798,12 @@ int main(int argc, char** argv) {
       pass = run_case(c, seed + uint64_t(i++), schedule_name) && pass;
       ++n_cases;
     }
+    // An N no kernel uses: the ISA's steps of 8 at cta_group::1 M = 128 (v2a's tiles, B's first 120 rows).
+    for (const Case& c : cases())
+      if (!std::strcmp(c.a->stage, "v2a")) {
+        pass = run_case(c, seed + uint64_t(i++), schedule_name, 120) && pass;
+        ++n_cases;
+      }
   }
   std::printf("%s: %d cases\n", pass ? "PASS" : "FAIL", n_cases);
   return pass ? 0 : 1;
