@@ -38,8 +38,6 @@ MARKER_FILES = {
     "V8-TABLE": "v8_tile_shapes/README.md",
     "SWEEP-TABLE": "v6_persistent/README.md",
     "MXFP8-TABLE": "mxfp8/README.md",
-    # Not a run_all.sh table: the output of tools/diff_lines.py --series, which tests/test_docs.py compares.
-    "DIFF-LINES": "README.md",
 }
 
 
