@@ -45,9 +45,10 @@ CompareResult compare_bf16(const uint16_t* out, const uint16_t* ref, size_t coun
 
 // Where the kernel and cuBLAS disagree beyond the element-wise tolerance: each such element against the exact
 // dot product (fp64 on the host, from the bf16 inputs A[m,k] and B[n,k], both K-major). At some ragged shapes
-// cuBLAS's own kernel choice is the one that is off (README, Stage 6: at 2049x2049x2056 it misses the exact
-// value at ~66 000 elements). The kernel must be within the tolerance of the exact value at every element
-// where it disagrees with cuBLAS; cuBLAS's misses are counted and reported, not judged.
+// cuBLAS's own kernel choice is the one that is off (docs/performance/v6-what-bounds-it.md, "The answer": at
+// 2049x2049x2056 it misses the exact value at ~66 000 elements). The kernel must be within the tolerance of
+// the exact value at every element where it disagrees with cuBLAS; cuBLAS's misses are counted and reported,
+// not judged.
 struct Recheck {
   size_t checked    = 0;  // elements where out and ref disagree beyond the tolerance (= CompareResult::bad)
   size_t kernel_off = 0;  // of those, where out is outside the tolerance of the exact value

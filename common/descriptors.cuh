@@ -192,8 +192,8 @@ GEMM_HD constexpr uint64_t kmajor_desc_sm90(KMajorTile t, uint32_t tile_addr, in
 // start-address field (bits 0-13, address >> 4), no masking, so that a main loop builds its descriptors once
 // and moves them per stage and K step. Exact while the moved address stays below 256 KB: the field then never
 // carries into bits 14-15 (reserved, zero) or the leading byte offset above them. Every ring of this project
-// ends below 228 KB. (mxfp8/matmul_bw_sm90.cu, v7_streamk/matmul_v7_sm90.cu; tested against
-// kmajor_desc_sm90.)
+// ends below 228 KB. (mxfp8/matmul_bw_sm90.cu, v7_streamk/matmul_v7_sm90.cu, v8_tile_shapes/matmul_v8_sm90.cu;
+// tested against kmajor_desc_sm90.)
 GEMM_HD constexpr uint64_t desc_sm90_advance(uint64_t desc, uint32_t byte_offset) {
   return (desc & 0xFFFFFFFF00000000ull) | uint32_t(uint32_t(desc) + (byte_offset >> 4));
 }

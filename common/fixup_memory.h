@@ -1,4 +1,4 @@
-// fixup_memory.h: the stream-K fixup's memory (v7, Hopper and Blackwell), allocated once per prepared launch,
+// fixup_memory.h: the stream-K fixup's memory (v7 and v8, Hopper and Blackwell), allocated once per prepared launch,
 // as cuBLAS's workspace is: `slots` fp32 partials of `floats_per_slot` each and one flag per slot, the flags
 // zeroed once. Each flag is raised and lowered within one launch (the kernels leave them all 0), so launches
 // back to back, the timing loop's, need no reset between them. Held by a shared_ptr in the launch lambda, so

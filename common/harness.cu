@@ -39,7 +39,7 @@ uint64_t fresh_seed() {
 
 // The reference result on the host. Its buffer is poisoned first and must come back with no NaN left: that
 // proves cuBLAS wrote every element (and gives compute-sanitizer's initcheck a defined buffer: it does not
-// see the TMA stores cuBLAS's Hopper kernels write their output with; README "Sanitizers").
+// see the TMA stores cuBLAS's Hopper kernels write their output with; docs/sanitizers.md).
 std::vector<uint16_t> reference_output(const CublasLtGemm& cublas, GemmArgs args, const char* prog) {
   const size_t count = size_t(args.m) * size_t(args.n);
   void* ref          = nullptr;

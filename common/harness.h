@@ -51,10 +51,10 @@ struct SmemTiles {
                       // and b.rows rows of B (MMA M = a_mma_rows * cta_group, N = b.rows * cta_group)
   int b_split = 1;    // B's tile is written by b_split boxes stacked along its rows, box j (tma_box(b, ..,
                       // j)) by CTA j of the cluster: the Hopper v5 CTAs each multicast their half of it
-  int a_split = 1;    // the same for A, whose CTAs then sit side by side along N (Hopper v7's narrow pair)
-  int cluster = 0;    // CTAs per cluster where it is not max(cta_group, b_split, a_split): 1 for Hopper v7's
-                      // CTA alone (v7d1), which issues all b_split boxes of B itself; CLUSTER_PICKED where
-                      // the launcher picks per shape between that and b_split (v7d)
+  int a_split = 1;    // the same for A, whose CTAs then sit side by side along N (Hopper v8's narrow pair)
+  int cluster = 0;    // CTAs per cluster where it is not max(cta_group, b_split, a_split): 1 for Hopper v8's
+                      // CTA alone (v8a), which issues all b_split boxes of B itself; CLUSTER_PICKED where
+                      // the launcher picks per shape between that and b_split (v8d)
 };
 
 constexpr int CLUSTER_PICKED = -1;  // SmemTiles::cluster of a variant that picks its unit per shape

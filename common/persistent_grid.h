@@ -1,5 +1,5 @@
 // persistent_grid.h: the launch of a persistent kernel in clusters, shared by the kernels that loop over tiles
-// (v6 and mxfp8, Hopper and Blackwell): a 1-D grid of clusters along x, as many as can be resident at once
+// (v6 to v8 and mxfp8, Hopper and Blackwell): a 1-D grid of clusters along x, as many as can be resident at once
 // (cudaOccupancyMaxActiveClusters: one CTA per SM when the ring takes the shared memory), never more than there
 // are units of work (persistent_clusters, common/scheduler.h). Host code only.
 #pragma once
@@ -23,7 +23,7 @@ struct PersistentGrid {
   int max_clusters            = 0;  // clusters that can be resident at once (the occupancy query)
 
   // Launch `count` clusters instead (1 <= count <= max_clusters): a schedule of work rather than of whole
-  // units (v7's stream-K) wants every resident cluster, or as many as its plan has work for.
+  // units (the stream-K plans of v7 and v8) wants every resident cluster, or as many as its plan has work for.
   void resize(int count) {
     clusters    = count;
     cfg.gridDim = dim3(unsigned(count) * cluster.val.clusterDim.x);

@@ -24,7 +24,7 @@
 //
 // What it costs when on: per event, two %globaltimer reads (about 16 cycles each on the H100, 32 ns steps)
 // and two global stores (the record and the count), on one thread per role. The traced kernel is slower than
-// the timed one all the same (v4 at 4096^3 on the H100, ncu: 241 -> 316 us; README "Tracing a kernel"): read
+// the timed one all the same (v4 at 4096^3 on the H100, ncu: 236 -> 316 us; docs/tracing.md): read
 // a trace for who waits on whom, and take the kernel's time from the timed runs.
 //
 // PTX ISA sections: "Special Registers: %globaltimer, %smid" (ptx::globaltimer_ns, ptx::smid), "elect.sync".

@@ -182,7 +182,7 @@ __device__ __forceinline__ void barrier_cluster_wait() {
 // The arrival without release, for the barrier right after the mbarrier initialisation, whose
 // fence.mbarrier_init.release.cluster already makes the initialisations visible cluster-wide (as CUTLASS's
 // cluster_arrive_relaxed after fence_barrier_init): the release form costs MEMBAR.ALL.CTA, MEMBAR.ALL.GPU and
-// ERRBAR at every kernel's start on sm_90a (read in v7's SASS). Only where nothing else written before the
+// ERRBAR at every kernel's start on sm_90a (read in v8's SASS). Only where nothing else written before the
 // barrier must be seen by the other CTAs.
 __device__ __forceinline__ void barrier_cluster_arrive_relaxed() {
   GEMM_EMU_HOOK(tc5emu::on_publish(tc5emu::SYNC_CLUSTER));
@@ -289,7 +289,7 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorM
 
 // ---- L2 cache policies (PTX ISA "createpolicy", ".L2::cache_hint", "discard") ----
 // evict_first: an L2 line fetched under this policy is among the first to go when the L2 needs room; for
-// data read once (v7: B where one unit row covers M), so that it does not push out what is read again.
+// data read once (v8's L2 policy: B where one unit row covers M), so that it does not push out what is read again.
 __device__ __forceinline__ uint64_t createpolicy_evict_first() {
   uint64_t policy;
   asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
@@ -317,7 +317,7 @@ __device__ __forceinline__ void tma_load_2d_multicast_hint(void* dst, const CUte
 
 // discard.global.L2: the 128-byte L2 line at `p` (128-byte aligned) is dropped without being written back to
 // DRAM; its contents become undefined (to the memory model, a weak write). For scratch data that has been
-// read for the last time (v7's fixup partials), so that the L2 never writes it back.
+// read for the last time (v8's fixup partials, under its L2 policy), so that the L2 never writes it back.
 __device__ __forceinline__ void discard_global_l2(const void* p) {
   asm volatile("discard.global.L2 [%0], 128;" ::"l"(p) : "memory");
 }

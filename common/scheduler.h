@@ -167,7 +167,7 @@ class TileSchedule {
     return true;
   }
 
-  // This CTA's tile of unit u: what a kernel that hands out units itself (v7's stream-K plan) asks for.
+  // This CTA's tile of unit u: what a kernel that hands out units itself (v7's and v8's stream-K plans) asks for.
   GEMM_HD constexpr ScheduledTile tile_of_unit(int u) const {
     const TileCoord c = unit(u);
     ScheduledTile t;

@@ -1,4 +1,4 @@
-// streamk.h: the stream-K partition of a GEMM's work (v7): which pieces (an output unit and a range of its
+// streamk.h: the stream-K partition of a GEMM's work (v7, v8): which pieces (an output unit and a range of its
 // K tiles) each persistent worker computes, and which worker fixes up a unit that several workers share.
 // Host and device, so that the CPU tests check the very code the kernels run.
 //
@@ -112,7 +112,8 @@ GEMM_HD constexpr StreamKPlan make_streamk_plan(int units, int iters, int worker
 //
 // A cost model in K-tile iterations of one worker, with one measured constant: `fixup_iters`, what writing
 // one partial, or reading and adding one, costs in iterations (v7 on the H100: ~3 us each when every SM does
-// it at once, against ~0.75-1 us per iteration; v7_streamk/README.md, "The picking rule").
+// it at once, against ~0.75-1.1 us per iteration; docs/performance/stream-k-fixup.md, "One partial, written
+// and read").
 //  - Data-parallel: ceil(units / workers) turns of `iters` iterations.
 //  - Stream-K with ranges of at least s iterations: the longest range L, plus, per worker, one partial
 //    written and (segments - 1) read by the finisher of a unit split into `segments` pieces, on the worst
@@ -125,7 +126,8 @@ GEMM_HD constexpr StreamKPlan make_streamk_plan(int units, int iters, int worker
 // plan measured slower at a model's tie). So there (rule 1b) only the hybrid plan is priced, with v7c's
 // ranges of at least HYBRID_MIN_ITERS, and taken where it costs at most 4/5 of data-parallel: where the last
 // wave is nearly empty (3072^3: 144 units on 66 workers, a third turn of 12: 113 against 144; measured
-// 11% faster on the H100, and 2-16% at the four other shapes where the rule changes the plan: README).
+// 11% faster on the H100, and 2-16% at the four other shapes where the rule changes the plan:
+// docs/performance/stream-k-plans.md, "A nearly empty last turn: the hybrid plan (rule 1b)").
 constexpr int HYBRID_MIN_ITERS = 4;  // rule 1b's hybrid plan: no stream-K range under 4 K tiles (v7c's)
 
 struct StreamKChoice {
@@ -180,12 +182,13 @@ GEMM_HD constexpr StreamKChoice pick_streamk(int units, int iters, int workers, 
   return best;
 }
 
-// ---- The unit (v7 on Hopper): a CTA pair, or a CTA alone ----
+// ---- The unit (v8): a CTA pair, or a CTA alone ----
 //
 // The same plans can run on two units: the pair (a 2-CTA cluster: 256 x 256, each CTA 128 x 256, B multicast),
 // on `pair_workers` clusters, or a CTA alone (128 x 256, no cluster), on `cta_workers` CTAs, twice as many.
 // An iteration is one K tile of a 128 x 256 tile on one SM in both, so the model's costs (iterations of the
-// busiest worker) compare as they are. The rule, from the measurements (v7_streamk/README.md, "The unit"):
+// busiest worker) compare as they are. The rule, from the measurements on the H100 (docs/performance/
+// tile-shapes.md, "The unit: a CTA pair or a CTA alone"):
 //  - the pair with its plan from pick_streamk, unless
 //  - a CTA alone with whole units only (data-parallel), ceil(tiles / cta_workers) turns of `iters`, costs at
 //    most 3/4 of the pair's plan. Where M <= 128 a pair's second CTA computes nothing useful, and 112 units of
@@ -223,7 +226,7 @@ GEMM_HD constexpr UnitChoice pick_unit(int tiles_m, int tiles_n, int iters, int 
   return u;
 }
 
-// ---- The tile's width (v7): the unit above, or the narrow pair (two 128 x 64 tiles) ----
+// ---- The tile's width (v8): the unit above, or the narrow pair (two 128 x 64 tiles) ----
 //
 // Where the wide units leave most workers idle (1024^3: 16 units for 66 clusters) or must be split into
 // pieces that each pay a fixup (256 x 256 x 8192: one unit), a tile a quarter as wide gives four times the
@@ -236,9 +239,9 @@ GEMM_HD constexpr UnitChoice pick_unit(int tiles_m, int tiles_n, int iters, int 
 //  - otherwise the unit pick_unit picked (ties to it).
 // NARROW_PERCENT_SM90, the Hopper twin's (its pair side by side along N, sharing A): 36. Measured on the H100
 // at 4096^3, where both widths run whole units on every cluster: four times the iterations in 1.40 times the
-// time (35%); over 13 shapes (v7_streamk/README.md, "The tile's width"), 36 is the value at which the rule
-// takes the faster width at every one: narrow at 512^3, 768^3, 1000 x 1000 x 1024, 1024^3, 256 x 256 x 8192,
-// 512 x 512 x 8192, 128 x 8192 x 8192 and 1024 x 1024 x {3072, 4096, 8192}; wide at 2048^3, 4096^3,
+// time (35%); over 13 shapes (docs/performance/tile-shapes.md, "The width: the narrow pair"), 36 is the value
+// at which the rule takes the faster width at every one: narrow at 512^3, 768^3, 1000 x 1000 x 1024, 1024^3,
+// 256 x 256 x 8192, 512 x 512 x 8192, 128 x 8192 x 8192 and 1024 x 1024 x {3072, 4096, 8192}; wide at 2048^3, 4096^3,
 // 256 x 4096 x 14336, 1536 x 1536 x 4096, 2048 x 1024 x 4096, 1024 x 2048 x 4096, 1024 x 1024 x 16384 (at
 // 35, 256 x 4096 x 14336 would go narrow, measured 2.6% slower; at 38, 1024 x 1024 x 8192 would stay wide,
 // measured 7% slower). NARROW_PERCENT_SM100, the Blackwell file's (its pair along M, one cta_group::2 MMA):
@@ -271,7 +274,7 @@ GEMM_HD constexpr WidthChoice pick_width(const UnitChoice& wide, int narrow_unit
   return w;
 }
 
-// ---- The L2 policy of a stream-K plan (v7, the Hopper twin) ----
+// ---- The L2 policy of a stream-K plan (v8, the Hopper twin) ----
 // Where one unit row covers M, every byte of B is loaded once, by one unit; where B is also larger than the
 // L2, it streams through the L2 and, as the L2's default is to keep what came last, pushes out the fixup's
 // partials between their writing and their reading: the L2 writes them back to DRAM and reads them again

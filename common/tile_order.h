@@ -4,9 +4,9 @@
 // The GPU starts clusters (and CTAs) roughly in order of their linear index, blockIdx.x fastest, and runs one
 // wave of them at a time. The tiles of one wave share operands through L2 only if they sit close together:
 // walking N fastest, as v1-v5 do, a wave at 8192^3 covers four 128-row M tiles and all 32 N tiles, so every
-// wave reads all of B (128 MB, more than the 50 MB L2) from DRAM (README, "Stage 4"). Grouped order walks
-// `group_m` rows of tiles down M first, then steps along N: a wave covers a near-square block of C, whose A
-// rows and B columns are read from DRAM once and then hit in L2.
+// wave reads all of B (128 MB, more than the 50 MB L2) from DRAM (docs/performance/v4-no-faster-than-v3.md,
+// "The answer"). Grouped order walks `group_m` rows of tiles down M first, then steps along N: a wave covers
+// a near-square block of C, whose A rows and B columns are read from DRAM once and then hit in L2.
 #pragma once
 
 #include "common/descriptors.cuh"  // GEMM_HD

@@ -29,8 +29,8 @@ enum class Ev : uint16_t {
   Teardown,   // after the epilogue: TMEM deallocation, the last barrier
   Promote,    // MXFP8 on Hopper: a consumer adds one MX block's partial into its fp32 accumulator, scaled
   Decode,     // MXFP8 on Hopper: the scale decoders turn a stage's e8m0 scales into fp32
-  Partial,    // stream-K (v7): a split unit's later segment writes its fp32 partial and raises its flag
-  Fixup,      // stream-K (v7): a split unit's finisher waits for its later segments' partials, adds them
+  Partial,    // stream-K (v7, v8): a split unit's later segment writes its fp32 partial and raises its flag
+  Fixup,      // stream-K (v7, v8): a split unit's finisher waits for its later segments' partials, adds them
   Count
 };
 constexpr int NUM_EVENT_KINDS       = int(Ev::Count);

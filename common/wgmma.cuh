@@ -52,7 +52,7 @@ __device__ __forceinline__ void setmaxnreg_inc() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
 }
 
-// D[64x64] (+)= A[64x16] * B[64x16]^T: the same with 64 columns (v7n's narrow tile), 32 fp32 accumulators
+// D[64x64] (+)= A[64x16] * B[64x16]^T: the same with 64 columns (v8's narrow pair, v8n), 32 fp32 accumulators
 // per thread in the same fragment (columns 8j + 2(t%4) + {0,1}, j < 8).
 __device__ __forceinline__ void mma_m64n64k16_bf16(float (&d)[32], uint64_t a_desc, uint64_t b_desc,
                                                    uint32_t accumulate) {

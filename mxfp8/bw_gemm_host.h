@@ -58,7 +58,8 @@ class LtBlockwiseGemm {
   std::string error_;
 };
 
-// The tolerance of the bf16 output against the exact (fp64) product, element by element (README, "bw"):
+// The tolerance of the bf16 output against the exact (fp64) product, element by element (docs/performance/
+// mxfp8-checks.md, "Hopper `bw`: the reference and its tests"):
 //   |out - ref| <= eps(K) * S,   S = sum_k |a_k||b_k|,
 //   eps(K) = 2^-5 + 2^-7 + (3 L + 4) 2^-24,  L = ceil(K / 128):
 // 2^-5 for the fp8 tensor core's partial of a 128-block (products exact; 4 wgmma k32 chained, each aligning

@@ -24,15 +24,16 @@
 //     register set; one group stays in flight across the back edge, and a tile's last K tiles drain both.
 //     acc 64 + P0 64 + P1 64 registers per thread (232 after setmaxnreg; no spill in the timed kernel).
 //     The stage is released as soon as its wgmmas are done (the scales are in registers by then), before
-//     the promotion: the producer and the peer CTA refill it meanwhile (measured +15-20%, README). The wgmma
-//     descriptors are built once; a stage and a K step add to the start-address field only.
+//     the promotion: the producer and the peer CTA refill it meanwhile (measured +15-20%:
+//     docs/performance/mxfp8-bw-steps.md). The wgmma descriptors are built once; a stage and a K step add
+//     to the start-address field only.
 //     GEMM_BW_PARTIALS=1 builds the one-partial loop (each K tile waited for with wait_group 0, then
-//     promoted), kept for the paired comparison: two partials measured 4-7% faster (README).
+//     promoted), kept for the paired comparison: two partials measured 4-7% faster (the same page).
 //  5. The K loop's bookkeeping on the uniform datapath: the stage and phase from one counter of K tiles,
 //     the warpgroup's index through a shuffle from lane 0, and no branch in the loop (the peer's release
 //     elected inside one asm). ptxas then keeps the stage, the barrier addresses and the wgmma descriptors in
 //     uniform registers instead of moving them there before every wgmma: 310 -> 246 instructions per two K
-//     tiles (README, "What held the previous build back").
+//     tiles (docs/performance/mxfp8-bw-k-loop.md).
 //  6. bf16 output through v6's epilogue: stmatrix into a 128B-swizzled buffer, fence.proxy.async, a TMA store
 //     per 64-column box, overlapping the next tile (predicated st.global where N % 8 != 0). cuBLASLt's
 //     blockwise FP8 GEMM writes bf16 too: the pairing is like for like.
@@ -45,10 +46,10 @@
 //
 // The bound: per accumulator element and 128 of K the tensor core does 128 MACs (1/32 clock at 4096 fp8
 // MACs per clock per SM) and the CUDA cores 1 FFMA (1/128 clock): the fp8 tensor peak is the ceiling again.
-// Measured on the H100 (mxfp8/README.md, "bw"): 0.998-1.006x cuBLASLt's blockwise FP8 GEMM at 4096^3 and
-// 0.988-0.991x at 8192^3 (five runs each), 1.55-1.70x cuBLAS bf16: at the 1.0x goal at 4096^3, 1% short at
-// 8192^3; past the 1.5x one. The last 16-18% came from the K loop's bookkeeping moving to the uniform
-// datapath (5 above).
+// Measured on the H100 (docs/performance/mxfp8-bw-steps.md, "Do the figures repeat?"): 0.998-1.006x
+// cuBLASLt's blockwise FP8 GEMM at 4096^3 and 0.988-0.991x at 8192^3 (five runs each), 1.55-1.70x cuBLAS
+// bf16: at the 1.0x goal at 4096^3, 1% short at 8192^3; past the 1.5x one. The last 16-18% came from the K
+// loop's bookkeeping moving to the uniform datapath (5 above).
 //
 // PTX ISA sections: as matmul_mxfp8_sm90.cu, plus v6's "cp.async.bulk.tensor" store, "stmatrix",
 // "fence.proxy.async" and named barriers.
@@ -71,12 +72,14 @@
 #include "mxfp8/matmul_bw.h"
 
 // GEMM_BW_ORDERED=1: the two consumer warpgroups take turns to issue their K tiles' wgmmas (named barriers), so
-// that one's promotion runs under the other's MMAs. Measured slower than without (README); 0 is the default.
+// that one's promotion runs under the other's MMAs. Measured 4% slower than without
+// (docs/performance/mxfp8-bw-steps.md); 0 is the default.
 #ifndef GEMM_BW_ORDERED
 #define GEMM_BW_ORDERED 0
 #endif
 // GEMM_BW_PARTIALS: 2 (the default) ping-pongs two partials, so that a warpgroup's next K tile's wgmmas run
-// under its promotion; 1 is the one-partial loop, kept for the paired comparison (README).
+// under its promotion; 1 is the one-partial loop, kept for the paired comparison (docs/performance/
+// mxfp8-bw-steps.md).
 #ifndef GEMM_BW_PARTIALS
 #define GEMM_BW_PARTIALS 2
 #endif
@@ -334,19 +337,20 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 
     // Turns (ORDERED, off by default): consumer 0 issues K tile i, then consumer 1 issues K tile i, then
     // consumer 0 K tile i + 1, ..., so that one warpgroup's promotion runs under the other's wgmmas instead of
-    // both issuing together off the same full barrier. Measured 4% slower than without (README: the
-    // consumers stall at the named barriers). Consumer w waits on ISSUED_BAR + (1 - w) before its issue and
-    // arrives on ISSUED_BAR + w after it; the first wait of consumer 0 and the last arrival of consumer 1 are
-    // left out, so that every arrival has its wait (256 threads: 128 arrive, 128 sync).
+    // both issuing together off the same full barrier. Measured 4% slower than without (docs/performance/
+    // mxfp8-bw-steps.md: the consumers stall at the named barriers). Consumer w waits on ISSUED_BAR + (1 - w)
+    // before its issue and arrives on ISSUED_BAR + w after it; the first wait of consumer 0 and the last
+    // arrival of consumer 1 are left out, so that every arrival has its wait (256 threads: 128 arrive, 128
+    // sync).
     const int issues = schedule.num_turns() * num_k_tiles;  // K tiles this warpgroup issues, all tiles
     int issued       = 0;
     // The ring's position as a count of the K tiles this warpgroup has taken, all tiles: stage ring %
     // NUM_STAGES, phase (ring / NUM_STAGES) % 2. Where the loop holds no divergent branch (the release
     // above) and the warpgroup's index is known to be warp-uniform (above), ptxas computes the stage, the
     // barrier addresses and the wgmma descriptors from this counter on the uniform datapath, and the loop
-    // body of two K tiles falls from 310 instructions to 246 (SASS; README). With a stage and a phase flipped
-    // at the wrap, or any one of the three missing, it stays at 269-310; without the shuffle at each tile
-    // (below), the timed kernel spills.
+    // body of two K tiles falls from 310 instructions to 246 (SASS; docs/performance/mxfp8-bw-k-loop.md).
+    // With a stage and a phase flipped at the wrap, or any one of the three missing, it stays at 269-310;
+    // without the shuffle at each tile (below), the timed kernel spills.
     uint32_t ring = 0;
     // The wgmma descriptors, built once: a stage and a K step move only the start-address field (bits 0-13,
     // the byte address >> 4), which never carries out (the ring ends below 256 KB): one 32-bit add each

@@ -44,17 +44,19 @@
 // the zeros TMA fills in would poison a real sum; so the decoders write 0.0f for the blocks past K of a short
 // last K tile, whatever their bytes. Padding rows and columns only reach outputs that are never stored.
 //
-// The bound (README, "MXFP8 GEMM"): per accumulator element and MX block the tensor core does 32 MACs, at
-// 4096 fp8 MACs per clock per SM: 1/128 clock; the CUDA cores do 2 instructions (FMUL + FFMA) at 128 lanes
-// per clock per SM: 1/64 clock. Promotion, not the tensor core, is the ceiling: half the fp8 peak, i.e. the
-// bf16 peak (989 TFLOPS at 1830 MHz), before the scale loads and the rest. Measured on the H100 (the table in
-// mxfp8/README.md): about half of cuBLAS bf16, at 59% of the issue bound of its own instruction stream (ncu:
-// 0.59 instructions per clock per scheduler; 2 consumer warps per scheduler, stalled on dispatch, the wgmma
-// wait at each K tile's start and fixed latencies; README, "MXFP8 GEMM"). A second variant, mx4: 4 consumer warpgroups of m64n64k32 (one
-// partial each), 4 consumer warps per scheduler: measured slightly slower (the same table).
-// Tried, not kept (README): promote as fma(P * sb, sa, acc) (0.47x: slower); descriptors built once and
-// offset per stage and block (no change); block 0 of the next K tile issued before block 3 of this one is
-// promoted, so that the MMAs never drain (ptxas then serializes every wgmma, warning C7514, and spills).
+// The bound (docs/performance/mxfp8-mx-bound.md): per accumulator element and MX block the tensor core does 32
+// MACs, at 4096 fp8 MACs per clock per SM: 1/128 clock; the CUDA cores do 2 instructions (FMUL + FFMA) at 128
+// lanes per clock per SM: 1/64 clock. Promotion, not the tensor core, is the ceiling: half the fp8 peak, i.e.
+// the bf16 peak (989 TFLOPS at 1830 MHz), before the scale loads and the rest. Measured on the H100 (the table
+// in mxfp8/README.md, "Measured"): about half of cuBLAS bf16, at 59% of the issue bound of its own instruction
+// stream (ncu: 0.59 instructions per clock per scheduler; 2 consumer warps per scheduler, stalled on dispatch,
+// the wgmma wait at each K tile's start and fixed latencies; docs/performance/mxfp8-mx-bound.md, "Where the
+// issue slots go"). A second variant, mx4: 4 consumer warpgroups of m64n64k32 (one partial each), 4 consumer
+// warps per scheduler: measured slightly slower (the same table).
+// Tried, not kept (docs/performance/mxfp8-mx-steps.md): promote as fma(P * sb, sa, acc) (0.47x: slower);
+// descriptors built once and offset per stage and block (no change); block 0 of the next K tile issued before
+// block 3 of this one is promoted, so that the MMAs never drain (ptxas then serializes every wgmma, warning
+// C7514, and spills).
 // What it costs against v6: 2x the tensor rate per byte, but every 32 of K a promotion on the CUDA cores;
 // smaller tiles (twice the L2 traffic per FLOP of a 128x256 tile, half of it for fp8 bytes); 5 KB per
 // stage for scales.
@@ -113,7 +115,7 @@ constexpr bool PREFETCH_ANY = GEMM_MX_PREFETCH_SB4 > 0;
 //  mx:  2 warpgroups of 64 x 128 (m64n128k32): 2 consumer warps per scheduler, 232 registers each.
 //  mx4: 4 warpgroups of 64 x 64 (m64n64k32), 2 along M x 2 along N: 4 consumer warps per scheduler, 112
 //       registers each. Same work per element; twice the warps to hide the latency of the promotion's
-//       loads and of each warp's FP32 issue (measured: README, "MXFP8 GEMM").
+//       loads and of each warp's FP32 issue (measured: docs/performance/mxfp8-mx-steps.md).
 template <int WG_N>
 struct Consumers {
   static constexpr int WGMMA_N       = WG_N;            // columns of C per consumer warpgroup
@@ -467,7 +469,7 @@ __global__ void __launch_bounds__(Consumers<WG_N>::NUM_THREADS, 1)
     // lane per warp arrives (relaxed, as in v5). Measured no slower than one arrival per warp. Two earlier
     // forms were reported by compute-sanitizer racecheck (2048x1152x512, once the ring wraps): one arrival
     // per warpgroup, which ordered only warp 0's loads before it (a real gap), and one lane per warp after a
-    // __syncwarp (README, "MXFP8 GEMM").
+    // __syncwarp (docs/performance/mxfp8-mx-steps.md, "Releasing a stage: one arrival per thread").
     auto release = [&](int s) {
       ptx::mbarrier_arrive(&mma_done_bar[s]);
       __syncwarp();

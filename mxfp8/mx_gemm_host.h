@@ -41,7 +41,8 @@ class LtGemm {
   Impl* impl_;
 };
 
-// The tolerance of an fp32 output against the reference, element by element (README "MXFP8 GEMM"):
+// The tolerance of an fp32 output against the reference, element by element (docs/performance/
+// mxfp8-checks.md, "Hopper `mx`: the reference and its tolerance"):
 //   |out - ref| <= eps(K) * S,   S = sum_k |a_k| |b_k| (computed by cuBLAS on |A|, |B|),
 //   eps(K) = 2^-7 + (K + K/32) * 2^-24:
 // 2^-8 for the fp8 tensor core's partial of each k32 block (products exact, aligned to the largest with at

@@ -169,15 +169,15 @@ TEST_CASE("variants that take any M and N match cuBLAS at ragged shapes, and wri
 
 TEST_CASE("two runs give bit-identical output") {
   for (const Variant& v : variants()) {
-    // Stages that take any M and N (v6 on) also at shapes where a stream-K schedule (v7) splits units
+    // Stages that take any M and N (v6 on) also at shapes where a stream-K schedule (v7, v8) splits units
     // between CTAs, whose partial sums a fixup adds: 72 pair units (more than the 66 clusters of an H100:
     // v7b and v7c split them), and a single 256 x 256 unit with a long K (every stream-K variant splits it).
     // Whole tiles: at ragged shapes such as 2053 x 2047 x 2056 cuBLAS is the one that is off (the ragged
     // test settles that), which would fail the check of the first run for a reason that is not the kernel's.
     // And a row of 32 units of 32 K tiles: v7e cuts them into 128 pieces for 66 clusters, 62 of them drawn
     // from its counter, so its second launch depends on the counters' reset by the first. And 128 x 8192 x
-    // 8192, where B (134 MB) outgrows an H100's or H200's L2: v7's stream-K variants take the L2 policy
-    // there, so the second launch rewrites the partials whose lines the first one discarded.
+    // 8192, where B (134 MB) outgrows an H100's or H200's L2: v8's Hopper stream-K variants take the L2
+    // policy there, so the second launch rewrites the partials whose lines the first one discarded.
     std::vector<Shape> shapes{test_shapes(v.shape)[1]};
     if (takes_any_mn(v))
       shapes.insert(shapes.end(), {{2048, 2304, 1024}, {256, 256, 8192}, {128, 8192, 2048}, {128, 8192, 8192}});
@@ -236,7 +236,7 @@ TEST_CASE("the traced kernel (--trace) gives the same result and records every r
     // pair unit it is given (both CTAs issue, the padding CTA of an odd last pair row or column included).
     const int64_t bm = v.tiles.a.rows, bn = int64_t(v.tiles.b.rows) * v.tiles.cta_group;
     const int64_t tiles_m = (s.m + bm - 1) / bm, tiles_n = (s.n + bn - 1) / bn;
-    // A variant that picks its unit per shape (v7d on Hopper: a CTA pair or a CTA alone) may have run
+    // A variant that picks its unit per shape (v8d: a CTA pair or a CTA alone) may have run
     // either: the count must be exactly one of the two.
     const bool picked = v.tiles.cluster == CLUSTER_PICKED;
     const int cluster = v.tiles.cluster > 0 ? v.tiles.cluster
@@ -251,7 +251,7 @@ TEST_CASE("the traced kernel (--trace) gives the same result and records every r
       CHECK(ctas % uint32_t(picked ? 1 : cluster) == 0);
     }
     CHECK(trace.num_ctas() == ctas);
-    // The cluster's CTAs sit along M (they share B), or along N where they share A (v7's narrow pair on
+    // The cluster's CTAs sit along M (they share B), or along N where they share A (v8's narrow pair on
     // Hopper): the padding CTA is then past the last N tile.
     const int64_t pad_m = v.tiles.a_split > 1 ? 1 : cluster, pad_n = v.tiles.a_split > 1 ? cluster : 1;
     const size_t expected_tma =

@@ -10,7 +10,7 @@
 # the 2-CTA TMEM allocation).
 # Per kernel: an entry "re@kernel_re" of REQUIRED or FORBIDDEN is checked in each kernel whose name matches
 # both KERNEL_RE and kernel_re, one by one: REQUIRED, the regex re matches in every such kernel; FORBIDDEN, in
-# none. At least one kernel must match kernel_re, else the rule checks nothing and fails. (v7 on Blackwell:
+# none. At least one kernel must match kernel_re, else the rule checks nothing and fails. (v8 on Blackwell:
 # the pair's instantiations have no 1-CTA tcgen05 forms, the CTA alone's no 2-CTA ones; a regex here has no
 # ";", the list separator, and no "@".)
 if(NOT KERNEL_RE)

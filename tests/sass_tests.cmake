@@ -181,11 +181,11 @@ if(GEMM_CUOBJDUMP)
 endif()
 
 # The K loops' bookkeeping on the uniform datapath (tools/sass_loops.py: the innermost loop around a wgmma;
-# the v7 and mxfp8 pages' "instructions per K tile"). ptxas keeps the stage, the barrier addresses and the
-# descriptors in uniform registers only while it can prove them warp-uniform and the warp converged; a small
-# change elsewhere in a kernel can send them back to per-thread registers, moved by R2UR before every wgmma
-# (the loops were 70, 75, 66, 70 and 310 instructions then, with 8-32 R2UR). Bounds: today's count + 3 (bw: + 6,
-# two K tiles per body), at most 2 R2UR (4 for bw).
+# the "instructions per K tile" of docs/performance/small-shapes.md and mxfp8-bw-k-loop.md). ptxas keeps the
+# stage, the barrier addresses and the descriptors in uniform registers only while it can prove them
+# warp-uniform and the warp converged; a small change elsewhere in a kernel can send them back to per-thread
+# registers, moved by R2UR before every wgmma (the loops were 70, 75, 66, 70 and 310 instructions then, with
+# 8-32 R2UR). Bounds: today's count + 3 (bw: + 6, two K tiles per body), at most 2 R2UR (4 for bw).
 find_package(Python3 COMPONENTS Interpreter)
 if(GEMM_CUOBJDUMP AND Python3_FOUND)
   add_test(NAME sass/kloop/v7/sm_90a

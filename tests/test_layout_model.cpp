@@ -233,8 +233,8 @@ TEST_CASE("the tiles one stage keeps in shared memory at once do not overlap", "
       CHECK((a.tile_addr + tile_bytes(a) <= b.tile_addr || b.tile_addr + tile_bytes(b) <= a.tile_addr));
     }
   }
-  // v1a v1b v2a v2b v3 v4 v5, each on both architectures; v6a v6b v6c on both; v7a v7b v7c v7d v7d1 v7d2 on
-  // both, v7clc on sm100, v7e on sm90, v7n on both
+  // v1a v1b v2a v2b v3 v4 v5, each on both architectures; v6a v6b v6c on both; v7a v7b v7c v7d on both,
+  // v7clc on sm100, v7e on sm90; v8a v8d v8n on both
   CHECK(families.size() == 36);
 }
 
@@ -480,13 +480,13 @@ TEST_CASE("shared-memory descriptors of v1 and v2, on both encodings, against ha
 
 TEST_CASE("a descriptor moved by desc_sm90_advance is the descriptor built at the moved address",
           "[layout][desc]") {
-  // bw and v7 build their wgmma descriptors once and move them per stage and K step with one 32-bit add to
+  // bw, v7 and v8 build their wgmma descriptors once and move them per stage and K step with one 32-bit add to
   // the start-address field. That equals building them afresh wherever the moved tile ends below 256 KB:
   // every ring of the project (the largest ends below 228 KB). Tiles of the kernels that use it, at every
   // 16-byte start from the ring's base up to the end of a 227 KB ring, moved by every stage offset.
   const gemm::KMajorTile tiles[] = {{128, 128, 1, gemm::Swizzle::B128},  // bw's A and B (fp8)
-                                    {128, 64, 2, gemm::Swizzle::B128},   // v7's A (bf16)
-                                    {256, 64, 2, gemm::Swizzle::B128},   // v7's wide B
+                                    {128, 64, 2, gemm::Swizzle::B128},   // v7's and v8's A (bf16)
+                                    {256, 64, 2, gemm::Swizzle::B128},   // their wide B
                                     {128, 64, 2, gemm::Swizzle::None}};
   long long checked = 0;
   for (const auto& t : tiles)

@@ -43,7 +43,8 @@ MxGemmArgs sized_args(int64_t m, int64_t n, int64_t k) {
 // The kernel's arithmetic on one output element, on the CPU: for each MX block the partial (the sum of the
 // block's e4m3 products, exact here in double: at most 32 terms of 8 significant bits) is promoted with
 // mx_promote, as the kernel does. `exact_partial` is what the tensor core is asked for; the hardware may
-// round it (README, "MXFP8 GEMM"), which this model does not.
+// round it (docs/performance/mxfp8-checks.md, "Hopper `mx`: the reference and its tolerance"), which this
+// model does not.
 float promoted_dot(const uint8_t* a, const uint8_t* sa, const uint8_t* b, const uint8_t* sb, int k) {
   float acc = 0.0f;
   for (int blk = 0; blk < k / MX_BLOCK_K; ++blk) {

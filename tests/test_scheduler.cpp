@@ -332,7 +332,7 @@ std::string visit_order(ScheduleKind kind, int tiles_m, int tiles_n, int cluster
 
 }  // namespace
 
-TEST_CASE("the README's pictures of the three orders on 8x6 tiles") {
+TEST_CASE("docs/tile-schedules.md's pictures of the three orders on 8x6 tiles") {
   const std::string static_1  = visit_order(ScheduleKind::Static, 8, 6, 1, 16);
   const std::string grouped_1 = visit_order(ScheduleKind::Grouped, 8, 6, 1, 4);
   const std::string hilbert_1 = visit_order(ScheduleKind::Hilbert, 8, 6, 1, 16);

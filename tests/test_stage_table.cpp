@@ -26,7 +26,7 @@ bool row_belongs_to(const char* row_stage, const char* variant) {
 // The boxes the kernel issues (its own tma_box(), which its TMA loop calls) are the row's boxes, which the
 // layout model writes and reads back: a kernel whose box step, coordinates or box count drift fails here.
 // An operand's boxes: num_boxes along K, or b_split (B) / a_split (A) stacked along the rows (one per CTA of
-// a cluster that shares the operand: v5 Hopper's B, v7 Hopper's narrow pair's A).
+// a cluster that shares the operand: v5 Hopper's B, v8 Hopper's narrow pair's A).
 void check_boxes_match(const gemm::Variant& v, const gemm::KMajorTile& t, const sc::StageConfig& row,
                        sc::Operand op) {
   REQUIRE(v.tiles.tma_box != nullptr);
@@ -83,7 +83,7 @@ void check_variant_is_listed(const gemm::Variant& v, sc::Arch arch) {
       tile_addrs.insert(row.tile_addr);
     }
     REQUIRE_FALSE(tile_addrs.empty());  // the variant has rows at all
-    // The ring [A_s B_s] of the variant's own tiles (v7's CTA alone on Blackwell: a 256-row B, 48 KB stages).
+    // The ring [A_s B_s] of the variant's own tiles (v8's CTA alone on Blackwell: a 256-row B, 48 KB stages).
     const uint32_t a_bytes = gemm::kmajor_tile_bytes(v.tiles.a), b_bytes = gemm::kmajor_tile_bytes(v.tiles.b);
     for (int s = 0; s < v.tiles.num_stages; ++s) {
       INFO("ring slot " << s << " of " << v.tiles.num_stages);

@@ -1,4 +1,4 @@
-// test_streamk.cpp: the stream-K partition (common/streamk.h), the code the v7 kernels run, on the CPU.
+// test_streamk.cpp: the stream-K partition (common/streamk.h), the code the v7 and v8 kernels run, on the CPU.
 // For every policy over a grid of shapes (primes, one unit, fewer iterations than workers, K shorter than a
 // range, more workers than units): every MAC iteration is done exactly once; every split unit has exactly
 // one finisher and its later segments are contiguous, in K order, each the piece its worker computes; a
@@ -211,9 +211,9 @@ TEST_CASE("stream-K: the plans the v7 shapes get", "[streamk]") {
   }
 }
 
-TEST_CASE("stream-K: the picking rule (v7's default variant) at the README's shapes", "[streamk]") {
+TEST_CASE("stream-K: the picking rule (v7's default variant) at the measured shapes", "[streamk]") {
   using gemm::pick_streamk;
-  constexpr int W = 66, F = 4;  // an H100's clusters; the fixup's cost in iterations (README)
+  constexpr int W = 66, F = 4;  // an H100's clusters; a partial's cost in K tiles (docs/performance/stream-k-fixup.md)
   // A wave or more of units: data-parallel, unless the hybrid plan costs at most 4/5 of it (rule 1b).
   // 4096^3: whole waves 128 + the last two turns' 124 units in ranges of 121 + 2 segments x 4 = 257 > 256.
   const auto cube4k = pick_streamk(256, 64, W, F);
@@ -225,8 +225,9 @@ TEST_CASE("stream-K: the picking rule (v7's default variant) at the README's sha
   CHECK(gemm::streamk_plan_cost(make_streamk_plan(1024, 128, W, StreamKPolicy::Hybrid, 4), F) == 1994);
   CHECK(pick_streamk(W, 64, W, F).policy == StreamKPolicy::DataParallel);      // one whole wave: no rest
   CHECK(pick_streamk(2 * W, 64, W, F).policy == StreamKPolicy::DataParallel);  // two
-  // Rule 1b's shapes, measured 2-16% faster than whole units (README, "The sweep"): the last turn
-  // nearly empty. 3072^3: 144 units of 48, a third turn of 12: 48 + 57 + 8 = 113 against 144.
+  // Rule 1b's shapes, measured 2-16% faster than whole units (docs/performance/stream-k-plans.md, "A nearly
+  // empty last turn: the hybrid plan (rule 1b)"): the last turn nearly empty. 3072^3: 144 units of 48, a
+  // third turn of 12: 48 + 57 + 8 = 113 against 144.
   const auto cube3k = pick_streamk(144, 48, W, F);
   CHECK(cube3k.policy == StreamKPolicy::Hybrid);
   CHECK(cube3k.min_iters == gemm::HYBRID_MIN_ITERS);
@@ -287,7 +288,7 @@ TEST_CASE("stream-K: the picking rule (v7's default variant) at the README's sha
 
 TEST_CASE("stream-K: the unit the picking rule takes on Hopper, a CTA pair or a CTA alone", "[streamk]") {
   using gemm::pick_unit;
-  // An H100: 66 clusters of a pair or 132 CTAs alone; the fixup as in matmul_v7_sm90.cu (FIXUP_ITERS).
+  // An H100: 66 clusters of a pair or 132 CTAs alone; the fixup as in matmul_v8_sm90.cu (FIXUP_ITERS).
   // Arguments: M tiles of 128, N tiles of 256, K tiles of 64.
   constexpr int P = 66, C = 132, F = 4;
   // 128 x 28672 x 4096: 112 units, two turns of the pair's 66 clusters (112 > 66: data-parallel), one of the
@@ -305,7 +306,8 @@ TEST_CASE("stream-K: the unit the picking rule takes on Hopper, a CTA pair or a 
   CHECK(pick_unit(33, 16, 17, P, C, F).cost_pair == 5 * 17);
   CHECK(pick_unit(33, 16, 17, P, C, F).ctas == 2);
   // The pair, with pick_streamk's plan: 128 x 8192 x 8192 (stream-K halves, 72, against 128 for whole
-  // 128 x 256 units: a CTA alone's stream-K quarters are never considered, README "The unit"),
+  // 128 x 256 units: a CTA alone's stream-K quarters are never considered: docs/performance/tile-shapes.md,
+  // "The unit: a CTA pair or a CTA alone"),
   // 256 x 4096 x 14336, 256 x 256 x 8192, 128 x 8192 x 2048; ties: 4096^3, 2048^3, 1024^3, 100 x 700 x 264,
   // 1100 x 700 x 264, 128 x 16384 x 8192 (64 units: one turn either way).
   const int pairs[][3] = {{1, 32, 128}, {2, 16, 224}, {2, 1, 128}, {1, 32, 32}, {32, 16, 64}, {16, 8, 32},
@@ -341,7 +343,7 @@ TEST_CASE("stream-K: the unit the picking rule takes on Hopper, a CTA pair or a 
       }
 }
 
-// v7d's choice at a shape, as prepare_v7_picked makes it in both v7 files (M tiles of 128, wide N tiles of
+// v8d's choice at a shape, as prepare_v8_picked makes it in both v8 files (M tiles of 128, wide N tiles of
 // 256, narrow of 64, K tiles of 64; `pairs` clusters of a pair, twice as many CTAs alone; the fixup's 4).
 struct Picked {
   gemm::UnitChoice unit;
@@ -368,12 +370,12 @@ static Picked picked(int m, int n, int k, int pairs = 66, bool narrow_along_n = 
 }
 
 TEST_CASE("stream-K: the tile's width the picking rule takes on Hopper, wide or narrow", "[streamk]") {
-  // The measured shapes (README, "The tile's width"): v7n (the pair side by side along N) was faster than
-  // the wide pair at the first ten, slower at the next seven, on an H100 (66 pairs of either width
-  // resident); 8192^3 and 128 x 28672 x 4096 (a CTA alone) by the model only. At 128 x 8192 x 8192 the
-  // narrow pair has no padding CTA: 64 whole units of 128 K tiles (cost 128, 36% of it 47) against the wide
-  // pair's halves (72). The closest calls: 1024 x 1024 x 8192 (narrow 46.08 against 48; measured 7% faster)
-  // and 256 x 4096 x 14336 (narrow 80.64 against 79; measured 2.6% slower).
+  // The measured shapes (docs/performance/tile-shapes.md, "The width: the narrow pair"): v8n (the pair side by
+  // side along N) was faster than the wide pair at the first ten, slower at the next seven, on an H100 (66
+  // pairs of either width resident); 8192^3 and 128 x 28672 x 4096 (a CTA alone) by the model only. At
+  // 128 x 8192 x 8192 the narrow pair has no padding CTA: 64 whole units of 128 K tiles (cost 128, 36% of it
+  // 47) against the wide pair's halves (72). The closest calls: 1024 x 1024 x 8192 (narrow 46.08 against 48;
+  // measured 7% faster) and 256 x 4096 x 14336 (narrow 80.64 against 79; measured 2.6% slower).
   for (const auto& s : {std::array<int, 3>{512, 512, 512}, {768, 768, 768}, {1000, 1000, 1024},
                         {1024, 1024, 1024}, {256, 256, 8192}, {512, 512, 8192}, {128, 8192, 8192},
                         {1024, 1024, 3072}, {1024, 1024, 4096}, {1024, 1024, 8192}}) {
@@ -425,13 +427,13 @@ TEST_CASE("stream-K: the tile's width the picking rule takes on Hopper, wide or 
       }
 }
 
-// The emulated Blackwell tests that force the CTA alone through v7d (tests/CMakeLists.txt,
-// gpu/v7/sm100_emulated_cta_alone*): the Blackwell file's unit has the Hopper twin's tiles (128 x 256, K
+// The emulated Blackwell tests that force the CTA alone through v8d (tests/CMakeLists.txt,
+// gpu/v8/sm100_emulated_cta_alone*): the Blackwell file's unit has the Hopper twin's tiles (128 x 256, K
 // tiles of 64), and under emulation its resident counts are an H100's or H200's: 66 pairs or 132 CTAs (SXM,
 // H200), 57 or 114 (H100 PCIe). Both shapes take the CTA alone, wide, on all three; 256 x 256 x 8192
-// (gpu/v7/sm100_emulated_split) the narrow pair, and the default shape on 66 pairs; 4096 x 4096 x 136 the
+// (gpu/v8/sm100_emulated_split) the narrow pair, and the default shape on 66 pairs; 4096 x 4096 x 136 the
 // wide pair.
-TEST_CASE("stream-K: the emulated v7 tests' shapes take the unit they are named for", "[streamk]") {
+TEST_CASE("stream-K: the emulated v8 tests' shapes take the unit they are named for", "[streamk]") {
   for (int pairs : {66, 57}) {
     INFO(pairs << " pairs");
     const auto bw = [&](int m, int n, int k) { return picked(m, n, k, pairs, /*narrow_along_n=*/false); };
@@ -449,12 +451,12 @@ TEST_CASE("stream-K: the emulated v7 tests' shapes take the unit they are named 
   }
 }
 
-// The L2 policy of the Hopper twin (streamk_l2_policy): B evict-first and the partials discarded only where
+// The L2 policy of v8's Hopper twin (streamk_l2_policy): B evict-first and the partials discarded only where
 // the plan has partials, one unit row covers M and B outgrows the L2. Measured on an H100 (50 MB of L2,
-// README "Where the time goes"): it paid at the first two shapes and cost at the next two.
+// docs/performance/l2-policy.md): it paid at the first two shapes and cost at the next two.
 TEST_CASE("stream-K: the L2 policy is taken where B streams once through an L2 it outgrows", "[streamk]") {
   constexpr long long L2 = 50LL << 20;
-  // v7d's plan and unit rows at a shape, as prepare_v7_picked makes them
+  // v8d's plan and unit rows at a shape, as prepare_v8_picked makes them
   const auto policy = [](int m, int n, int k, long long l2) {
     const Picked p               = picked(m, n, k);
     const int min_iters          = p.plan.min_iters > 0 ? p.plan.min_iters : 1;
@@ -463,8 +465,8 @@ TEST_CASE("stream-K: the L2 policy is taken where B streams once through an L2 i
     return gemm::streamk_l2_policy(plan, p.unit_rows, (long long)n * k * 2, l2);
   };
   CHECK(policy(256, 4096, 14336, L2));    // 0.786x -> 0.848x (two runs each)
-  CHECK(!policy(128, 8192, 8192, L2));    // wide: 0.840x -> 0.868x; v7d now takes narrow whole units (0.99x)
-  CHECK(!policy(256, 256, 8192, L2));     // B is 4 MB: 0.41x -> 0.35x with it (on wide units, before v7n)
+  CHECK(!policy(128, 8192, 8192, L2));    // wide: 0.840x -> 0.868x; v8d now takes narrow whole units (0.99x)
+  CHECK(!policy(256, 256, 8192, L2));     // B is 4 MB: 0.41x -> 0.35x with it (on wide units, before the narrow pair)
   CHECK(!policy(128, 28672, 4096, L2));   // whole units on CTAs alone, no partials: 1.016x -> 0.990x with it
   CHECK(!policy(4096, 4096, 4096, L2));   // 16 unit rows, data-parallel
   CHECK(!policy(256, 4096, 14336, 256LL << 20));  // an L2 that holds B: nothing to protect the partials from

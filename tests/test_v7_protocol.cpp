@@ -28,10 +28,10 @@
 // complete; every tile stored once per quarter; every flag 0 after each of two launches that share them.
 // Mutants caught: a finisher that does not wait, a flag raised before its partial is written, a finisher that
 // leaves the flags raised (the next launch reads stale partials).
-// The same plans on the CTA alone (unit_ctas 1: v7d1, and v7d where it takes it): one CTA per worker, its own
-// full barrier (count 1) announcing all 256 rows of B, 1-CTA commits onto its own barriers, its own TMEM, its
-// epilogue's release counting 4. Mutants caught: half of B announced (the pair's count), a finisher that does
-// not wait.
+// The same plans on v8's CTA alone (unit_ctas 1: v8a, and v8d where it takes it; v8_tile_shapes/matmul_v8.cu,
+// which keeps this protocol): one CTA per worker, its own full barrier (count 1) announcing all 256 rows of B,
+// 1-CTA commits onto its own barriers, its own TMEM, its epilogue's release counting 4. Mutants caught: half
+// of B announced (the pair's count), a finisher that does not wait.
 //
 // The global work counter (the Hopper twin's v7e, v7_streamk/matmul_v7_sm90.cu) on the same model: the pieces
 // of a plan over more ranges than clusters, in the dynamic order (common/streamk.h), drawn at run time. CTA 0's
@@ -111,8 +111,8 @@ struct Config {
   int min_iters         = 4;
   std::vector<int>* flags = nullptr;  // one per (worker, CTA, epilogue warp); required with streamk
   int slow_worker       = -1;         // this worker's epilogue warps sleep slow_epilogue_us before each piece
-  // The unit (with streamk, not counter): the CTA pair (2) or a CTA alone (1: the cta_group::1 kernel of
-  // v7d1, and of v7d where it takes it): one CTA per worker, which loads all 256 rows of B onto its own full
+  // The unit (with streamk, not counter): the CTA pair (2) or a CTA alone (1: v8's cta_group::1 kernel, of
+  // v8a, and of v8d where it takes it): one CTA per worker, which loads all 256 rows of B onto its own full
   // barrier, commits onto its own barriers (no multicast), allocates TMEM alone, and whose epilogue warps
   // release tmem_empty (count 4) in their own CTA.
   int unit_ctas = CLUSTER_SIZE;
@@ -992,10 +992,10 @@ TEST_CASE("v7 Blackwell protocol: the model catches broken fixups", "[v7][protoc
   }
 }
 
-// The CTA alone (v7d1; v7d where it takes it): the same plans on 1-CTA workers, each a 128 x 256 unit (M = 128
+// The CTA alone (v8a; v8d where it takes it): the same plans on 1-CTA workers, each a 128 x 256 unit (M = 128
 // MMA, cta_group::1): its own full barrier (count 1) with all of B's bytes, its own commits, its own TMEM, its
 // epilogue's release counting 4.
-TEST_CASE("v7 Blackwell protocol, a CTA alone: stream-K plans and their fixup flags, two launches each",
+TEST_CASE("v8 Blackwell protocol, a CTA alone: stream-K plans and their fixup flags, two launches each",
           "[v7][protocol][streamk][unit]") {
   const int shapes[][3] = {{128, 256, 64 * 24}, {129, 100, 72 * 8}, {1000, 600, 640}, {300, 513, 520}, {1, 1, 8}};
   int runs = 0, split = 0;
@@ -1024,14 +1024,14 @@ TEST_CASE("v7 Blackwell protocol, a CTA alone: stream-K plans and their fixup fl
         }
         ++runs;
       }
-  std::printf("v7 stream-K, a CTA alone: %d configurations, two launches each, %d split units fixed up, all "
+  std::printf("v8 stream-K, a CTA alone: %d configurations, two launches each, %d split units fixed up, all "
               "passed\n",
               runs, split);
   CHECK(runs == 45);
   CHECK(split > 0);
 }
 
-TEST_CASE("v7 Blackwell protocol, a CTA alone: the model catches half of B announced, and a finisher that does "
+TEST_CASE("v8 Blackwell protocol, a CTA alone: the model catches half of B announced, and a finisher that does "
           "not wait",
           "[v7][protocol][streamk][unit][negative]") {
   struct Case {

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Count the instructions of a kernel's K loop in its SASS: the innermost loop (backward branch) that holds a
-wgmma (HGMMA/QGMMA). The stage pages' "instructions per K tile" tables come from this.
+wgmma (HGMMA/QGMMA). The "instructions per K tile" tables of docs/performance (small-shapes.md, "The K loop's
+instructions"; mxfp8-bw-k-loop.md) come from this.
 
   python3 tools/sass_loops.py OBJECT_OR_BINARY [--cuobjdump PATH] [--kernel REGEX]
       prints, per kernel: the loop's address range, its instructions, its wgmmas, its R2UR (moves of a
@@ -50,7 +51,7 @@ def find_cuobjdump():
 
 
 def short(name):
-    """matmul_v7_kernelILb0ELi2ELb0ELi64E from the mangled name, or the name's start."""
+    """matmul_v8_kernelILb0ELi2ELi64E from the mangled name, or the name's start."""
     m = re.search(r"(matmul_(?:(?!_cu_)\w)*?kernel\w*?E)E*v", name)
     return m.group(1) if m else name[:100]
 

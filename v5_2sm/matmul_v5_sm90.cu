@@ -24,8 +24,8 @@
 //     thread arrives after its last remote operation (the producer after its loop, the consumers before the
 //     epilogue) and waits just before exit, so the pair's epilogues do not wait for each other.
 // The tile order stays v4's, so that this step is the shared B tile alone (in that order each wave at 8192^3
-// streams all of B from DRAM: README, "Stage 4"). Orders that keep the clusters of a wave close in C, for
-// L2, come with the persistent kernel of v6.
+// streams all of B from DRAM: docs/performance/v4-no-faster-than-v3.md, "The answer"). Orders that keep the
+// clusters of a wave close in C, for L2, come with the persistent kernel of v6.
 //
 // Why it helps: the B tile, 32 KB per K tile, crosses from L2 to the SMs once per pair instead of twice: per
 // FLOP the CTAs read 2/3 of v4's operand bytes from L2 (A 16 KB + half of B 16 KB per CTA and K tile,

@@ -431,8 +431,8 @@ std::vector<Variant> sm100_variants() {
   SmemTiles tiles{A_TILE, B_TILE, BLOCK_M, /*tma_3d=*/false, NUM_STAGES, SLICE_K, TMA_BOXES, tma_box};
   tiles.cta_group = CTA_GROUP;  // the MMA spans the pair: M = 2 x 128, N = 2 x B_TILE.rows
   // Which order is fastest on Blackwell cannot be measured here (no Blackwell GPU). The default is the order
-  // the Hopper twin measured fastest (README, Stage 6): the default by the Hopper measurement, unmeasured on
-  // Blackwell. All three run unless --variant picks one.
+  // the Hopper twin measured fastest (docs/performance/v6-epilogue-and-tile-order.md): the default by the
+  // Hopper measurement, unmeasured on Blackwell. All three run unless --variant picks one.
   return {
       {"v6a", "persistent 2-CTA clusters, TMEM double buffer, any M/N; static tile order", kernel, any_mn,
        tiles, prepare_v6_untraced<ScheduleKind::Static>, prepare_v6_traced<ScheduleKind::Static>},

@@ -26,11 +26,11 @@
 //     The C buffer costs shared memory that the ring wants: 4 x 48 KB stages + a whole 128x256 bf16 tile
 //     (64 KB) do not fit in 227 KB. So each warpgroup stores its 64 x 256 block in two halves of 128
 //     columns (C_PARTS = 2, a 32 KB buffer), waiting for the first half to be read before writing the
-//     second. Measured on the H100 (paired, v6b; README, Stage 6): 3 stages and a whole-tile buffer
-//     (C_PARTS = 1) 0.966x cuBLAS at 4096^3 and 1.004x at 8192^3, against 0.997x and 1.025x for this; a
-//     per-warp form (16 x 64 chunks, two 2 KB buffers per warp, no warpgroup barrier) measured the same
-//     as this (0.993x against 0.996x at 4096^3; ncu: 210.7 against 210.9 us) and was not kept. With the
-//     store overlapped the tensor pipe is 94% busy at 4096^3 (ncu; v5: 81%).
+//     second. Measured on the H100 (paired, v6b; docs/performance/v6-epilogue-and-tile-order.md): 3 stages
+//     and a whole-tile buffer (C_PARTS = 1) 0.966x cuBLAS at 4096^3 and 1.004x at 8192^3, against 0.997x
+//     and 1.025x for this; a per-warp form (16 x 64 chunks, two 2 KB buffers per warp, no warpgroup
+//     barrier) measured the same as this (0.993x against 0.996x at 4096^3; ncu: 210.7 against 210.9 us)
+//     and was not kept. With the store overlapped the tensor pipe is 94% busy at 4096^3 (ncu; v5: 81%).
 //     Why not ping-pong consumers (one warpgroup's epilogue under the other's MMAs, CUTLASS's "pingpong"):
 //     each warpgroup would own a whole 128x256 tile, 256 accumulator registers per thread, which do not fit
 //     beside the addresses in the 255 a thread may have; with 64x256 per warpgroup both warpgroups finish a
@@ -77,7 +77,8 @@
 #include "common/wgmma.cuh"
 
 // C_PARTS: the C buffer holds 1/C_PARTS of each warpgroup's 64 x 256 block; the ring gets what is left. The
-// measured choice is the default; -DGEMM_V6_SM90_C_PARTS=1 builds the other one (README, Stage 6).
+// measured choice is the default; -DGEMM_V6_SM90_C_PARTS=1 builds the other one
+// (docs/performance/v6-epilogue-and-tile-order.md).
 #ifndef GEMM_V6_SM90_C_PARTS
 #define GEMM_V6_SM90_C_PARTS 2
 #endif

@@ -475,8 +475,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         if (lane == 0) ptx::st_release_gpu(flags + slot_of(cluster_id), 1u);
       }
       if (finisher) {
-        // lane i waits for the flag of segment i + 1, i + 33, ...: the waits overlap instead of queueing (the
-        // Hopper twin measured the serial form's round trips at 10% of 256 x 256 x 8192)
+        // lane i waits for the flag of segment i + 1, i + 33, ...: the waits overlap instead of queueing (v8's
+        // Hopper kernel measured the serial form's round trips at 10% of 256 x 256 x 8192 on its narrow pairs;
+        // v7's Hopper twin keeps the serial form)
         for (int w = cluster_id + 1 + lane; w <= last; w += 32) {
           while (ptx::ld_acquire_gpu(flags + slot_of(w)) == 0) {
           }

@@ -25,14 +25,14 @@
 //     of a global workspace (64 KB; thread t's float4 j at float4 j * 128 + t: coalesced, and the finisher's
 //     thread t holds the same elements), syncs its 128 threads on its named barrier, and one thread raises
 //     the slot's flag with st.release.gpu. The piece at K tile 0 of a split unit ("Finisher") ends its own
-//     K range, then takes the later segments in batches, in K order: one lane per segment spins with
-//     ld.acquire.gpu until its flag is up and lowers it again, the warpgroup syncs, and every thread loads
-//     the batch's partials (ld.global.cg: from L2) before it adds them (the narrow tile: 4 partials a batch;
-//     the wide: 1). The sum order is the plan's (own part, then segment 1, 2, ...), not the order the
-//     partials land in: two runs give bit-identical output. Memory order: every thread's partial stores
-//     precede the barrier, and the release by one thread after it is cumulative over them; the acquires,
-//     then the barrier, make them visible to the warpgroup. (Waiting one flag after another, one thread for
-//     all, cost 256 x 256 x 8192 10%: the round trips queued.)
+//     K range, then takes the later segments one at a time, in K order: one thread spins with
+//     ld.acquire.gpu until the segment's flag is up and lowers it again, the warpgroup syncs, and every
+//     thread loads the partial (ld.global.cg: from L2) and adds it. The sum order is the plan's (own part,
+//     then segment 1, 2, ...), not the order the partials land in: two runs give bit-identical output.
+//     Memory order: every thread's partial stores precede the barrier, and the release by one thread after
+//     it is cumulative over them; the acquire, then the barrier, makes them visible to the warpgroup. (v8's
+//     Hopper kernel reads a narrow tile's partials in batches, one lane per flag: this serial form cost its
+//     narrow pairs 10% at 256 x 256 x 8192, the round trips queued; docs/performance/stream-k-fixup.md.)
 //  4. No reset between launches. A flag is 0 between launches: raised by its writer, lowered by the one
 //     finisher that consumes it, in the same launch (every partial has exactly one finisher: the CPU
 //     tests). A launch back to back with the last one (the timing loop) therefore finds every flag down, and
@@ -67,15 +67,15 @@
 //     the next launch (nor to keep two launches in flight on two streams from sharing); and the answer is
 //     written by the hardware into both CTAs' shared memory with a complete_tx, where the counter costs an
 //     atomic round trip to L2 per piece and a broadcast in software (remote stores and arrivals).
-//     Measured slower than v7d at every shape tried (README, "Dynamic scheduling"): the finer pieces cost
-//     more in fixups than the balance wins back.
+//     Measured slower than v7d at every shape tried (docs/performance/dynamic-scheduling.md): the finer
+//     pieces cost more in fixups than the balance wins back.
 //  Which unit a piece covers, how wide a tile is and where the L2 keeps what are the next stage's
 //  questions (v8_tile_shapes): here every unit is v6's CTA pair, 256 x 256.
 //
 // Why it helps: where the units do not fill the GPU (one 256x256 unit with a long K, a row of units of a
 // skinny M) every SM gets an equal share of the MAC iterations instead of most of them idling.
 // What it costs: per split unit, a 64 KB fp32 partial per warpgroup written and read back through L2 (~3 us
-// each on the H100 when every SM does it at once: README, "Where the time goes"), a pipeline drain at each
+// each on the H100 when every SM does it at once: docs/performance/stream-k-fixup.md), a pipeline drain at each
 // piece boundary, and, when a worker's range spans several units, the L2 reuse of the grouped order: the
 // workers are then on units far apart in C at the same time.
 //
@@ -105,8 +105,8 @@
 #define GEMM_V7_SM90_C_PARTS 2
 #endif
 // DYNAMIC_SPLIT: v7e cuts the picking rule's stream-K ranges this many times finer, so that a fast cluster can
-// draw more pieces than a slow one (README, "Dynamic scheduling"); -DGEMM_V7_SM90_DYNAMIC_SPLIT=1 or 4 builds
-// the others that were measured.
+// draw more pieces than a slow one (docs/performance/dynamic-scheduling.md); -DGEMM_V7_SM90_DYNAMIC_SPLIT=1 or
+// 4 builds the others that were measured.
 #ifndef GEMM_V7_SM90_DYNAMIC_SPLIT
 #define GEMM_V7_SM90_DYNAMIC_SPLIT 2
 #endif

@@ -38,7 +38,8 @@
 // varied between the H100s lent (every mode at the same time on one; on another the shared modes' launches up
 // to 42% shorter than distinct's): read the fan-out. The order of the TPCs within each group of eight
 // clusters differed between the H100s lent (the SMs printed); c and c + 8 shared a GPC on each, by the
-// fan-outs. v7_streamk/README.md, "Who gets merged", applies it to the GEMM's tile order.
+// fan-outs. docs/performance/l2-coalescer.md, "The GEMM's order decides who shares a GPC", applies it to the
+// tile order of v8's narrow pair.
 #include <cuda.h>
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 #include <cuda_runtime.h>
