@@ -42,7 +42,7 @@ namespace {
 
 // ---- configuration ----
 constexpr int BLOCK_M     = 128;      // = MMA M: one tcgen05.mma covers all 128 TMEM lanes
-constexpr int BLOCK_N     = 128;      // = MMA N: the ISA takes N = 16..256 in steps of 16 at M=128
+constexpr int BLOCK_N     = 128;      // = MMA N (ISA: 8..256 in steps of 8 at M=128; ours: steps of 16)
 constexpr int BLOCK_K     = 64;       // K of one tile load: 128 bytes of bf16
 constexpr int MMA_K       = 16;       // fixed for kind::f16: 32 bytes of K per MMA
 constexpr int SLICE_K     = 8;        // one 16-byte slice of K: the width of a core matrix
