@@ -19,8 +19,7 @@
 //  4. Before the epilogue the MMAs of the last K tile must have completed: __syncthreads() does not wait for
 //     tcgen05.mma; warp 0 waits for the last tile's mma_done_bar, then the barrier tells the other warps.
 // v3 builds on v2b (one 3D TMA box per operand, 128B swizzle); the 2D-box variant v2a is dropped. The layout
-// is v2's, and from here on its numbers (SBO 1024 B, 32 B per K step, box {64, rows, 1}) are not written out:
-// the descriptors and tensor maps are built from A_TILE and B_TILE (common/descriptors.cuh, common/tma.h).
+// and its builders (kmajor_desc_sm100, kmajor_tma_3d) are v2's.
 //
 // Why it helps: in v2 the tensor core idles during every load (the latency of a TMA round trip per K tile)
 // and the TMA engine idles during every multiply. With the ring, each load overlaps the MMAs of earlier

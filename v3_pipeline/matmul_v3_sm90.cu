@@ -5,9 +5,8 @@
 // The same step as the Blackwell file, with Hopper's instructions:
 //  1. A ring of NUM_STAGES shared-memory stages (A and B tile each, v2b's 3D-box 128B-swizzle layout), one
 //     tma_full_bar per stage; NUM_STAGES - 1 K tiles are put in flight before the first MMA. The 2D-box
-//     variant v2a is dropped: v3 builds on v2b. The layout is v2's, and from here on its numbers are not
-//     written out: the descriptors and tensor maps are built from A_TILE and B_TILE (common/descriptors.cuh,
-//     common/tma.h).
+//     variant v2a is dropped: v3 builds on v2b. The layout and its builders (kmajor_desc_sm90,
+//     kmajor_tma_3d) are v2's.
 //  2. One wgmma group stays in flight: each warpgroup issues the MMAs of tile k, commits them, then
 //     wgmma.wait_group 1, which returns once its group k - 1 is done (group k may still be running). The
 //     tensor core always has the next group queued, and the warpgroup's registers are free to move on.
