@@ -256,7 +256,7 @@ Launch prepare_v3(const GemmArgs& g, DeviceTrace* trace) {
   const dim3 grid(unsigned(g.n / BLOCK_N), unsigned(g.m / BLOCK_M));
   auto* c = static_cast<__nv_bfloat16*>(g.c);
   const int m = int(g.m), n = int(g.n), k = int(g.k);
-  TraceBuffer buf;  // --trace: per CTA and warp, setup, 4 events per K tile, the two waits, epilogue, teardown
+  TraceBuffer buf;  // --trace: per CTA and warp, setup, 4 events per K tile, 2 waits, epilogue, teardown
   if (trace)
     buf = trace->allocate(grid.x * grid.y, {"warp 0 TMA + MMA", "warp 1", "warp 2", "warp 3"},
                           4 * (k / BLOCK_K) + 8);
