@@ -36,7 +36,7 @@ GEMM_HD constexpr uint64_t sm90_swizzle_code(Swizzle s) {
   return s == Swizzle::B128 ? 1u : s == Swizzle::B64 ? 2u : s == Swizzle::B32 ? 3u : 0u;
 }
 
-// The descriptor from its numbers, the swizzle as the descriptor's own code (v1 and v2 write them out).
+// The descriptor from its numbers, the swizzle as the descriptor's own code (v1 writes them out).
 GEMM_HD constexpr uint64_t make_smem_desc_sm90(uint32_t smem_addr, uint32_t lbo_bytes, uint32_t sbo_bytes,
                                                uint32_t swizzle_code) {
   return (uint64_t((smem_addr & 0x3FFFF) >> 4))          // [wgmma-desc] bits  0-13: matrix start address >> 4
@@ -59,7 +59,7 @@ GEMM_HD constexpr uint64_t sm100_swizzle_code(Swizzle s) {
   return s == Swizzle::B128 ? 2u : s == Swizzle::B64 ? 4u : s == Swizzle::B32 ? 6u : 0u;
 }
 
-// The descriptor from its numbers, the swizzle as the descriptor's own code (v1 and v2 write them out).
+// The descriptor from its numbers, the swizzle as the descriptor's own code (v1 writes them out).
 GEMM_HD constexpr uint64_t make_smem_desc_sm100(uint32_t smem_addr, uint32_t lbo_bytes, uint32_t sbo_bytes,
                                                 uint32_t swizzle_code) {
   return (uint64_t((smem_addr & 0x3FFFF) >> 4))          // [tc5-desc] bits  0-13: matrix start address >> 4

@@ -76,7 +76,7 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
     return EXIT_PASS;
   }
 
-  // --trace: refused before anything runs where this stage has no traced kernel (stages before v4).
+  // --trace: refused before anything runs where this stage has no traced kernel (v1 and v2).
   if (!opt.trace.empty()) {
     bool traced = false;
     for (const auto* list : {&sm100, &sm90})
@@ -84,7 +84,7 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
     std::string why = traced ? check_trace_path(opt.trace) : "";
     if (!traced)
       why = std::string("--trace: stage ") + stage +
-            " has no traced kernel (the in-kernel profiler is compiled into the stages from v4 on)";
+            " has no traced kernel (the in-kernel profiler is compiled into the stages from v3 on)";
     if (!why.empty()) {
       std::fprintf(stderr, "%s: %s\n", prog.c_str(), why.c_str());
       return EXIT_BAD_INPUT;

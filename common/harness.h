@@ -71,7 +71,7 @@ struct Variant {
   Launch (*prepare)(const GemmArgs&);
   // The same kernel with the in-kernel profiler compiled in (its TRACE=true instantiation, profiler.cuh),
   // recording into `trace`, which it allocates for its grid. Used by --trace for one launch, never timed.
-  // Null where the stage has no traced kernel (before v4).
+  // Null where the stage has no traced kernel (v1, v2).
   Launch (*prepare_traced)(const GemmArgs&, DeviceTrace& trace) = nullptr;
 };
 

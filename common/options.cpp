@@ -44,7 +44,7 @@ std::string usage(const char* prog) {
   --rounds-log FILE     write every timing round (side, time, median ms, SM clock, power) to FILE as CSV
   --trace FILE          after the timed runs, one launch of the variant with the in-kernel profiler compiled
                         in (not timed): a Chrome trace to FILE (open it in https://ui.perfetto.dev, or draw
-                        it with tools/plot_trace.py) and the median time of each event kind (stages v4 on)
+                        it with tools/plot_trace.py) and the median time of each event kind (stages v3 on)
   --emulate             on an H100/H200: run this stage's sm_100a (Blackwell) kernels through the tcgen05
                         emulator (common/tcgen05_emu.h) and verify them against cuBLAS. Emulation checks
                         correctness only: nothing is timed

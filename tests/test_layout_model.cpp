@@ -103,9 +103,9 @@ std::vector<TmaLoad> kernel_tma_loads(const sc::StageConfig& c, int rows_total, 
 // Descriptor of K step `k_step` of the MMA sub-tile starting at tile row `row`.
 using DescFn = std::function<uint64_t(int k_step, int row)>;
 
-// The kernels' descriptors: exactly the builder calls the stage kernels from v3 on make. v1 and v2 build the
-// same descriptors from numbers they write out (LBO, SBO, K step, swizzle code; the test after the
-// hand-computed constants below checks those numbers).
+// The kernels' descriptors: exactly the builder calls the stage kernels from v2 on make. v1 builds the same
+// descriptors from numbers it writes out (LBO, SBO, K step, swizzle code); v2's comments and page list the
+// numbers the builders compute for its tiles (the test after the hand-computed constants below checks both).
 DescFn kernel_descriptors(const sc::StageConfig& c) {
   const gemm::KMajorTile tile{c.rows, c.block_k, c.elem_bytes, c.swizzle};
   const uint32_t addr = c.tile_addr;
@@ -510,12 +510,14 @@ TEST_CASE("a descriptor moved by desc_sm90_advance is the descriptor built at th
   CHECK((gemm::desc_sm90_advance(at0, 256u * 1024u) >> 14 & 3) == 1);
 }
 
-TEST_CASE("the numbers v1 and v2 write out (LBO, SBO, K step, swizzle code, 3D box) round-trip",
+TEST_CASE("the numbers v1 writes out and v2 lists (LBO, SBO, K step, swizzle code, 3D box) round-trip",
           "[layout][desc]") {
-  // matmul_v1*.cu and matmul_v2*.cu build their descriptors with make_smem_desc_* from literal numbers, and
-  // their 3D tensor maps from a literal box and slice stride (their static_asserts tie each number to
-  // common/descriptors.cuh and common/tma.h). The same numbers here, through the same builders: the same
-  // descriptors and map as the tiles give, and the model reads the tile back through them.
+  // matmul_v1*.cu build their descriptors with make_smem_desc_* from literal numbers, and their 3D tensor
+  // maps from a literal box and slice stride (their static_asserts tie each number to common/descriptors.cuh
+  // and common/tma.h); matmul_v2*.cu call those builders and list, in comments and on their page, the
+  // numbers the builders compute for v2's tiles. The same numbers here, through make_smem_desc_* and the
+  // literal-box kmajor_tma_3d: the same descriptors and map as the tiles give, and the model reads the tile
+  // back through them.
   struct Numbers {
     const char* stage;
     sc::Arch arch;

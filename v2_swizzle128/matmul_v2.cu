@@ -13,6 +13,9 @@
 //     unused for a K-major swizzled operand. An MMA K step (16 bf16 = 32 B) moves the start address 32 B
 //     along the atom's first row; the tensor core applies the TMA's XOR when it reads, so no code here
 //     computes a swizzle.
+//  3. These numbers are no longer written out, as v1 wrote its own: the descriptors and the tensor maps are
+//     built from the tiles (kmajor_desc_sm100, kmajor_tma_3d), the functions v1's static_asserts checked its
+//     numbers against. What they compute for v2's tiles is listed beside the tiles below.
 //
 // Why it helps: v1 built its core-matrix layout out of 16-byte-wide boxes, so the TMA engine fetched 16 B of
 // each row per request (v1a: 8 boxes per operand; v1b: one box that still walks 16-byte slices). Here each
@@ -57,9 +60,9 @@ constexpr int SLICE_K     = 64;       // one 128-byte slice of K: the width of a
 constexpr int NUM_THREADS = 128;      // 4 warps: the epilogue needs one warp per 32-lane TMEM quarter
 constexpr int TMEM_COLS   = BLOCK_N;  // one fp32 TMEM column per output column
 
-constexpr Swizzle SWIZZLE = Swizzle::B128;  // written by the TMA, read by the MMA: 128B, 8-row atoms
-constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 2, SWIZZLE};
-constexpr KMajorTile B_TILE{BLOCK_N, BLOCK_K, 2, SWIZZLE};
+// The tiles, 128B-swizzled: written so by the TMA, read so by the MMA (v1: Swizzle::None).
+constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 2, Swizzle::B128};
+constexpr KMajorTile B_TILE{BLOCK_N, BLOCK_K, 2, Swizzle::B128};
 constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
 constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
 constexpr uint32_t SMEM_BYTES   = A_TILE_BYTES + B_TILE_BYTES + SMEM_ALIGN;
@@ -76,28 +79,16 @@ static_assert(TMEM_COLS >= 32 && (TMEM_COLS & (TMEM_COLS - 1)) == 0, "TMEM alloc
 static_assert(NUM_THREADS == 4 * 32, "one epilogue warp per TMEM lane quarter");
 static_assert(SMEM_BYTES <= 227 * 1024, "shared memory per block is at most 227 KB");
 
-// ---- the K tile's layout in shared memory, in numbers: the tensor maps and the descriptors are built from
-//      these. 128B swizzle: a [rows x 64] bf16 tile is one slice of [rows x 128 B] in 8-row x 128 B atoms
-//      of 1024 B, the 16-byte chunks of row r permuted by XOR with r % 8 ----
-constexpr uint32_t SWIZZLE_CODE = 2;             // descriptor bits 61-63: 2 = 128B swizzle (wgmma: 1)
-constexpr uint32_t A_LBO        = 16;            // leading byte offset: unused by a K-major swizzled tile,
-constexpr uint32_t B_LBO        = 16;            //   written as 16 B (field value 1)
-constexpr uint32_t SBO          = 1024;          // stride byte offset: to the next 8 rows, one swizzle atom
-constexpr uint32_t A_K_STEP     = 32;            // start address step per MMA K step (32 B of K), along the
-constexpr uint32_t B_K_STEP     = 32;            //   atom's rows: the MMA applies the TMA's XOR as it reads
-constexpr uint32_t SLICE_BYTES  = 128;           // one slice of K; the 3D tensor map's stride of dim 2
-constexpr uint32_t A_TMA_BOX[3] = {64, 128, 1};  // 3D box (v2b): 64 bf16 x 128 rows x 1 slice, over
-constexpr uint32_t B_TMA_BOX[3] = {64, 128, 1};  //   dims {64, rows, K / 64}, strides {K * 2, 128} B
-// common/descriptors.cuh and common/tma.h compute the same from A_TILE and B_TILE (the functions the layout
-// model and the CUTLASS cross-check test); these asserts keep the numbers above equal to theirs.
-static_assert(SWIZZLE_CODE == sm100_swizzle_code(SWIZZLE), "the descriptor's code of the TMA's swizzle");
-static_assert(A_LBO == kmajor_lbo(A_TILE) && B_LBO == kmajor_lbo(B_TILE), "LBO of the tiles' layout");
-static_assert(SBO == kmajor_sbo(A_TILE) && SBO == kmajor_sbo(B_TILE), "SBO of the tiles' layout");
-static_assert(kmajor_kstep_uniform(A_TILE, A_K_STEP) && kmajor_kstep_uniform(B_TILE, B_K_STEP),
-              "MMA K step k starts k * K_STEP bytes into the tile");
-static_assert(kmajor_tma_3d_lands(A_TILE, A_TMA_BOX, SLICE_BYTES) &&
-                  kmajor_tma_3d_lands(B_TILE, B_TMA_BOX, SLICE_BYTES) && SLICE_K * 2 == SLICE_BYTES,
-              "the TMA boxes land the slices the descriptors read");
+// ---- the K tile's layout in shared memory. 128B swizzle: a [rows x 64] bf16 tile is one slice of
+//      [rows x 128 B] in 8-row x 128 B atoms of 1024 B, the 16-byte chunks of row r permuted by XOR with
+//      r % 8. v1 wrote its layout's numbers out; from here on the descriptors and tensor maps are built from
+//      A_TILE and B_TILE by the functions v1 checked its numbers against (common/descriptors.cuh,
+//      common/tma.h; the layout model and the CUTLASS cross-check test them). For these tiles they compute:
+//        swizzle code  2 (descriptor bits 61-63: 128B; wgmma's code for it is 1)
+//        LBO           16 B: unused by a K-major swizzled tile (field value 1)
+//        SBO           1024 B: to the next 8 rows, one swizzle atom
+//        K step        +32 B per MMA K step (32 B of K), along the atom's rows: the MMA applies the XOR
+//        3D box (v2b)  {64, 128, 1} over dims {64, rows, K / 64}, strides {K * 2, 128} B ----
 
 // ---- where the TMA boxes of a K tile go: the kernel issues exactly these (tests/test_stage_table.cpp
 //      checks them against the layout model's table) ----
@@ -108,7 +99,7 @@ constexpr int TMA_BOXES = TMA_3D ? 1 : BLOCK_K / SLICE_K;
 template <bool TMA_3D>
 GEMM_HD constexpr TmaBox tma_box(KMajorTile tile, int row0, int k0, int j) {
   if (TMA_3D) return {0u, {0, row0, k0 / SLICE_K}};
-  return {uint32_t(j * tile.rows * SLICE_BYTES), {k0 + j * SLICE_K, row0, 0}};
+  return {uint32_t(j * tile.rows * kmajor_slice_bytes(tile)), {k0 + j * SLICE_K, row0, 0}};
 }
 
 // ---- the kernel ----
@@ -178,10 +169,8 @@ __global__ void __launch_bounds__(NUM_THREADS)
         const uint32_t a_addr = ptx::smem_addr(a_smem), b_addr = ptx::smem_addr(b_smem);
 #pragma unroll
         for (int k_step = 0; k_step < BLOCK_K / MMA_K; ++k_step) {
-          const uint64_t a_desc =
-              make_smem_desc_sm100(a_addr + k_step * A_K_STEP, A_LBO, SBO, SWIZZLE_CODE);
-          const uint64_t b_desc =
-              make_smem_desc_sm100(b_addr + k_step * B_K_STEP, B_LBO, SBO, SWIZZLE_CODE);
+          const uint64_t a_desc = kmajor_desc_sm100(A_TILE, a_addr, k_step);
+          const uint64_t b_desc = kmajor_desc_sm100(B_TILE, b_addr, k_step);
           tc5::mma_f16_ss(tmem_acc, a_desc, b_desc, IDESC, (k_tile > 0 || k_step > 0) ? 1u : 0u);
         }
         tc5::commit(&mma_done_bar);  // arrives once the MMAs above have read smem and written TMEM
@@ -225,10 +214,10 @@ __global__ void __launch_bounds__(NUM_THREADS)
 template <bool TMA_3D>
 Launch prepare_v2(const GemmArgs& g) {
   // B's tensor map is N rows high: B is [N, K] (seed 000's first version got this wrong).
-  const TmaDesc a_desc = TMA_3D ? kmajor_tma_3d(g.m, g.k, A_TMA_BOX, SLICE_BYTES, 2, SWIZZLE)
-                                : kmajor_tma_2d(g.m, g.k, BLOCK_M, SLICE_K, 2, SWIZZLE);
-  const TmaDesc b_desc = TMA_3D ? kmajor_tma_3d(g.n, g.k, B_TMA_BOX, SLICE_BYTES, 2, SWIZZLE)
-                                : kmajor_tma_2d(g.n, g.k, BLOCK_N, SLICE_K, 2, SWIZZLE);
+  const TmaDesc a_desc = TMA_3D ? kmajor_tma_3d(g.m, g.k, BLOCK_M, BLOCK_K, SLICE_K, 2, Swizzle::B128)
+                                : kmajor_tma_2d(g.m, g.k, BLOCK_M, SLICE_K, 2, Swizzle::B128);
+  const TmaDesc b_desc = TMA_3D ? kmajor_tma_3d(g.n, g.k, BLOCK_N, BLOCK_K, SLICE_K, 2, Swizzle::B128)
+                                : kmajor_tma_2d(g.n, g.k, BLOCK_N, SLICE_K, 2, Swizzle::B128);
   const CUtensorMap a_map = make_tensor_map(a_desc, g.a, "A");
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
   auto* kernel            = matmul_v2_kernel<TMA_3D>;

@@ -10,6 +10,9 @@
 //  2. The wgmma descriptors say swizzle mode 1 (128B on sm_90; tcgen05 calls the same layout 2) and
 //     SBO = 1024 B, the next 8-row x 128 B atom; LBO is unused. A K step moves the start address 32 B along
 //     the atom's first row, and the warpgroup 1 half of A starts 64 rows = 8 atoms = 8 KB further on.
+//  3. As on Blackwell, these numbers are no longer written out: the descriptors and tensor maps are built
+//     from the tiles (kmajor_desc_sm90, kmajor_tma_3d), the functions v1's static_asserts checked its numbers
+//     against. What they compute for v2's tiles is listed beside the tiles below.
 //
 // Why it helps, and what the seed doubts: see matmul_v2.cu. In short, v1's core matrices (128 contiguous
 // bytes each) were probably read without bank conflicts already; what changes is that the TMA fetches whole
@@ -47,9 +50,9 @@ constexpr int NUM_WARPGROUPS = BLOCK_M / WGMMA_M;   // each multiplies its own 6
 constexpr int NUM_THREADS    = 128 * NUM_WARPGROUPS;
 constexpr int ACC_REGS       = WGMMA_M * BLOCK_N / 128;  // fp32 accumulators per thread
 
-constexpr Swizzle SWIZZLE = Swizzle::B128;  // written by the TMA, read by the MMA: 128B, 8-row atoms
-constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 2, SWIZZLE};
-constexpr KMajorTile B_TILE{BLOCK_N, BLOCK_K, 2, SWIZZLE};
+// The tiles, 128B-swizzled: written so by the TMA, read so by the MMA (v1: Swizzle::None).
+constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 2, Swizzle::B128};
+constexpr KMajorTile B_TILE{BLOCK_N, BLOCK_K, 2, Swizzle::B128};
 constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
 constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
 constexpr uint32_t SMEM_BYTES   = A_TILE_BYTES + B_TILE_BYTES + SMEM_ALIGN;
@@ -64,30 +67,18 @@ static_assert(WGMMA_M % 8 == 0, "a warpgroup's half of A starts on a whole 8-row
 static_assert(BLOCK_N <= 256 && BLOCK_M <= 256, "a TMA box is at most 256 rows");
 static_assert(SMEM_BYTES <= 227 * 1024, "shared memory per block is at most 227 KB");
 
-// ---- the K tile's layout in shared memory, in numbers: the tensor maps and the descriptors are built from
-//      these. 128B swizzle: a [rows x 64] bf16 tile is one slice of [rows x 128 B] in 8-row x 128 B atoms
-//      of 1024 B, the 16-byte chunks of row r permuted by XOR with r % 8 ----
-constexpr uint32_t SWIZZLE_CODE = 1;             // descriptor bits 62-63: 1 = 128B swizzle (tcgen05: 2)
-constexpr uint32_t A_LBO        = 16;            // leading byte offset: unused by a K-major swizzled tile,
-constexpr uint32_t B_LBO        = 16;            //   written as 16 B (field value 1)
-constexpr uint32_t SBO          = 1024;          // stride byte offset: to the next 8 rows, one swizzle atom
-constexpr uint32_t A_K_STEP     = 32;            // start address step per MMA K step (32 B of K), along the
-constexpr uint32_t B_K_STEP     = 32;            //   atom's rows: the MMA applies the TMA's XOR as it reads
-constexpr uint32_t A_WG_OFFSET  = 8192;          // warpgroup 1's 64 rows of A: 8 swizzle atoms on, 8 x SBO
-constexpr uint32_t SLICE_BYTES  = 128;           // one slice of K; the 3D tensor map's stride of dim 2
-constexpr uint32_t A_TMA_BOX[3] = {64, 128, 1};  // 3D box (v2b): 64 bf16 x 128 rows x 1 slice, over
-constexpr uint32_t B_TMA_BOX[3] = {64, 256, 1};  //   dims {64, rows, K / 64}, strides {K * 2, 128} B
-// common/descriptors.cuh and common/tma.h compute the same from A_TILE and B_TILE (the functions the layout
-// model and the CUTLASS cross-check test); these asserts keep the numbers above equal to theirs.
-static_assert(SWIZZLE_CODE == sm90_swizzle_code(SWIZZLE), "the descriptor's code of the TMA's swizzle");
-static_assert(A_LBO == kmajor_lbo(A_TILE) && B_LBO == kmajor_lbo(B_TILE), "LBO of the tiles' layout");
-static_assert(SBO == kmajor_sbo(A_TILE) && SBO == kmajor_sbo(B_TILE), "SBO of the tiles' layout");
-static_assert(kmajor_kstep_uniform(A_TILE, A_K_STEP) && kmajor_kstep_uniform(B_TILE, B_K_STEP),
-              "MMA K step k starts k * K_STEP bytes into the tile");
-static_assert(A_WG_OFFSET == kmajor_row_offset(A_TILE, WGMMA_M), "where the second warpgroup's rows start");
-static_assert(kmajor_tma_3d_lands(A_TILE, A_TMA_BOX, SLICE_BYTES) &&
-                  kmajor_tma_3d_lands(B_TILE, B_TMA_BOX, SLICE_BYTES) && SLICE_K * 2 == SLICE_BYTES,
-              "the TMA boxes land the slices the descriptors read");
+// ---- the K tile's layout in shared memory. 128B swizzle: a [rows x 64] bf16 tile is one slice of
+//      [rows x 128 B] in 8-row x 128 B atoms of 1024 B, the 16-byte chunks of row r permuted by XOR with
+//      r % 8. v1 wrote its layout's numbers out; from here on the descriptors and tensor maps are built from
+//      A_TILE and B_TILE by the functions v1 checked its numbers against (common/descriptors.cuh,
+//      common/tma.h; the layout model and the CUTLASS cross-check test them). For these tiles they compute:
+//        swizzle code    1 (descriptor bits 62-63: 128B; tcgen05's code for it is 2)
+//        LBO             16 B: unused by a K-major swizzled tile (field value 1)
+//        SBO             1024 B: to the next 8 rows, one swizzle atom
+//        K step          +32 B per MMA K step (32 B of K), along the atom's rows: the MMA applies the XOR
+//        warpgroup 1     its 64 rows of A start 8 swizzle atoms on, 8 x SBO = 8192 B
+//        3D box (v2b)    A {64, 128, 1}, B {64, 256, 1} over dims {64, rows, K / 64},
+//                        strides {K * 2, 128} B ----
 
 // ---- where the TMA boxes of a K tile go: the kernel issues exactly these (tests/test_stage_table.cpp
 //      checks them against the layout model's table) ----
@@ -98,7 +89,7 @@ constexpr int TMA_BOXES = TMA_3D ? 1 : BLOCK_K / SLICE_K;
 template <bool TMA_3D>
 GEMM_HD constexpr TmaBox tma_box(KMajorTile tile, int row0, int k0, int j) {
   if (TMA_3D) return {0u, {0, row0, k0 / SLICE_K}};
-  return {uint32_t(j * tile.rows * SLICE_BYTES), {k0 + j * SLICE_K, row0, 0}};
+  return {uint32_t(j * tile.rows * kmajor_slice_bytes(tile)), {k0 + j * SLICE_K, row0, 0}};
 }
 
 // ---- the kernel ----
@@ -160,9 +151,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     wg::fence();
 #pragma unroll
     for (int k_step = 0; k_step < BLOCK_K / WGMMA_K; ++k_step) {
-      const uint64_t a_desc = make_smem_desc_sm90(a_addr + warpgroup * A_WG_OFFSET + k_step * A_K_STEP,
-                                                  A_LBO, SBO, SWIZZLE_CODE);
-      const uint64_t b_desc = make_smem_desc_sm90(b_addr + k_step * B_K_STEP, B_LBO, SBO, SWIZZLE_CODE);
+      const uint64_t a_desc = kmajor_desc_sm90(A_TILE, a_addr, k_step, warpgroup * WGMMA_M);
+      const uint64_t b_desc = kmajor_desc_sm90(B_TILE, b_addr, k_step);
       wg::mma_m64n256k16_bf16(acc, a_desc, b_desc, (k_tile > 0 || k_step > 0) ? 1u : 0u);
     }
     wg::commit_group();
@@ -191,10 +181,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 template <bool TMA_3D>
 Launch prepare_v2(const GemmArgs& g) {
   // B's tensor map is N rows high: B is [N, K].
-  const TmaDesc a_desc = TMA_3D ? kmajor_tma_3d(g.m, g.k, A_TMA_BOX, SLICE_BYTES, 2, SWIZZLE)
-                                : kmajor_tma_2d(g.m, g.k, BLOCK_M, SLICE_K, 2, SWIZZLE);
-  const TmaDesc b_desc = TMA_3D ? kmajor_tma_3d(g.n, g.k, B_TMA_BOX, SLICE_BYTES, 2, SWIZZLE)
-                                : kmajor_tma_2d(g.n, g.k, BLOCK_N, SLICE_K, 2, SWIZZLE);
+  const TmaDesc a_desc = TMA_3D ? kmajor_tma_3d(g.m, g.k, BLOCK_M, BLOCK_K, SLICE_K, 2, Swizzle::B128)
+                                : kmajor_tma_2d(g.m, g.k, BLOCK_M, SLICE_K, 2, Swizzle::B128);
+  const TmaDesc b_desc = TMA_3D ? kmajor_tma_3d(g.n, g.k, BLOCK_N, BLOCK_K, SLICE_K, 2, Swizzle::B128)
+                                : kmajor_tma_2d(g.n, g.k, BLOCK_N, SLICE_K, 2, Swizzle::B128);
   const CUtensorMap a_map = make_tensor_map(a_desc, g.a, "A");
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
   auto* kernel            = matmul_v2_kernel<TMA_3D>;

@@ -19,8 +19,7 @@
 //  4. Before the epilogue the MMAs of the last K tile must have completed: __syncthreads() does not wait for
 //     tcgen05.mma; warp 0 waits for the last tile's mma_done_bar, then the barrier tells the other warps.
 // v3 builds on v2b (one 3D TMA box per operand, 128B swizzle); the 2D-box variant v2a is dropped. The layout
-// is v2's, and from here on its numbers (SBO 1024 B, 32 B per K step, box {64, rows, 1}) are not written out:
-// the descriptors and tensor maps are built from A_TILE and B_TILE (common/descriptors.cuh, common/tma.h).
+// and its builders (kmajor_desc_sm100, kmajor_tma_3d) are v2's.
 //
 // Why it helps: in v2 the tensor core idles during every load (the latency of a TMA round trip per K tile)
 // and the TMA engine idles during every multiply. With the ring, each load overlaps the MMAs of earlier
@@ -42,6 +41,7 @@
 #include "common/check.h"
 #include "common/descriptors.cuh"
 #include "common/harness.h"
+#include "common/profiler.cuh"
 #include "common/ptx.cuh"
 #include "common/tcgen05.cuh"
 #include "common/tma.h"
@@ -94,9 +94,12 @@ GEMM_HD constexpr TmaBox tma_box(KMajorTile tile, int row0, int k0, int j) {
 }
 
 // ---- the kernel ----
+// TRACE: the in-kernel profiler's `prof.` lines record each warp's waits and issues (--trace); compiled out
+// of the TRACE=false instantiation, which is the one checked and timed (common/profiler.cuh).
+template <bool TRACE>
 __global__ void __launch_bounds__(NUM_THREADS)
     matmul_v3_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
-                     __nv_bfloat16* c, int m, int n, int k) {
+                     __nv_bfloat16* c, int m, int n, int k, TraceBuffer trace) {
 #if defined(GEMM_HAS_TCGEN05)
   extern __shared__ uint8_t smem_raw[];
   uint8_t* ring = align_smem_1024(smem_raw);  // stage s: A tile at s * STAGE_BYTES, then its B tile
@@ -111,6 +114,8 @@ __global__ void __launch_bounds__(NUM_THREADS)
   const int m0      = blockIdx.y * BLOCK_M;
   const int n0      = blockIdx.x * BLOCK_N;
   (void)m;
+  Profiler<TRACE> prof(trace, /*role=*/warp_id, /*records=*/true);
+  prof.begin(Ev::Setup);
 
   // ---- setup: barriers by one thread, TMEM by one whole warp ----
   if (warp_id == 0 && ptx::elect_one_sync()) {
@@ -127,6 +132,7 @@ __global__ void __launch_bounds__(NUM_THREADS)
   __syncthreads();
   tc5::fence_after_thread_sync();
   const uint32_t tmem_acc = tmem_slot;
+  prof.end(Ev::Setup);
 
   // ---- main loop, warp 0: NUM_STAGES - 1 K tiles in flight while one is multiplied ----
   // Only warp 0 waits on the barriers. Were every warp to wait, a warp that fell two phases behind could not
@@ -147,16 +153,23 @@ __global__ void __launch_bounds__(NUM_THREADS)
     };
     // prologue: tiles 0 .. NUM_STAGES-2 into stages 0 .. NUM_STAGES-2 (only the tiles there are, if K is short)
     if (ptx::elect_one_sync()) {
-      for (int t = 0; t < NUM_STAGES - 1 && t < num_k_tiles; ++t) load(t, t);
+      for (int t = 0; t < NUM_STAGES - 1 && t < num_k_tiles; ++t) {
+        prof.begin(Ev::IssueTma);
+        load(t, t);
+        prof.end(Ev::IssueTma);
+      }
     }
     int stage      = 0;  // ring stage of k_tile
     uint32_t phase = 0;  // parity of this use of the stage's barriers: flips each time `stage` wraps to 0
     for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
+      prof.begin(Ev::WaitFull);
       ptx::mbarrier_wait(&tma_full_bar[stage], phase, "tma_full_bar");
+      prof.end(Ev::WaitFull);
       tc5::fence_after_thread_sync();
 
       // compute: one thread issues BLOCK_K/16 MMAs; the first of the whole K loop overwrites the accumulator
       if (ptx::elect_one_sync()) {
+        prof.begin(Ev::IssueMma);
         const uint32_t a_addr = ptx::smem_addr(a_smem(stage)), b_addr = ptx::smem_addr(b_smem(stage));
 #pragma unroll
         for (int k_step = 0; k_step < BLOCK_K / MMA_K; ++k_step) {
@@ -165,15 +178,21 @@ __global__ void __launch_bounds__(NUM_THREADS)
           tc5::mma_f16_ss(tmem_acc, a_desc, b_desc, IDESC, (k_tile > 0 || k_step > 0) ? 1u : 0u);
         }
         tc5::commit(&mma_done_bar[stage]);  // arrives once the MMAs above have read this stage
+        prof.end(Ev::IssueMma);
       }
 
       // refill: the stage of k_tile - 1 takes tile k_tile + NUM_STAGES - 1 once the MMAs that read it are
       // done. This tile's MMAs are queued behind them, so the tensor core stays busy while we wait.
       const int prev_stage      = stage == 0 ? NUM_STAGES - 1 : stage - 1;
       const uint32_t prev_phase = stage == 0 ? phase ^ 1 : phase;
+      prof.begin(Ev::WaitEmpty);
       if (k_tile > 0) ptx::mbarrier_wait(&mma_done_bar[prev_stage], prev_phase, "mma_done_bar");
-      if (k_tile + NUM_STAGES - 1 < num_k_tiles && ptx::elect_one_sync())
+      prof.end(Ev::WaitEmpty);
+      if (k_tile + NUM_STAGES - 1 < num_k_tiles && ptx::elect_one_sync()) {
+        prof.begin(Ev::IssueTma);
         load(k_tile + NUM_STAGES - 1, prev_stage);
+        prof.end(Ev::IssueTma);
+      }
 
       if (++stage == NUM_STAGES) {
         stage = 0;
@@ -183,14 +202,19 @@ __global__ void __launch_bounds__(NUM_THREADS)
     // The epilogue reads TMEM: wait for the last tile's MMAs (its commit also tracks every earlier MMA).
     const int last_stage      = stage == 0 ? NUM_STAGES - 1 : stage - 1;
     const uint32_t last_phase = stage == 0 ? phase ^ 1 : phase;
+    prof.begin(Ev::WaitMma);
     ptx::mbarrier_wait(&mma_done_bar[last_stage], last_phase, "mma_done_bar");
+    prof.end(Ev::WaitMma);
   }
   // Warp 0 has seen the last MMA complete; the barrier passes that on to the other warps.
+  prof.begin(Ev::WaitMma);
   tc5::fence_before_thread_sync();
   __syncthreads();
+  prof.end(Ev::WaitMma);
   tc5::fence_after_thread_sync();
 
   // ---- epilogue: warp w owns TMEM lanes 32w..32w+31 = output rows; thread t holds row 32w + t ----
+  prof.begin(Ev::Epilogue);
   const int row = m0 + warp_id * 32 + lane;
 #pragma unroll 4
   for (int col = 0; col < BLOCK_N; col += 8) {
@@ -203,30 +227,39 @@ __global__ void __launch_bounds__(NUM_THREADS)
     *reinterpret_cast<uint4*>(c + size_t(row) * n + n0 + col) = *reinterpret_cast<const uint4*>(packed);
   }
 
+  prof.end(Ev::Epilogue);
+
   // ---- teardown: every TMEM read is done before the allocating warp frees it ----
+  prof.begin(Ev::Teardown);
   tc5::fence_before_thread_sync();
   __syncthreads();
   if (warp_id == 1) {
     tc5::fence_after_thread_sync();
     tc5::tmem_dealloc(tmem_acc, TMEM_COLS);
   }
+  prof.end(Ev::Teardown);
 #elif defined(__CUDA_ARCH__)
   __trap();  // compiled for a GPU without tcgen05: fail loudly, never return with C unwritten
 #endif  // GEMM_HAS_TCGEN05
 }
 
 // ---- host launcher ----
-Launch prepare_v3(const GemmArgs& g) {
+// With `trace`: the TRACE=true instantiation, recording into a buffer sized from the grid (--trace).
+Launch prepare_v3(const GemmArgs& g, DeviceTrace* trace) {
   // B's tensor map is N rows high: B is [N, K] (seed 000's first version got this wrong).
   const TmaDesc a_desc = kmajor_tma_3d(g.m, g.k, BLOCK_M, BLOCK_K, SLICE_K, 2, Swizzle::B128);
   const TmaDesc b_desc = kmajor_tma_3d(g.n, g.k, BLOCK_N, BLOCK_K, SLICE_K, 2, Swizzle::B128);
   const CUtensorMap a_map = make_tensor_map(a_desc, g.a, "A");
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
-  auto* kernel            = matmul_v3_kernel;
+  auto* kernel            = trace ? matmul_v3_kernel<true> : matmul_v3_kernel<false>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
   const dim3 grid(unsigned(g.n / BLOCK_N), unsigned(g.m / BLOCK_M));
   auto* c = static_cast<__nv_bfloat16*>(g.c);
   const int m = int(g.m), n = int(g.n), k = int(g.k);
+  TraceBuffer buf;  // --trace: per CTA and warp, setup, 4 events per K tile, 2 waits, epilogue, teardown
+  if (trace)
+    buf = trace->allocate(grid.x * grid.y, {"warp 0 TMA + MMA", "warp 1", "warp 2", "warp 3"},
+                          4 * (k / BLOCK_K) + 8);
   return [=](cudaStream_t stream) {
     // Launched as a cluster of one CTA, as a precaution: one public report (seed 003) says tcgen05 kernels
     // trap without a cluster launch, while seed 000's kernels ran on a B200 with a plain launch. The claim is
@@ -243,8 +276,12 @@ Launch prepare_v3(const GemmArgs& g) {
     cfg.stream               = stream;
     cfg.attrs                = &cluster;
     cfg.numAttrs             = 1;
-    CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a_map, b_map, c, m, n, k));
+    CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a_map, b_map, c, m, n, k, buf));
   };
+}
+Launch prepare_v3(const GemmArgs& g) { return prepare_v3(g, nullptr); }
+Launch prepare_v3_traced(const GemmArgs& g, DeviceTrace& trace) {
+  return prepare_v3(g, &trace);
 }
 
 }  // namespace
@@ -254,7 +291,8 @@ std::vector<Variant> sm100_variants() {
   const char* kernel = "sm_100a tcgen05 kernel (v3_pipeline/matmul_v3.cu)";
   const SmemTiles tiles{A_TILE, B_TILE, BLOCK_M, /*tma_3d=*/true, NUM_STAGES, SLICE_K, TMA_BOXES, tma_box};
   return {
-      {"v3", "tcgen05 + 3D TMA, 128B swizzle, 7-stage smem ring", kernel, whole_tiles, tiles, prepare_v3},
+      {"v3", "tcgen05 + 3D TMA, 128B swizzle, 7-stage smem ring", kernel, whole_tiles, tiles, prepare_v3,
+       prepare_v3_traced},
   };
 }
 

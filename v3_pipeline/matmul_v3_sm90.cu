@@ -5,9 +5,8 @@
 // The same step as the Blackwell file, with Hopper's instructions:
 //  1. A ring of NUM_STAGES shared-memory stages (A and B tile each, v2b's 3D-box 128B-swizzle layout), one
 //     tma_full_bar per stage; NUM_STAGES - 1 K tiles are put in flight before the first MMA. The 2D-box
-//     variant v2a is dropped: v3 builds on v2b. The layout is v2's, and from here on its numbers are not
-//     written out: the descriptors and tensor maps are built from A_TILE and B_TILE (common/descriptors.cuh,
-//     common/tma.h).
+//     variant v2a is dropped: v3 builds on v2b. The layout and its builders (kmajor_desc_sm90,
+//     kmajor_tma_3d) are v2's.
 //  2. One wgmma group stays in flight: each warpgroup issues the MMAs of tile k, commits them, then
 //     wgmma.wait_group 1, which returns once its group k - 1 is done (group k may still be running). The
 //     tensor core always has the next group queued, and the warpgroup's registers are free to move on.
@@ -33,6 +32,7 @@
 #include "common/check.h"
 #include "common/descriptors.cuh"
 #include "common/harness.h"
+#include "common/profiler.cuh"
 #include "common/ptx.cuh"
 #include "common/tma.h"
 #include "common/wgmma.cuh"
@@ -84,9 +84,12 @@ GEMM_HD constexpr TmaBox tma_box(KMajorTile tile, int row0, int k0, int j) {
 }
 
 // ---- the kernel ----
+// TRACE: the in-kernel profiler's `prof.` lines record each warpgroup's waits and issues (--trace); compiled
+// out of the TRACE=false instantiation, which is the one checked and timed (common/profiler.cuh).
+template <bool TRACE>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     matmul_v3_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
-                     __nv_bfloat16* c, int m, int n, int k) {
+                     __nv_bfloat16* c, int m, int n, int k, TraceBuffer trace) {
 #if defined(GEMM_HAS_WGMMA)
   extern __shared__ uint8_t smem_raw[];
   uint8_t* ring = align_smem_1024(smem_raw);  // stage s: A tile at s * STAGE_BYTES, then its B tile
@@ -101,6 +104,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   const int m0        = blockIdx.y * BLOCK_M;
   const int n0        = blockIdx.x * BLOCK_N;
   (void)m;
+  Profiler<TRACE> prof(trace, /*role=*/warpgroup, /*records=*/warp_id % 4 == 0);
+  prof.begin(Ev::Setup);
 
   // ---- setup: the barriers by one thread ----
   if (warp_id == 0 && ptx::elect_one_sync()) {
@@ -111,6 +116,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     ptx::fence_mbarrier_init();
   }
   __syncthreads();
+  prof.end(Ev::Setup);
 
   float acc[ACC_REGS];
 #pragma unroll
@@ -132,14 +138,22 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   };
   // prologue: tiles 0 .. NUM_STAGES-2 into stages 0 .. NUM_STAGES-2 (only the tiles there are, if K is short)
   if (warp_id == 0 && ptx::elect_one_sync()) {
-    for (int t = 0; t < NUM_STAGES - 1 && t < num_k_tiles; ++t) load(t, t);
+    for (int t = 0; t < NUM_STAGES - 1 && t < num_k_tiles; ++t) {
+      prof.begin(Ev::IssueTma);
+      load(t, t);
+      prof.end(Ev::IssueTma);
+    }
   }
-  int stage      = 0;  // ring stage of k_tile
-  uint32_t phase = 0;  // parity of this use of the stage's barriers: flips each time `stage` wraps to 0
+  int stage           = 0;  // ring stage of k_tile
+  uint32_t phase      = 0;  // parity of this use of the stage's barriers: flips each time `stage` wraps to 0
+  uint64_t mma_issued = 0;  // trace: when the MMAs of k_tile - 1 were issued
   for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
+    prof.begin(Ev::WaitFull);
     ptx::mbarrier_wait(&tma_full_bar[stage], phase, "tma_full_bar");
+    prof.end(Ev::WaitFull);
 
     // compute: each warpgroup issues BLOCK_K/16 MMAs on its 64 rows of A; scale-d 0 on the very first
+    const uint64_t issued = prof.begin(Ev::IssueMma);
     const uint32_t a_addr = ptx::smem_addr(a_smem(stage)), b_addr = ptx::smem_addr(b_smem(stage));
     wg::fence();
 #pragma unroll
@@ -149,7 +163,12 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       wg::mma_m64n256k16_bf16(acc, a_desc, b_desc, (k_tile > 0 || k_step > 0) ? 1u : 0u);
     }
     wg::commit_group();
+    prof.end(Ev::IssueMma);
+    prof.begin(Ev::WaitMma);
     wg::wait_group<1>();  // this warpgroup's MMAs of k_tile - 1 are done; those of k_tile may still run
+    prof.end(Ev::WaitMma);
+    if (k_tile > 0) prof.span(Ev::Mma, mma_issued);  // k_tile - 1's MMAs: from their issue to seen done
+    mma_issued = issued;
 
     // release: one thread per warpgroup says that the warpgroup no longer reads the stage of k_tile - 1
     const int prev_stage      = stage == 0 ? NUM_STAGES - 1 : stage - 1;
@@ -159,8 +178,12 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 
     // refill: the stage of k_tile - 1 takes tile k_tile + NUM_STAGES - 1 once both warpgroups released it
     if (k_tile + NUM_STAGES - 1 < num_k_tiles && warp_id == 0 && ptx::elect_one_sync()) {
+      prof.begin(Ev::WaitEmpty);
       if (k_tile > 0) ptx::mbarrier_wait(&mma_done_bar[prev_stage], prev_phase, "mma_done_bar");
+      prof.end(Ev::WaitEmpty);
+      prof.begin(Ev::IssueTma);
       load(k_tile + NUM_STAGES - 1, prev_stage);
+      prof.end(Ev::IssueTma);
     }
 
     if (++stage == NUM_STAGES) {
@@ -168,7 +191,11 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       phase ^= 1;
     }
   }
+  prof.begin(Ev::WaitMma);
   wg::wait_group<0>();  // the last group is done: accumulators final
+  prof.end(Ev::WaitMma);
+  prof.span(Ev::Mma, mma_issued);
+  prof.begin(Ev::Epilogue);
 
   // ---- epilogue: thread t of warp w (in its warpgroup) holds rows 16w + t/4 and +8,
   //      columns 8j + 2(t%4) + {0, 1} of the warpgroup's 64 x 256 block ----
@@ -181,31 +208,40 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     *reinterpret_cast<__nv_bfloat162*>(c + size_t(row + 8) * n + col) =
         __floats2bfloat162_rn(acc[4 * j + 2], acc[4 * j + 3]);
   }
+  prof.end(Ev::Epilogue);
 #elif defined(__CUDA_ARCH__)
   __trap();  // compiled for a GPU without wgmma: fail loudly, never return with C unwritten
 #endif  // GEMM_HAS_WGMMA
 }
 
 // ---- host launcher ----
-Launch prepare_v3(const GemmArgs& g) {
+// With `trace`: the TRACE=true instantiation, recording into a buffer sized from the grid (--trace).
+Launch prepare_v3(const GemmArgs& g, DeviceTrace* trace) {
   // B's tensor map is N rows high: B is [N, K].
   const TmaDesc a_desc = kmajor_tma_3d(g.m, g.k, BLOCK_M, BLOCK_K, SLICE_K, 2, Swizzle::B128);
   const TmaDesc b_desc = kmajor_tma_3d(g.n, g.k, BLOCK_N, BLOCK_K, SLICE_K, 2, Swizzle::B128);
   const CUtensorMap a_map = make_tensor_map(a_desc, g.a, "A");
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
-  auto* kernel            = matmul_v3_kernel;
+  auto* kernel            = trace ? matmul_v3_kernel<true> : matmul_v3_kernel<false>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
   const dim3 grid(unsigned(g.n / BLOCK_N), unsigned(g.m / BLOCK_M));
   auto* c = static_cast<__nv_bfloat16*>(g.c);
   const int m = int(g.m), n = int(g.n), k = int(g.k);
+  TraceBuffer buf;  // --trace: per CTA and warpgroup, setup, 6 events per K tile, the last wait, the epilogue
+  if (trace)
+    buf = trace->allocate(grid.x * grid.y, {"warpgroup 0", "warpgroup 1"}, 6 * (k / BLOCK_K) + 8);
   return [=](cudaStream_t stream) {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim            = grid;
     cfg.blockDim           = dim3(NUM_THREADS);
     cfg.dynamicSmemBytes   = SMEM_BYTES;
     cfg.stream             = stream;
-    CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a_map, b_map, c, m, n, k));
+    CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a_map, b_map, c, m, n, k, buf));
   };
+}
+Launch prepare_v3(const GemmArgs& g) { return prepare_v3(g, nullptr); }
+Launch prepare_v3_traced(const GemmArgs& g, DeviceTrace& trace) {
+  return prepare_v3(g, &trace);
 }
 
 }  // namespace
@@ -215,7 +251,8 @@ std::vector<Variant> sm90_variants() {
   const char* kernel = "sm_90a wgmma kernel, the Hopper twin (v3_pipeline/matmul_v3_sm90.cu)";
   const SmemTiles tiles{A_TILE, B_TILE, WGMMA_M, /*tma_3d=*/true, NUM_STAGES, SLICE_K, TMA_BOXES, tma_box};
   return {
-      {"v3", "wgmma + 3D TMA, 128B swizzle, 4-stage smem ring", kernel, whole_tiles, tiles, prepare_v3},
+      {"v3", "wgmma + 3D TMA, 128B swizzle, 4-stage smem ring", kernel, whole_tiles, tiles, prepare_v3,
+       prepare_v3_traced},
   };
 }
 

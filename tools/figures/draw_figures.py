@@ -127,7 +127,7 @@ SOURCE_CHECKS = [
     ("v2_swizzle128/matmul_v2.cu", rf"BLOCK_M\s*=\s*{V2_BLOCK_M};"),
     ("v2_swizzle128/matmul_v2.cu", rf"BLOCK_K\s*=\s*{V2_BLOCK_K};"),
     ("v2_swizzle128/matmul_v2.cu", rf"SLICE_K\s*=\s*{V2_SLICE_K};"),
-    ("v2_swizzle128/matmul_v2.cu", r"Swizzle SWIZZLE = Swizzle::B128;"),
+    ("v2_swizzle128/matmul_v2.cu", r"KMajorTile A_TILE\{BLOCK_M, BLOCK_K, 2, Swizzle::B128\};"),
     ("common/descriptors.cuh", r"return t\.swizzle == Swizzle::None \? uint32_t\(t\.rows\) \* 16u : 16u;"),
     ("common/descriptors.cuh", r"kmajor_sbo\(KMajorTile t\) \{ return 8u \* swizzle_span_bytes"),
     ("common/descriptors.cuh", r"k_bytes = uint32_t\(k_step\) \* 32u"),
