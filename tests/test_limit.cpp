@@ -1,10 +1,12 @@
-// The limit of a shape (common/limit.h): the per-clock rates against the datasheets, the arithmetic and its
-// units, which bound binds.
+// The limit of a shape (common/limit.h) and how the report prints it (common/report.h): the per-clock rates
+// against the datasheets, the arithmetic and its units, which bound binds, the RESULT| fields and the line.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <string>
 
 #include "common/limit.h"
+#include "common/report.h"
 
 using gemm::gemm_bytes_bf16;
 using gemm::gemm_limit;
@@ -15,6 +17,26 @@ using gemm::percent_of_limit;
 namespace {
 
 constexpr LimitModel H100{4096, 132, 3000};  // an H100 SXM with a 3000 GB/s copy bandwidth
+
+// The key=value pairs of a RESULT|-style string ("a=1|b=2|").
+std::map<std::string, std::string> fields(const std::string& s) {
+  std::map<std::string, std::string> out;
+  for (size_t at = 0; at < s.size();) {
+    const size_t end     = std::min(s.find('|', at), s.size());
+    const std::string kv = s.substr(at, end - at);
+    const size_t eq      = kv.find('=');
+    if (eq != std::string::npos) out[kv.substr(0, eq)] = kv.substr(eq + 1);
+    at = end + 1;
+  }
+  return out;
+}
+
+gemm::Spread at(double median) {
+  gemm::Spread s;
+  s.median = s.min = s.max = median;
+  s.count                  = 1;
+  return s;
+}
 
 }  // namespace
 
@@ -81,4 +103,71 @@ TEST_CASE("limit: unknown where the GPU's rate or the bandwidth is") {
   CHECK_FALSE(LimitModel{4096, 132, 0}.known());
   CHECK(percent_of_limit(Limit{}, 1.0) == 0);
   CHECK(percent_of_limit(gemm_limit(H100, 64, 64, 64, 1980), 0) == 0);
+}
+
+TEST_CASE("limit: the report's RESULT| fields and line") {
+  gemm::ReportHeader h;
+  h.stage            = "v8";
+  h.arch             = "sm_90a";
+  h.m                = 1;
+  h.n                = 8192;
+  h.k                = 28672;
+  h.limit            = H100;
+  h.max_sm_clock_mhz = 1980;
+  gemm::ReportRow r;
+  r.variant           = "v8d";
+  r.timed             = true;
+  const double limit  = 469835776.0 / 3000e9 * 1e3;
+  r.launch_ms         = at(limit / 0.9);  // 90% of the limit
+  r.sm_clock_mhz      = at(1980);
+  r.ref_ms            = limit / 0.8;  // cuBLAS's first pick: 80%
+  r.ref_sm_clock_mhz  = at(1980);
+  r.has_best          = true;
+  r.best_ms           = limit / 0.85;  // at its best: 85%
+  r.best_sm_clock_mhz = at(1980);
+
+  auto f = fields(gemm::limit_fields(h, r));
+  CHECK(f["hbm_gbps"] == "3000.0");
+  CHECK(std::stod(f["limit_ms"]) == Approx(limit).epsilon(1e-5));
+  CHECK(f["limit_bound"] == "memory");
+  CHECK(f["limit_clock_mhz"] == "1980");
+  CHECK(std::stod(f["limit_memory_ms"]) == Approx(limit).epsilon(1e-5));
+  CHECK(std::stod(f["limit_compute_ms"]) < 1e-3);
+  CHECK(f["pct_limit"] == "90.00");
+  CHECK(f["cublas_pct_limit"] == "80.00");
+  CHECK(f["cublas_best_pct_limit"] == "85.00");
+  CHECK(std::stod(f["cublas_best_limit_ms"]) == Approx(limit).epsilon(1e-5));
+
+  const std::string line = gemm::limit_line(h, r);
+  INFO(line);
+  CHECK(line.rfind("v8d      90.0% of its limit, 156.6 us (memory-bound", 0) == 0);
+  CHECK(line.find("| cuBLAS 80.0% of 156.6 us | cuBLAS at its best 85.0% of 156.6 us") != std::string::npos);
+  CHECK(gemm::limit_legend(h).find("4096 FLOP/clk/SM x 132 SMs") != std::string::npos);
+  CHECK(gemm::limit_legend(h).find("469.8 MB at the measured 3000 GB/s") != std::string::npos);
+
+  // without --cublas-best: no best fields; where NVML read no clock: the GPU's max clock
+  r.has_best     = false;
+  r.sm_clock_mhz = at(0);
+  f              = fields(gemm::limit_fields(h, r));
+  CHECK(f.count("cublas_best_pct_limit") == 0);
+  CHECK(f["limit_clock_mhz"] == "1980");
+  // a compute-bound shape takes each side's own clock
+  h.m = h.n = h.k    = 8192;
+  r.launch_ms        = at(1.6);
+  r.sm_clock_mhz     = at(1500);
+  r.ref_ms           = 1.6;
+  r.ref_sm_clock_mhz = at(1400);
+  f                  = fields(gemm::limit_fields(h, r));
+  CHECK(f["limit_bound"] == "compute");
+  CHECK(std::stod(f["limit_ms"]) ==
+        Approx(2.0 * 8192 * 8192 * 8192 / (4096.0 * 132 * 1500e6) * 1e3).epsilon(1e-5));
+  CHECK(std::stod(f["cublas_limit_ms"]) ==
+        Approx(2.0 * 8192 * 8192 * 8192 / (4096.0 * 132 * 1400e6) * 1e3).epsilon(1e-5));
+  // an unknown limit or an untimed row: nothing
+  r.timed = false;
+  CHECK(gemm::limit_fields(h, r).empty());
+  CHECK(gemm::limit_line(h, r).empty());
+  r.timed = true;
+  h.limit = LimitModel{};
+  CHECK(gemm::limit_fields(h, r).empty());
 }
