@@ -153,6 +153,18 @@ with tempfile.TemporaryDirectory() as d:
     check("**1.031×**" in text and "Measured with `./run_all.sh --sweep`" in text and "driver 580.159.04" in text,
           "the README block has the table, the command and the device line")
 
+    # --chart: the sweep's chart linked under the table, relative to the file the block goes into
+    sub = os.path.join(d, "page")
+    os.makedirs(sub, exist_ok=True)
+    page = os.path.join(sub, "README.md")
+    with open(page, "w") as f:
+        f.write("<!-- SWEEP-TABLE-BEGIN -->\n<!-- SWEEP-TABLE-END -->\n")
+    out = subprocess.run([sys.executable, tool, "sweep", *logs, "--shapes", shapes, "--readme", page, "--command",
+                          "x", "--chart", os.path.join(d, "figures", "sweep_limit.png")], capture_output=True,
+                         text=True)
+    check(out.returncode == 0 and "![% of limit per shape, ours beside cuBLAS's](../figures/sweep_limit.png)\n"
+          "<!-- SWEEP-TABLE-END -->" in open(page).read(), f"the chart's link under the sweep table ({out.stderr})")
+
     # a stage's table (readme) gains the % of limit of both sides where the log has it
     with open(readme, "w") as f:
         f.write("<!-- V6-TABLE-BEGIN -->\n<!-- V6-TABLE-END -->\n")

@@ -5,7 +5,8 @@
   tools/progression.py chart  LOG --out PREFIX       PREFIX.png and PREFIX.svg (needs matplotlib)
   tools/progression.py readme LOG... (--root DIR | --readme FILE) --command "..." [--chart PATH]
   tools/progression.py sweep  LOG... --shapes tools/sweep_shapes.txt [--csv FILE]
-                              [(--root DIR | --readme FILE) --command "..."]   the shape sweep (run_all.sh --sweep)
+                              [(--root DIR | --readme FILE) --command "..." [--chart PATH]]
+                                                     the shape sweep (run_all.sh --sweep)
   tools/progression.py sweep-chart LOG --out PREFIX        a sweep's ratios to cuBLAS, per shape
   tools/progression.py sweep-limit-chart LOG --out PREFIX  a sweep's % of limit per shape, ours beside cuBLAS's
 
@@ -520,6 +521,10 @@ def cmd_sweep(args):
             return 2
         docs = Docs(args.root, args.readme)
         block = table + ["", f"Measured with `{args.command}`. Device: {dev}."]
+        if args.chart:  # linked from the file the block goes into
+            here = os.path.dirname(os.path.abspath(docs.path("SWEEP-TABLE")))
+            link = os.path.relpath(os.path.abspath(args.chart), here)
+            block += ["", f"![% of limit per shape, ours beside cuBLAS's]({link})"]
         if not docs.replace("SWEEP-TABLE", block):
             print(f"{docs.path('SWEEP-TABLE')} has no SWEEP-TABLE markers: the sweep was not written",
                   file=sys.stderr)
@@ -569,6 +574,7 @@ def main():
     where.add_argument("--readme")
     where.add_argument("--root")
     w.add_argument("--command")
+    w.add_argument("--chart", help="a chart to link under the table, a path from here (sweep-limit-chart's)")
     sc = sub.add_parser("sweep-chart")
     sc.add_argument("log")
     sc.add_argument("--out", required=True)
