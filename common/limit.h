@@ -17,9 +17,11 @@
 //  - sm_90, H100 SXM (NVIDIA H100 Tensor Core GPU datasheet and architecture whitepaper): 989.4 TFLOPS at the
 //    1830 MHz boost clock the whitepaper quotes its peaks at, 132 SMs: 989.4e12 / (132 x 1.83e9) = 4096
 //    FLOP/clk/SM, one m64n256k16 wgmma (524,288 FLOPs) per 128 clocks per SM.
-//  - sm_100, B200 (NVIDIA HGX B200 datasheet: 4.5 PFLOPS bf16 with sparsity, 2.25 dense, per GPU at 1000 W;
-//    148 SMs): 2.25e15 / (148 x 8192) = 1.856 GHz, the B200's tensor clock, so 8192 FLOP/clk/SM, twice
-//    Hopper's: one cta_group::1 m128n256k16 tcgen05.mma (1,048,576 FLOPs) per 128 clocks per SM.
+//  - sm_100, B200 (NVIDIA HGX B200 datasheet and Blackwell architecture technical brief: 4.5 PFLOPS bf16 with
+//    sparsity, 2.25 dense, per GPU at 1000 W; 148 SMs): 2.25e15 / (148 x 8192) = 1.856 GHz, the 1.86 GHz
+//    tensor clock spec sheets list for the B200 (no other power of two gives a clock in its range), so 8192
+//    FLOP/clk/SM, twice Hopper's: one cta_group::1 m128n256k16 tcgen05.mma (1,048,576 FLOPs) per 128 clocks
+//    per SM. Only used where a Blackwell GPU runs the binary.
 //  - sm_103 (B300) is taken at sm_100's rate: not checked against a B300 here.
 #pragma once
 
