@@ -12,8 +12,10 @@
 #                                         tools/progression.py MARKER_FILES lists them)
 #   ./run_all.sh --seconds S --round N --iters N    passed to every stage binary (see its --help)
 #   ./run_all.sh --sweep                  the shape sweep of tools/sweep_shapes.txt (cubes 512-16384, LLM
-#                                         layers, ragged) on the last stage only; --update-readme then writes
-#                                         the sweep table of v6_persistent/README.md, nothing else
+#                                         layers, ragged, short K, decode) on the last stage only, with each
+#                                         side's % of limit and a chart of it (--cublas-best: cuBLAS at its
+#                                         best's); --update-readme then writes the sweep table and its chart
+#                                         (v6_persistent/README.md, tools/figures/sweep_limit.png), nothing else
 #   ./run_all.sh --stages "v5 v6" --variant v6b     only these stage binaries / only this variant of them
 #   ./run_all.sh --cublas-best 8          also pair every kernel against the fastest of cuBLASLt's first 8
 #                                         heuristic picks (cuBLAS at its best; both ratios in the log)
@@ -47,7 +49,7 @@ while [ $# -gt 0 ]; do
     --update-readme) update_readme=1; shift ;;
     --build-only) build_only=1; shift ;;
     --emulate) emulate=1; shift ;;
-    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_all.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -194,12 +196,41 @@ if ! command -v python3 >/dev/null; then
   echo "run_all.sh: python3 not found, so no table or chart; the RESULT| lines are in ${logs[0]}" >&2
   exit $status
 fi
+# The charts need matplotlib: this python's, else a virtual environment under build/ that this script makes.
+plot_python() {
+  py=python3
+  python3 -c "import matplotlib" 2>/dev/null && return 0
+  venv="$build/plot-venv"
+  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import matplotlib" 2>/dev/null; then
+    echo "== installing matplotlib into $venv (python3 -m venv; pip install matplotlib)"
+    { python3 -m venv "$venv" && "$venv/bin/python" -m pip install -q --disable-pip-version-check matplotlib; } \
+      >"$build/plot-venv.log" 2>&1 || true
+  fi
+  py="$venv/bin/python"
+  "$py" -c "import matplotlib" 2>/dev/null
+}
 if [ "$sweep" = 1 ]; then
   python3 "$root/tools/progression.py" sweep "${logs[@]}" --shapes "$shapes_file" --csv "$csv" | tee "$md"
   echo "Logs: ${logs[*]#$root/}"
+  # The chart: % of limit per shape, ours beside cuBLAS's (at its best with --cublas-best), from the first run.
+  chart=""
+  if plot_python; then
+    "$py" "$root/tools/progression.py" sweep-limit-chart "${logs[0]}" --out "$root/results/sweep_limit_$stamp" &&
+      chart="$root/results/sweep_limit_$stamp.png"
+  else
+    echo "run_all.sh: no chart: matplotlib is not importable and could not be installed" \
+         "(see $build/plot-venv.log); the table above is complete." >&2
+  fi
   if [ "$update_readme" = 1 ]; then
+    readme_chart=""
+    if [ -n "$chart" ]; then
+      mkdir -p "$root/tools/figures"
+      cp "$chart" "$root/tools/figures/sweep_limit.png"
+      cp "${chart%.png}.svg" "$root/tools/figures/sweep_limit.svg"
+      readme_chart="$root/tools/figures/sweep_limit.png"
+    fi
     python3 "$root/tools/progression.py" sweep "${logs[@]}" --shapes "$shapes_file" --root "$root" \
-      --command "./run_all.sh$args_given" >/dev/null
+      --command "./run_all.sh$args_given" ${readme_chart:+--chart "$readme_chart"} >/dev/null
   fi
   [ $status = 0 ] || echo "run_all.sh: at least one kernel FAILED verification (see ${logs[*]})" >&2
   exit $status
@@ -209,19 +240,8 @@ echo "Logs: ${logs[*]#$root/}"
 cp "$md" "$root/results/latest.md"
 cp "$csv" "$root/results/latest.csv"
 
-# The chart needs matplotlib: this python's, else a virtual environment under build/ that this script makes.
-py=python3
-if ! python3 -c "import matplotlib" 2>/dev/null; then
-  venv="$build/plot-venv"
-  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import matplotlib" 2>/dev/null; then
-    echo "== installing matplotlib into $venv (python3 -m venv; pip install matplotlib)"
-    { python3 -m venv "$venv" && "$venv/bin/python" -m pip install -q --disable-pip-version-check matplotlib; } \
-      >"$build/plot-venv.log" 2>&1 || true
-  fi
-  py="$venv/bin/python"
-fi
 chart=""
-if "$py" -c "import matplotlib" 2>/dev/null; then
+if plot_python; then
   "$py" "$root/tools/progression.py" chart "${logs[0]}" --out "$root/results/progression_$stamp" &&
     chart="$root/results/progression_$stamp.png" &&
     cp "$chart" "$root/results/latest.png" && cp "${chart%.png}.svg" "$root/results/latest.svg"

@@ -4,11 +4,13 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <vector>
 
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
 #include "common/check.h"
+#include "common/timing.h"
 
 namespace gemm {
 
@@ -63,6 +65,54 @@ std::string describe_gpu(const GpuInfo& g) {
       g.name.c_str(), g.cc_major, g.cc_minor, g.sm_count, g.max_sm_clock_mhz, g.l2_bytes >> 20,
       g.driver_version / 1000, (g.driver_version % 1000) / 10, g.runtime_version / 1000,
       (g.runtime_version % 1000) / 10, g.cublaslt_version);
+  return buf;
+}
+
+// ------------------------------------------------------------------------------------------------------------
+// HBM bandwidth: a device-to-device copy (limit.h's memory time)
+// ------------------------------------------------------------------------------------------------------------
+CopyBandwidth measure_copy_bandwidth(size_t bytes, int copies) {
+  CopyBandwidth bw;
+  bw.bytes  = bytes;
+  void *src = nullptr, *dst = nullptr;
+  if (cudaMalloc(&src, bytes) != cudaSuccess || cudaMalloc(&dst, bytes) != cudaSuccess) {
+    cudaGetLastError();  // a failed allocation is not sticky: clear it, say so, run on without the figure
+    if (src) CUDA_CHECK(cudaFree(src));
+    bw.error = "not measured: cannot allocate 2 x " + std::to_string(bytes >> 20) + " MiB";
+    return bw;
+  }
+  CUDA_CHECK(cudaMemset(src, 0x3C, bytes));
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  std::vector<double> ms;
+  for (int i = -2; i < copies; ++i) {  // two untimed copies first: clocks up, pages mapped
+    CUDA_CHECK(cudaEventRecord(start));
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaEventRecord(stop));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float t = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
+    if (i >= 0) ms.push_back(t);
+  }
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  CUDA_CHECK(cudaFree(src));
+  CUDA_CHECK(cudaFree(dst));
+  bw.copies = copies;
+  bw.ms     = summarize(ms).median;
+  bw.gbps   = bw.ms > 0 ? 2.0 * double(bytes) / (bw.ms * 1e-3) / 1e9 : 0;
+  return bw;
+}
+
+std::string describe_copy_bandwidth(const CopyBandwidth& bw) {
+  char buf[160];
+  if (bw.gbps <= 0)
+    std::snprintf(buf, sizeof buf, "HBM bandwidth %s", bw.error.empty() ? "not measured" : bw.error.c_str());
+  else
+    std::snprintf(buf, sizeof buf,
+                  "HBM %.0f GB/s measured (device-to-device copy of %zu MiB, read + written, median of %d)",
+                  bw.gbps, bw.bytes >> 20, bw.copies);
   return buf;
 }
 

@@ -1,5 +1,5 @@
 // gpu.h: which GPU this is, which kernel list fits it, and what NVML says about it while we time
-// (SM clock, power draw, power limit, driver version).
+// (SM clock, power draw, power limit, driver version), and the HBM bandwidth it reaches (for limit.h).
 #pragma once
 
 #include <cstddef>
@@ -24,6 +24,22 @@ struct GpuInfo {
 // saying what was found and what is supported (no GPU, no driver, an unsupported architecture).
 std::string detect_gpu(GpuInfo& info, Arch& arch);
 std::string describe_gpu(const GpuInfo& info);  // the header line of every run
+
+// The HBM bandwidth this GPU reaches, measured: a device-to-device cudaMemcpy of `bytes` (far beyond any
+// L2, so each copy reads and writes HBM), timed with CUDA events, `copies` times after two untimed ones.
+// Bandwidth = (bytes read + bytes written) / median time: the same count as limit.h's memory time, which
+// adds A and B read to C written. Done once per process, before the inputs are allocated.
+struct CopyBandwidth {
+  double gbps  = 0;   // 2 * bytes / median time, 1e9 B/s; 0 where it could not be measured
+  double ms    = 0;   // median time of one copy
+  size_t bytes = 0;   // copied by each cudaMemcpy
+  int copies   = 0;   // timed
+  std::string error;  // why it was not measured (empty if it was)
+};
+CopyBandwidth measure_copy_bandwidth(size_t bytes = size_t(256) << 20, int copies = 10);
+// For the header line: "HBM 2950 GB/s measured (device-to-device copy of 256 MiB, read + written, median of
+// 10)", or why there is no figure.
+std::string describe_copy_bandwidth(const CopyBandwidth& bw);
 
 // NVML, opened at run time with dlopen (never linked, so the binaries load where there is no driver).
 // Every query returns 0 (or "?") where NVML or the query is unavailable.

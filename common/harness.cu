@@ -161,8 +161,11 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
   }
   if (!opt.seed_given) opt.seed = fresh_seed();
 
-  std::printf("%s | driver %s | power limit %d W\n", describe_gpu(gpu).c_str(), nvml::driver().c_str(),
-              nvml::power_limit_w());
+  // The HBM bandwidth for the limit of the shape (limit.h), measured once, before the inputs take the memory;
+  // only where something is timed.
+  const CopyBandwidth bandwidth = opt.iters > 0 ? measure_copy_bandwidth() : CopyBandwidth{};
+  std::printf("%s | driver %s | power limit %d W%s\n", describe_gpu(gpu).c_str(), nvml::driver().c_str(),
+              nvml::power_limit_w(), opt.iters > 0 ? (" | " + describe_copy_bandwidth(bandwidth)).c_str() : "");
   std::printf(
       "%s: C[%lld,%lld] = A[%lld,%lld] * B[%lld,%lld]^T, bf16 in and out, fp32 accumulate | seed %llu "
       "(replay with --seed %llu)\n",
@@ -256,6 +259,7 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
   ref_row.what       = "cuBLASLt bf16 TN, fp32 accumulate (reference)";
   auto fill_ref_side = [&](ReportRow& r, const SideTiming& t) {
     r.ref_tflops       = tflops(t.launch_ms.median);
+    r.ref_ms           = t.launch_ms.median;
     r.ref_sm_clock_mhz = t.sm_clock_mhz;
     r.ref_power_w      = t.power_w;
   };
@@ -355,10 +359,12 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
       row.power_w      = t.kernel.power_w;
       fill_ref_side(row, t.ref);
       if (t.has_best) {
-        row.has_best    = true;
-        row.best_tflops = tflops(t.best.launch_ms.median);
-        row.ratio_best  = t.ratio_best;
-        row.best_algo   = best_algo;
+        row.has_best          = true;
+        row.best_tflops       = tflops(t.best.launch_ms.median);
+        row.ratio_best        = t.ratio_best;
+        row.best_algo         = best_algo;
+        row.best_ms           = t.best.launch_ms.median;
+        row.best_sm_clock_mhz = t.best.sm_clock_mhz;
       }
       if (!ref_row.timed) {
         ref_row.timed        = true;
@@ -373,7 +379,10 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
     rows.push_back(row);
   }
 
-  const ReportHeader header{stage, arch == Arch::Sm100 ? "sm_100a" : "sm_90a", opt.m, opt.n, opt.k, opt.seed};
+  ReportHeader header{stage, arch == Arch::Sm100 ? "sm_100a" : "sm_90a", opt.m, opt.n, opt.k, opt.seed};
+  header.limit            = LimitModel{dense_bf16_flop_per_clk_per_sm(gpu.cc_major, gpu.cc_minor), gpu.sm_count,
+                                       bandwidth.gbps};
+  header.max_sm_clock_mhz = gpu.max_sm_clock_mhz;
   print_report(header, rows, opt.csv);
 
   // --trace: one launch of the variant's TRACE=true instantiation, after the checked and timed ones, never

@@ -3,6 +3,7 @@
 //   options.h     command line and shape rules          gpu.h        GPU detection; NVML clock and power
 //   reference.h   random inputs, the cuBLASLt reference   compare.h    the verdict on an output
 //   timing.h      the benchmark method (paired rounds)    report.h     the table and the RESULT| lines
+//   limit.h       a shape's limit: the tensor rate, HBM
 //   tma.h         tensor maps                             descriptors.cuh, ptx.cuh, tcgen05.cuh, wgmma.cuh:
 //                                                         device-side builders and PTX wrappers
 //   trace.h       --trace: the profiler's buffer and the Chrome trace; profiler.cuh: its device side

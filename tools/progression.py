@@ -5,7 +5,10 @@
   tools/progression.py chart  LOG --out PREFIX       PREFIX.png and PREFIX.svg (needs matplotlib)
   tools/progression.py readme LOG... (--root DIR | --readme FILE) --command "..." [--chart PATH]
   tools/progression.py sweep  LOG... --shapes tools/sweep_shapes.txt [--csv FILE]
-                              [(--root DIR | --readme FILE) --command "..."]   the shape sweep (run_all.sh --sweep)
+                              [(--root DIR | --readme FILE) --command "..." [--chart PATH]]
+                                                     the shape sweep (run_all.sh --sweep)
+  tools/progression.py sweep-chart LOG --out PREFIX        a sweep's ratios to cuBLAS, per shape
+  tools/progression.py sweep-limit-chart LOG --out PREFIX  a sweep's % of limit per shape, ours beside cuBLAS's
 
 With --root, each table goes between its markers in the file MARKER_FILES names (relative to DIR): the
 progression in the top README, each stage's table in its stage folder's README. With --readme, every table
@@ -19,6 +22,7 @@ import os
 import re
 import statistics
 import sys
+import textwrap
 
 STAGE_ORDER = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "mxfp8"]
 
@@ -139,26 +143,45 @@ def device_line(run):
         limit=re.search(r"power limit (\d+) W", g),
         cublas=re.search(r"cuBLASLt (\d+)", g),
         runtime=re.search(r"CUDA runtime ([0-9.]+)", g),
+        hbm=re.search(r"HBM ([0-9.]+) GB/s measured", g),
     )
     v = {k: (m.group(1).strip() if m else "?") for k, m in fields.items()}
     cublas = v["cublas"]
     if cublas.isdigit():
         c = int(cublas)
         cublas = f"{c // 10000}.{c // 100 % 100}.{c % 100}"
-    return (f"{v['name']} ({v['sms']} SMs, max SM clock {v['clock']} MHz, power limit {v['limit']} W), "
+    hbm = f", HBM {v['hbm']} GB/s measured by a device-to-device copy" if fields["hbm"] else ""
+    return (f"{v['name']} ({v['sms']} SMs, max SM clock {v['clock']} MHz, power limit {v['limit']} W{hbm}), "
             f"driver {v['driver']}, CUDA runtime {v['runtime']}, toolkit {run['toolkit']}, cuBLASLt {cublas}")
+
+
+def pct_limit(r, key="pct_limit"):
+    """A row's % of limit (common/limit.h) with what binds it ("91.2% HBM", "78.4% tensor"), or "—" where
+    the log has none (a binary from before the limit, an untimed row, an fp8 row)."""
+    if key not in r:
+        return "—"
+    bound = {"memory": " HBM", "compute": " tensor"}.get(r.get("limit_bound"), "")
+    return f"{fnum(r[key])}%{bound}"
+
+
+def cublas_pct_limit(r):
+    """cuBLAS's % of limit in a row's pairing: at its best where the log has it, else its first pick."""
+    return pct_limit(r, "cublas_best_pct_limit" if "cublas_best_pct_limit" in r else "cublas_pct_limit")
 
 
 def stage_table(rows):
     """The per-stage table of the README (and of run_all.sh, with the stage column)."""
+    limit = any("pct_limit" in r for r in rows)
     out = ["| size | variant | what changed | TFLOPS | cuBLAS, paired | ratio | ratio min-max | "
+           + ("% of limit kernel / cuBLAS | " if limit else "") +
            "SM clock kernel / cuBLAS | power kernel / cuBLAS | rel. error | check |",
-           "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+           "|---|---|---|---:|---:|---:|---:|" + ("---:|" if limit else "") + "---:|---:|---:|---|"]
     for r in rows:
         out.append(
             f"| {size_label(size_of(r))} | {r['variant']} | {r['what']} | {fnum(r['tflops'])} | "
             f"{fnum(r['cublas_tflops'])} | {fnum(r['ratio'], '{:.3f}')}× | "
             f"{fnum(r['ratio_min'], '{:.2f}')}-{fnum(r['ratio_max'], '{:.2f}')} | "
+            + (f"{pct_limit(r)} / {pct_limit(r, 'cublas_pct_limit')} | " if limit else "") +
             f"{fnum(r['sm_clock_mhz'], '{:.0f}')} / {fnum(r['cublas_sm_clock_mhz'], '{:.0f}')} MHz | "
             f"{fnum(r['power_w'], '{:.0f}')} / {fnum(r['cublas_power_w'], '{:.0f}')} W | "
             f"{fnum(r['rel_err'], '{:.1e}')} | {r['status']} |")
@@ -220,7 +243,8 @@ def cmd_table(args):
     if args.csv:
         keys = ["stage", "variant", "arch", "m", "n", "k", "tflops", "cublas_tflops", "ratio", "ratio_min",
                 "ratio_max", "ratio_q1", "ratio_q3", "sm_clock_mhz", "cublas_sm_clock_mhz", "power_w",
-                "cublas_power_w", "rel_err", "status", "seed", "what"]
+                "cublas_power_w", "hbm_gbps", "limit_ms", "limit_bound", "pct_limit", "cublas_pct_limit",
+                "cublas_best_pct_limit", "rel_err", "status", "seed", "what"]
         with open(args.csv, "w") as f:
             f.write(",".join(keys) + "\n")
             for r in first["rows"]:
@@ -331,6 +355,60 @@ def cmd_sweep_chart(args):
     return 0
 
 
+def cmd_sweep_limit_chart(args):
+    """One group of horizontal bars per shape (in the log's order, top to bottom): each variant's % of limit
+    (common/limit.h) and cuBLAS's beside it (at its best where the log has --cublas-best, else its first
+    pick), the line at 100%, and after each shape what binds its limit (HBM or the tensor pipe)."""
+    plt = pyplot()
+    if plt is None:
+        return 3
+    run = parse_log(args.log)
+    rows = [r for r in run["rows"] if r["variant"] != "cublas" and "pct_limit" in r]
+    if not rows:
+        print("no chart: the log has no kernel rows with a % of limit (pct_limit=)", file=sys.stderr)
+        return 3
+    shapes, variants = [], []
+    for r in rows:
+        if size_of(r) not in shapes:
+            shapes.append(size_of(r))
+        if r["variant"] not in variants:
+            variants.append(r["variant"])
+    by = {(size_of(r), r["variant"]): r for r in rows}
+    first = {s: next(by[(s, v)] for v in variants if (s, v) in by) for s in shapes}  # cuBLAS's pairing
+    best = any("cublas_best_pct_limit" in r for r in rows)
+    cublas_key = "cublas_best_pct_limit" if best else "cublas_pct_limit"
+    palette = ["#08306b", "#31a354", "#756bb1", "#e6550d"]
+    bars = variants + ["cuBLAS"]
+    height = 0.8 / len(bars)
+    fig, ax = plt.subplots(figsize=(9.0, 1.6 + 0.16 * len(shapes) * len(bars)))
+    for j, name in enumerate(bars):
+        ys = [i + (j - (len(bars) - 1) / 2) * height for i in range(len(shapes))]
+        if name == "cuBLAS":  # cuBLAS as it ran in the first variant's pairing at each shape
+            pct = [float(first[s].get(cublas_key, 0)) for s in shapes]
+            label, color = f"cuBLAS{' at its best' if best else ' (first pick)'}", "#d62728"
+        else:
+            pct = [float(by[(s, name)]["pct_limit"]) if (s, name) in by else 0 for s in shapes]
+            label, color = name, palette[j % len(palette)]
+        ax.barh(ys, pct, height, color=color, label=label)
+    ax.axvline(100, color="black", linewidth=0.8)
+    ax.set_yticks(range(len(shapes)))
+    ax.set_yticklabels([f"{size_label(s)} ({'HBM' if first[s].get('limit_bound') == 'memory' else 'tensor'})"
+                        for s in shapes], fontsize=8)
+    ax.invert_yaxis()  # the shapes file's order, top to bottom
+    ax.set_xlabel("% of limit = limit / median time; limit: the larger of 2MNK at the tensor rate (at the SM "
+                  "clock it ran at)\nand A and B read and C written once at the measured HBM bandwidth "
+                  "(common/limit.h)", fontsize=8)
+    ax.set_xlim(0, max(110, max(float(r["pct_limit"]) for r in rows) + 5))
+    ax.legend(fontsize=8, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=len(bars), frameon=False)
+    ax.grid(axis="x", alpha=0.3)
+    fig.suptitle(textwrap.fill(device_line(run), 150), fontsize=7)
+    fig.tight_layout()
+    for ext in ("png", "svg"):
+        fig.savefig(f"{args.out}.{ext}", dpi=130)
+    print(f"chart: {args.out}.png, {args.out}.svg")
+    return 0
+
+
 def replace_between(text, name, lines):
     begin, end = f"<!-- {name}-BEGIN -->", f"<!-- {name}-END -->"
     pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
@@ -395,25 +473,38 @@ def sweep_table(runs, shapes):
     """One row per shape of the sweep and variant run: the first run's numbers, the other runs' ratios."""
     keyed = [{(size_of(r), r["variant"]): r for r in run["rows"] if r["variant"] != "cublas"} for run in runs]
     variants = sorted({v for k in keyed for (_, v) in k}, key=lambda v: (stage_key(v[:2]), v))
+    first = list(keyed[0].values())
+    # Columns that only logs with them get: the ratio to cuBLAS at its best (--cublas-best) and the % of limit
+    # of both sides (common/limit.h; cuBLAS's at its best where the log has it).
+    best = any("ratio_best" in r for r in first)
+    limit = any("pct_limit" in r for r in first)
     extra = "".join(f" ratio, run {i + 1} |" for i in range(1, len(runs)))
-    out = [f"| shape | why | variant | TFLOPS | cuBLAS, paired | ratio | ratio min-max |{extra} "
+    heads = (" ratio to cuBLAS at its best |" if best else "") + extra + (
+        f" % of limit | cuBLAS{' at its best' if best else ''}, % of limit |" if limit else "")
+    ncols = int(best) + (len(runs) - 1) + 2 * int(limit)
+    out = [f"| shape | why | variant | TFLOPS | cuBLAS, paired | ratio | ratio min-max |{heads} "
            f"SM clock kernel / cuBLAS | check |",
-           "|---|---|---|---:|---:|---:|---:|" + "---:|" * (len(runs) - 1) + "---:|---|"]
+           "|---|---|---|---:|---:|---:|---:|" + "---:|" * ncols + "---:|---|"]
     missing = []
     for shape, why in shapes.items():
         for v in variants:
             r = keyed[0].get((shape, v))
             if r is None:
                 missing.append(f"{size_label(shape)} ({v})")
-                out.append(f"| {size_label(shape)} | {why} | {v} | — | — | not run | — |" + " — |" * (len(runs) - 1)
+                out.append(f"| {size_label(shape)} | {why} | {v} | — | — | not run | — |" + " — |" * ncols
                            + " — | refused or failed: see the log |")
                 continue
-            others = "".join(f" {fnum(k[(shape, v)]['ratio'], '{:.3f}')}× |" if (shape, v) in k else " — |"
+            cells = ""
+            if best:
+                cells = f" {fnum(r['ratio_best'], '{:.3f}')}× |" if "ratio_best" in r else " — |"
+            cells += "".join(f" {fnum(k[(shape, v)]['ratio'], '{:.3f}')}× |" if (shape, v) in k else " — |"
                              for k in keyed[1:])
+            if limit:
+                cells += f" {pct_limit(r)} | {cublas_pct_limit(r)} |"
             out.append(
                 f"| {size_label(shape)} | {why} | {v} | {fnum(r['tflops'])} | {fnum(r['cublas_tflops'])} | "
                 f"**{fnum(r['ratio'], '{:.3f}')}×** | "
-                f"{fnum(r['ratio_min'], '{:.2f}')}-{fnum(r['ratio_max'], '{:.2f}')} |{others} "
+                f"{fnum(r['ratio_min'], '{:.2f}')}-{fnum(r['ratio_max'], '{:.2f}')} |{cells} "
                 f"{fnum(r['sm_clock_mhz'], '{:.0f}')} / {fnum(r['cublas_sm_clock_mhz'], '{:.0f}')} MHz | "
                 f"{r['status']} |")
     return out, missing
@@ -430,6 +521,10 @@ def cmd_sweep(args):
             return 2
         docs = Docs(args.root, args.readme)
         block = table + ["", f"Measured with `{args.command}`. Device: {dev}."]
+        if args.chart:  # linked from the file the block goes into
+            here = os.path.dirname(os.path.abspath(docs.path("SWEEP-TABLE")))
+            link = os.path.relpath(os.path.abspath(args.chart), here)
+            block += ["", f"![% of limit per shape, ours beside cuBLAS's]({link})"]
         if not docs.replace("SWEEP-TABLE", block):
             print(f"{docs.path('SWEEP-TABLE')} has no SWEEP-TABLE markers: the sweep was not written",
                   file=sys.stderr)
@@ -444,7 +539,9 @@ def cmd_sweep(args):
         print(f"No result for: {', '.join(missing)}")
     if args.csv:
         keys = ["stage", "variant", "m", "n", "k", "tflops", "cublas_tflops", "ratio", "ratio_min", "ratio_max",
-                "sm_clock_mhz", "cublas_sm_clock_mhz", "rel_err", "status", "seed"]
+                "ratio_best", "cublas_best", "sm_clock_mhz", "cublas_sm_clock_mhz", "hbm_gbps", "limit_ms",
+                "limit_bound", "pct_limit", "cublas_pct_limit", "cublas_best_pct_limit", "rel_err", "status",
+                "seed"]
         with open(args.csv, "w") as f:
             f.write(",".join(keys) + "\n")
             for run in runs[:1]:
@@ -477,12 +574,16 @@ def main():
     where.add_argument("--readme")
     where.add_argument("--root")
     w.add_argument("--command")
+    w.add_argument("--chart", help="a chart to link under the table, a path from here (sweep-limit-chart's)")
     sc = sub.add_parser("sweep-chart")
     sc.add_argument("log")
     sc.add_argument("--out", required=True)
+    sl = sub.add_parser("sweep-limit-chart")
+    sl.add_argument("log")
+    sl.add_argument("--out", required=True)
     args = p.parse_args()
     return {"table": cmd_table, "chart": cmd_chart, "readme": cmd_readme, "sweep": cmd_sweep,
-            "sweep-chart": cmd_sweep_chart}[args.cmd](args)
+            "sweep-chart": cmd_sweep_chart, "sweep-limit-chart": cmd_sweep_limit_chart}[args.cmd](args)
 
 
 if __name__ == "__main__":
