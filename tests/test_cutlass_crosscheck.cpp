@@ -133,10 +133,11 @@ struct CuteTile {
   int subtiles = 0, k_steps = 0;
 };
 
-template <size_t I>
+// TABLE: sc::STAGE_CONFIGS or sc::SWIZZLE_TILES.
+template <const auto& TABLE, size_t I>
 CuteTile cute_tile() {
   using namespace cute;
-  constexpr sc::StageConfig c = sc::STAGE_CONFIGS[I];
+  constexpr sc::StageConfig c = TABLE[I];
   using T                     = CuteElem<c.elem_bytes>;
   constexpr int K_ELEMS       = MMA_K_BYTES / c.elem_bytes;
   constexpr int SUBTILES      = c.rows / c.mma_rows;
@@ -257,9 +258,9 @@ int check_row(const sc::StageConfig& c, const CuteTile& cute_side) {
   return compared;
 }
 
-template <size_t... I>
+template <const auto& TABLE, size_t... I>
 std::vector<int> check_all_rows(std::index_sequence<I...>) {
-  return {check_row(sc::STAGE_CONFIGS[I], cute_tile<I>())...};
+  return {check_row(TABLE[I], cute_tile<TABLE, I>())...};
 }
 
 }  // namespace
@@ -270,7 +271,7 @@ std::vector<int> check_all_rows(std::index_sequence<I...>) {
 TEST_CASE("every stage tile: our descriptors are CuTe's, bit for bit, for every K step and sub-tile",
           "[cutlass][desc]") {
   constexpr size_t ROWS           = sizeof(sc::STAGE_CONFIGS) / sizeof(sc::STAGE_CONFIGS[0]);
-  const std::vector<int> compared = check_all_rows(std::make_index_sequence<ROWS>{});
+  const std::vector<int> compared = check_all_rows<sc::STAGE_CONFIGS>(std::make_index_sequence<ROWS>{});
   REQUIRE(compared.size() == ROWS);
   for (size_t i = 0; i < ROWS; ++i) {
     INFO(describe(sc::STAGE_CONFIGS[i]));
@@ -279,12 +280,91 @@ TEST_CASE("every stage tile: our descriptors are CuTe's, bit for bit, for every 
   }
 }
 
+// ==========================================================================================================
+// Shared-memory descriptors: the 32B and 64B swizzles (tests/stage_configs.h SWIZZLE_TILES, no stage uses them)
+// ==========================================================================================================
+// CuTe names the tcgen05 swizzle codes in UMMA::LayoutType (cute/arch/mma_sm100_desc.hpp); ours are
+// gemm::sm100_swizzle_code, the layout model's are its decoder's. The wgmma codes (GMMA::LayoutType) too.
+static_assert(uint8_t(cute::UMMA::LayoutType::SWIZZLE_NONE) == gemm::sm100_swizzle_code(gemm::Swizzle::None));
+static_assert(uint8_t(cute::UMMA::LayoutType::SWIZZLE_32B) == 6 &&
+              gemm::sm100_swizzle_code(gemm::Swizzle::B32) == 6);
+static_assert(uint8_t(cute::UMMA::LayoutType::SWIZZLE_64B) == 4 &&
+              gemm::sm100_swizzle_code(gemm::Swizzle::B64) == 4);
+static_assert(uint8_t(cute::UMMA::LayoutType::SWIZZLE_128B) == 2 &&
+              gemm::sm100_swizzle_code(gemm::Swizzle::B128) == 2);
+static_assert(uint8_t(cute::GMMA::LayoutType::B32) == gemm::sm90_swizzle_code(gemm::Swizzle::B32) &&
+              uint8_t(cute::GMMA::LayoutType::B64) == gemm::sm90_swizzle_code(gemm::Swizzle::B64) &&
+              uint8_t(cute::GMMA::LayoutType::B128) == gemm::sm90_swizzle_code(gemm::Swizzle::B128));
+
+TEST_CASE("32B and 64B swizzle tiles: our descriptors are CuTe's (layout types 6 and 4), every K step",
+          "[cutlass][desc][swizzle]") {
+  constexpr size_t ROWS           = sizeof(sc::SWIZZLE_TILES) / sizeof(sc::SWIZZLE_TILES[0]);
+  const std::vector<int> compared = check_all_rows<sc::SWIZZLE_TILES>(std::make_index_sequence<ROWS>{});
+  REQUIRE(compared.size() == ROWS);
+  for (size_t i = 0; i < ROWS; ++i) {
+    const sc::StageConfig& c = sc::SWIZZLE_TILES[i];
+    INFO(describe(c));
+    CHECK(compared[i] == (c.rows / c.mma_rows) * (c.block_k * c.elem_bytes / MMA_K_BYTES));
+  }
+  // CuTe's own descriptor of each mode's atom carries the code, and the layout model decodes it as that mode.
+  const auto cute_code = [](auto atom) {
+    using namespace cute;
+    const Tensor t = make_tensor(make_smem_ptr(static_cast<bfloat16_t*>(nullptr)),
+                                 tile_to_shape(atom, make_shape(Int<128>{}, size<1>(atom))));
+    QuietStdout quiet;
+    return uint64_t(UMMA::make_umma_desc<UMMA::Major::K>(t));
+  };
+  const uint64_t d32 = cute_code(cute::UMMA::Layout_K_SW32_Atom<cute::bfloat16_t>{});
+  const uint64_t d64 = cute_code(cute::UMMA::Layout_K_SW64_Atom<cute::bfloat16_t>{});
+  CHECK((d32 >> 61) == 6);
+  CHECK((d64 >> 61) == 4);
+  CHECK(((d32 >> 32) & 0x3FFF) == 256 / 16);  // SBO: the next 8 rows, 8 x 32 B
+  CHECK(((d64 >> 32) & 0x3FFF) == 512 / 16);  // 8 x 64 B
+  lm::SmemDescriptor d;
+  REQUIRE(lm::decode_smem_descriptor(d32, lm::MmaEncoding::TCGEN05_SM100, d).empty());
+  CHECK(d.swizzle == lm::SwizzleMode::B32);
+  REQUIRE(lm::decode_smem_descriptor(d64, lm::MmaEncoding::TCGEN05_SM100, d).empty());
+  CHECK(d.swizzle == lm::SwizzleMode::B64);
+}
+
+TEST_CASE("the cross-check can fail: a 32B or 64B tile's descriptor with the other code or SBO is not CuTe's",
+          "[cutlass][desc][swizzle][negative]") {
+  const CuteTile sw32 = cute_tile<sc::SWIZZLE_TILES, 0>();
+  const CuteTile sw64 = cute_tile<sc::SWIZZLE_TILES, 4>();
+  const sc::StageConfig &c32 = sc::SWIZZLE_TILES[0], &c64 = sc::SWIZZLE_TILES[4];
+  REQUIRE((c32.swizzle == gemm::Swizzle::B32 && c64.swizzle == gemm::Swizzle::B64));
+  const gemm::KMajorTile t32{c32.rows, c32.block_k, c32.elem_bytes, c32.swizzle};
+  const gemm::KMajorTile t64{c64.rows, c64.block_k, c64.elem_bytes, c64.swizzle};
+  for (int k = 0; k < 4; ++k) {
+    INFO("K step " << k);
+    const uint32_t s32 = gemm::kmajor_kstep_offset(t32, k), s64 = gemm::kmajor_kstep_offset(t64, k);
+    REQUIRE(gemm::make_smem_desc_sm100(s32, 16, 256, gemm::Swizzle::B32) == sw32.desc[size_t(k)]);
+    REQUIRE(gemm::make_smem_desc_sm100(s64, 16, 512, gemm::Swizzle::B64) == sw64.desc[size_t(k)]);
+    CHECK(gemm::make_smem_desc_sm100(s32, 16, 256, gemm::Swizzle::B64) != sw32.desc[size_t(k)]);
+    CHECK(gemm::make_smem_desc_sm100(s64, 16, 512, gemm::Swizzle::B32) != sw64.desc[size_t(k)]);
+    CHECK(gemm::make_smem_desc_sm100(s32, 16, 512, gemm::Swizzle::B32) != sw32.desc[size_t(k)]);
+    CHECK(gemm::make_smem_desc_sm100(s64, 16, 1024, gemm::Swizzle::B64) != sw64.desc[size_t(k)]);
+    // K steps as in a 128B tile (+32 B along one row): CuTe's 32B layout moves a whole slice per step.
+    if (k > 0)
+      CHECK(gemm::make_smem_desc_sm100(32u * uint32_t(k), 16, 256, gemm::Swizzle::B32) != sw32.desc[size_t(k)]);
+  }
+  // And CuTe's byte layout is not the model's reading of the tile with the other swizzle.
+  std::vector<uint32_t> addr;
+  REQUIRE(lm::mma_kmajor_read(gemm::make_smem_desc_sm100(c32.tile_addr, 16, 256, gemm::Swizzle::B64),
+                              lm::MmaEncoding::TCGEN05_SM100, 128, MMA_K_BYTES, 2, addr)
+              .empty());
+  long differ = 0;
+  for (int r = 0; r < 128; ++r)
+    for (int e = 0; e < 16; ++e) differ += addr[size_t(r) * 16 + e] != c32.tile_addr + sw32.byte[size_t(r) * 64 + e];
+  CHECK(differ > 0);
+}
+
 TEST_CASE("the cross-check can fail: a descriptor with swapped LBO/SBO or another swizzle is not CuTe's",
           "[cutlass][desc][negative]") {
   // The v1 sm100 A tile (no swizzle) and the v2 sm90 B tile (128B swizzle), K step 1, against CuTe's.
   const sc::StageConfig& v1 = sc::STAGE_CONFIGS[0];
   REQUIRE((v1.arch == sc::Arch::SM100 && v1.swizzle == gemm::Swizzle::None));
-  const CuteTile cute_v1 = cute_tile<0>();
+  const CuteTile cute_v1 = cute_tile<sc::STAGE_CONFIGS, 0>();
   const gemm::KMajorTile t1{v1.rows, v1.block_k, v1.elem_bytes, v1.swizzle};
   const uint32_t start = gemm::kmajor_kstep_offset(t1, 1);
   REQUIRE(gemm::make_smem_desc_sm100(start, gemm::kmajor_lbo(t1), gemm::kmajor_sbo(t1), t1.swizzle) ==
