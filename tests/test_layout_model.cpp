@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/descriptors.cuh"
+#include "common/mx_scale_layout.h"
 #include "common/tma.h"
 #include "layout_model.h"
 #include "stage_configs.h"
@@ -722,6 +723,37 @@ TEST_CASE(
   CHECK_FALSE(
       lm::tmem_ld_32x32b(gemm::tmem_addr(tmem_base, 0, 2 * BLOCK_N + BLOCK_N - CHUNK), 4, 0, 0, CHUNK, cell)
           .empty());
+}
+
+TEST_CASE("cta_group::2: A and D split by M (128 rows per CTA), B by N (N / 2 per CTA); tcgen05.cp per CTA",
+          "[layout][pair]") {
+  lm::PairRow at{};
+  REQUIRE(lm::pair_row(lm::PairOperand::A, 256, 256, 200, at).empty());
+  CHECK((at.cta == 1 && at.row == 72));
+  REQUIRE(lm::pair_row(lm::PairOperand::D, 256, 64, 127, at).empty());
+  CHECK((at.cta == 0 && at.row == 127));
+  REQUIRE(lm::pair_row(lm::PairOperand::B, 256, 256, 128, at).empty());  // v5: B's second 128 rows, CTA 1
+  CHECK((at.cta == 1 && at.row == 0));
+  REQUIRE(lm::pair_row(lm::PairOperand::B, 256, 64, 40, at).empty());  // v8n: N = 64, 32 rows per CTA
+  CHECK((at.cta == 1 && at.row == 8));
+  CHECK_FALSE(lm::pair_row(lm::PairOperand::A, 128, 64, 0, at).empty());   // M = 128: not modelled
+  CHECK_FALSE(lm::pair_row(lm::PairOperand::B, 256, 72, 0, at).empty());   // N step 16
+  CHECK_FALSE(lm::pair_row(lm::PairOperand::D, 256, 64, 256, at).empty()); // past M
+  // tcgen05.cp.cta_group::2: each CTA gets the single-CTA copy from its own shared memory.
+  std::vector<lm::CopiedByte> one;
+  std::vector<lm::PairCopiedByte> pair;
+  const uint64_t desc = gemm::mx_sf_cp_desc_sm100(2048);
+  REQUIRE(lm::tcgen05_cp_32x128b_warpx4(desc, 388, one).empty());
+  REQUIRE(lm::tcgen05_cp_32x128b_warpx4_pair(desc, 388, pair).empty());
+  REQUIRE(pair.size() == 2 * one.size());
+  long wrong = 0;
+  for (size_t i = 0; i < pair.size(); ++i) {
+    const lm::CopiedByte& o = one[i % one.size()];
+    wrong += pair[i].dst_cta != int(i / one.size()) || pair[i].src_cta != pair[i].dst_cta;
+    wrong += pair[i].byte.smem_addr != o.smem_addr || pair[i].byte.dst.lane != o.dst.lane ||
+             pair[i].byte.dst.column != o.dst.column || pair[i].byte.dst.byte != o.dst.byte;
+  }
+  CHECK(wrong == 0);
 }
 
 TEST_CASE("tcgen05.ld from a lane quadrant the warp may not access is rejected", "[layout][tmem][negative]") {
