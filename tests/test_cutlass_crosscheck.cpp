@@ -51,6 +51,7 @@
 #include <cute/atom/mma_traits_sm100.hpp>
 #include <cute/atom/mma_traits_sm90_gmma.hpp>
 #include <cutlass/detail/sm100_blockscaled_layout.hpp>
+#include <cutlass/detail/sm100_tmem_helper.hpp>
 
 #include "common/descriptors.cuh"
 #include "common/mx_scale_layout.h"
@@ -691,4 +692,271 @@ TEST_CASE("tcgen05.ld 32x32b.x8: CuTe's copy traits give each thread the lanes a
           CHECK(cell.column == (taddr & 0xFFFF) + uint32_t((bit % DP_BITS) / 32));
         }
     }
+}
+
+// ==========================================================================================================
+// The CTA pair (cta_group::2), the block-scaled MMA's scales in TMEM, and tcgen05.cp for the pair (issue 36)
+// ==========================================================================================================
+// Until here the emulator's reading of these three rested on the project's own reading of the PTX ISA (the
+// layout model reads them the way the emulator does). Here each is compared with what CuTe encodes as a
+// layout or a constant: the MMA atoms' thread-value layouts (cute/atom/mma_traits_sm100.hpp: ThrID, ALayout,
+// BLayout, CLayout: (CTA of the pair, value) -> element of A, B or D), the TMEM fragments the CUTLASS
+// collectives allocate (tmem_frg_2sm, tmem_sf_frg), the block-scaled collective's scale-factor layouts
+// (cutlass/detail/sm100_blockscaled_layout.hpp) and the copy traits of tcgen05.cp
+// (cute/atom/copy_traits_sm100.hpp, SM100_UTCCP_4x32dp128bit_2cta). The layout model is the link: the GPU
+// tests (gpu/tcgen05/mma, gpu/tcgen05/mxf8) hold the emulator to the model, this holds the model to CuTe.
+namespace {
+
+// TMEM address of element `offset` of a CuTe TMEM tensor: lane (bits 16-23), column (0-15) and, for 8-bit
+// values, the byte of the 32-bit cell in bits 30-31 (tmem_ptr keeps the sub-word index there; CUTLASS's
+// make_runtime_instr_desc_block_scaled takes the SF id from those two bits).
+template <class Tensor>
+uint32_t tmem_address(const Tensor& t, int64_t offset) {
+  return (t.data() + offset).get();
+}
+uint32_t tmem_lane(uint32_t a) {
+  return (a >> 16) & 0xFFu;
+}
+uint32_t tmem_column(uint32_t a) {
+  return a & 0xFFFFu;
+}
+uint32_t tmem_byte(uint32_t a) {
+  return a >> 30;
+}
+
+// (a) The pair's MMA atom: CTA v holds A's and D's rows [v M/2, (v + 1) M/2) and B's rows [v N/2, (v + 1) N/2),
+// each row whole along K (D along N); the layout model's pair_row must say the same for every element.
+template <class Op>
+void check_pair_split(int& compared) {
+  using namespace cute;
+  using Traits    = MMA_Traits<Op>;
+  constexpr int M = size<0>(typename Traits::Shape_MNK{}), N = size<1>(typename Traits::Shape_MNK{});
+  constexpr int K = size<2>(typename Traits::Shape_MNK{});
+  static_assert(size(typename Traits::ThrID{}) == 2, "a pair: two CTAs");
+  // One descriptor per operand and one D address for the pair: both CTAs' tiles at the same addresses.
+  static_assert(std::extent_v<typename Op::ARegisters> == 1 && std::extent_v<typename Op::BRegisters> == 1 &&
+                std::extent_v<typename Op::CRegisters> == 1);
+  INFO("cta_group::2 M " << M << " N " << N << " K " << K);
+  const auto check = [&](lm::PairOperand op, auto tv, int rows, int cols) {
+    long wrong = 0;
+    for (int v = 0; v < 2; ++v)
+      for (int i = 0; i < rows / 2; ++i)
+        for (int j = 0; j < cols; ++j) {
+          const int idx = int(tv(v, i + (rows / 2) * j));  // (CTA, value) -> element, (rows x cols) col-major
+          lm::PairRow at{};
+          const std::string error = lm::pair_row(op, M, N, idx % rows, at);
+          wrong += !error.empty() || at.cta != v || at.row != i || idx / rows != j;
+          ++compared;
+        }
+    CHECK(wrong == 0);
+  };
+  check(lm::PairOperand::A, typename Traits::ALayout{}, M, K);
+  check(lm::PairOperand::B, typename Traits::BLayout{}, N, K);
+  check(lm::PairOperand::D, typename Traits::CLayout{}, M, N);
+  // Each CTA's part of D in its TMEM: the accumulator the collectives allocate for this atom (tmem_frg_2sm of
+  // the per-CTA partition), row i of the CTA's rows in lane i, column n in column n: the model's layout D.
+  const auto tiled = make_tiled_mma(Op{});
+  const auto acc   = make_tensor<typename Traits::FrgTypeC>(partition_shape_C(tiled, make_shape(Int<M>{}, Int<N>{})));
+  static_assert(size<0, 0>(decltype(acc.layout()){}) == M / 2 && size<0, 1>(decltype(acc.layout()){}) == N);
+  long wrong = 0;
+  for (int i = 0; i < M / 2; ++i)
+    for (int n = 0; n < N; ++n) {
+      const uint32_t a = tmem_address(acc, acc.layout()(make_coord(i, n), 0, 0));
+      int row = -1, col = -1;
+      wrong += !lm::tmem_accumulator_m128({tmem_lane(a), tmem_column(a)}, 0, N, row, col) || row != i || col != n;
+    }
+  CHECK(wrong == 0);
+}
+
+}  // namespace
+
+TEST_CASE("cta_group::2: CuTe's pair MMA atoms split A, B and D between the CTAs as the layout model does",
+          "[cutlass][pair]") {
+  using namespace cute;
+  using bf16   = bfloat16_t;
+  using e4m3   = float_e4m3_t;
+  constexpr auto K_ = UMMA::Major::K;
+  int compared = 0;
+  check_pair_split<SM100_MMA_F16BF16_2x1SM_SS<bf16, bf16, float, 256, 256, K_, K_>>(compared);  // v5, v6
+  check_pair_split<SM100_MMA_F16BF16_2x1SM_SS<bf16, bf16, float, 256, 64, K_, K_>>(compared);   // v8n
+  check_pair_split<SM100_MMA_F16BF16_2x1SM_SS<bf16, bf16, float, 256, 16, K_, K_>>(compared);
+  check_pair_split<SM100_MMA_MXF8F6F4_2x1SM_SS<e4m3, e4m3, float, float_ue8m0_t, 256, 256, K_, K_>>(compared);
+  const auto elements = [](int m, int n, int k) { return m * k + n * k + m * n; };  // A, B, D
+  CHECK(compared == elements(256, 256, 16) + elements(256, 64, 16) + elements(256, 16, 16) + elements(256, 256, 32));
+  // M = 128 (legal, not emulated): CuTe gives each CTA 64 rows of A, in its "2x2" TMEM layout of D; the model
+  // does not cover it and says so.
+  using Pair128 = MMA_Traits<SM100_MMA_F16BF16_2x1SM_SS<bf16, bf16, float, 128, 128, K_, K_>>;
+  CHECK(int(typename Pair128::ALayout{}(1, 0)) == 64);
+  lm::PairRow at{};
+  CHECK_FALSE(lm::pair_row(lm::PairOperand::A, 128, 128, 64, at).empty());
+}
+
+namespace {
+
+// The MXFP8 stage's MMA (mxfp8/matmul_mxfp8.cu): cta_group::2, M = 256, N = 256, E4M3 x E4M3 with UE8M0
+// scales, one 128-element K tile (4 MMAs, SF ids 0..3) per stage. CuTe's TMEM tensors of its scales, as the
+// block-scaled collective (sm100_blockscaled_mma_warpspecialized.hpp) makes them: FrgTypeSFA / FrgTypeSFB of
+// the atom over the shapes of the collective's shared-memory SF layouts (Sm1xxBlockScaledConfig::
+// deduce_smem_layoutSFA / SFB for the tile 256 x 256 x 128).
+using MxPairOp     = cute::SM100_MMA_MXF8F6F4_2x1SM_SS<cute::float_e4m3_t, cute::float_e4m3_t, float,
+                                                       cute::float_ue8m0_t, 256, 256, cute::UMMA::Major::K,
+                                                       cute::UMMA::Major::K>;
+using MxPairTraits = cute::MMA_Traits<MxPairOp>;
+using MxSfConfig   = cutlass::detail::Sm1xxBlockScaledConfig<gemm::MX_BLOCK_K>;
+using MxTile       = cute::Shape<cute::_256, cute::_256, cute::_128>;
+
+auto mx_smem_sfa() {
+  return MxSfConfig::deduce_smem_layoutSFA(cute::make_tiled_mma(MxPairOp{}), MxTile{});
+}
+auto mx_smem_sfb() {
+  return MxSfConfig::deduce_smem_layoutSFB(cute::make_tiled_mma(MxPairOp{}), MxTile{});
+}
+auto mx_tmem_sfa() {
+  return cute::make_tensor<typename MxPairTraits::FrgTypeSFA>(cute::shape(mx_smem_sfa()));
+}
+auto mx_tmem_sfb() {
+  return cute::make_tensor<typename MxPairTraits::FrgTypeSFB>(cute::shape(mx_smem_sfb()));
+}
+
+}  // namespace
+
+TEST_CASE("block-scaled MMA: CuTe's TMEM scale tensors put the scale of row r, K block j where the model reads it",
+          "[cutlass][mx][sf_tmem]") {
+  using namespace cute;
+  // The pair at M = 256 takes the "4x1" data path for both: each scale in all four lane quarters.
+  static_assert(MxPairTraits::TmemAlloc == UMMA::TmemAllocMode::ScaleFactorDuplicated4by1);
+  static_assert(MxPairTraits::SFVecSize == gemm::MX_BLOCK_K && MxPairTraits::K == gemm::MX_BLOCK_K,
+                "one scale per MMA and row: .block32 with K = 32");
+  const auto sfa = mx_tmem_sfa();
+  const auto sfb = mx_tmem_sfb();
+  // SFA: each CTA's own 128 rows of A (the atom's A split above); SFB: all N = 256 rows of B, in each CTA.
+  static_assert(size<0, 0, 0>(decltype(sfa.layout()){}) == 128, "SFA: the CTA's 128 rows");
+  static_assert(size<0, 0, 0>(decltype(sfb.layout()){}) == 256, "SFB: the pair's whole N, in each CTA");
+  static_assert(size<0, 0, 1>(decltype(sfa.layout()){}) == 4, "replicated in the 4 lane quarters");
+  static_assert(size(get<2>(sfa.shape())) == 4, "4 K blocks (MMAs) per 128-element K tile");
+  const auto check = [](const auto& t, int rows) {
+    long wrong = 0, compared = 0;
+    for (int r = 0; r < rows; ++r)
+      for (int q = 0; q < 4; ++q)
+        for (int j = 0; j < 4; ++j)
+          for (int v : {0, 31}) {  // every K element of the block shares the scale (stride 0)
+            const uint32_t a =
+                tmem_address(t, t.layout()(make_coord(make_coord(make_coord(r, q), make_coord(v, 0)), 0, j)));
+            lm::TmemByte at{};
+            const std::string error = lm::mma_scale_read_block32(0, r, rows, uint32_t(j), q, at);
+            wrong += !error.empty() || tmem_lane(a) != at.lane || tmem_column(a) != at.column ||
+                     tmem_byte(a) != at.byte;
+            // and the kernel's own statement of it (common/mx_scale_layout.h), lane within each quarter
+            const gemm::MxSfTmemCell k = gemm::mx_sf_tmem_cell(r, j);
+            wrong += tmem_lane(a) != 32u * uint32_t(q) + k.lane || tmem_column(a) != k.column || tmem_byte(a) != k.byte;
+            ++compared;
+          }
+    CHECK(compared == long(rows) * 4 * 4 * 2);
+    return wrong;
+  };
+  CHECK(check(sfa, 128) == 0);
+  CHECK(check(sfb, 256) == 0);
+
+  // The SF ids of the MMAs: CUTLASS passes tCtSFA(_, _, j) / tCtSFB(_, _, j) for K block j, and
+  // make_runtime_instr_desc_block_scaled takes the SF id from their addresses' top two bits. The kernel issues
+  // every K step with the same scale addresses (the slot's first column) and SF ids (j, j) (idesc_for_k_step).
+  const auto idesc = UMMA::make_instr_desc_block_scaled<float_e4m3_t, float_e4m3_t, float, float_ue8m0_t, 256,
+                                                        256, UMMA::Major::K, UMMA::Major::K>();
+  for (int j = 0; j < 4; ++j) {
+    INFO("K block " << j);
+    const uint32_t a = tmem_address(sfa, sfa.layout()(make_coord(0, 0, j)));
+    const uint32_t b = tmem_address(sfb, sfb.layout()(make_coord(0, 0, j)));
+    CHECK((tmem_lane(a) == 0 && tmem_column(a) == 0 && tmem_lane(b) == 0 && tmem_column(b) == 0));
+    const uint32_t theirs = uint32_t(UMMA::make_runtime_instr_desc_block_scaled(idesc, a, b) >> 32);
+    CHECK(theirs == gemm::make_idesc_mxf8f6f4(gemm::MxKind::E4M3, gemm::MxKind::E4M3, 256, 256, uint32_t(j),
+                                              uint32_t(j)));
+  }
+  // Where CUTLASS puts SFB: right after SFA's columns (find_tmem_tensor_col_offset), 4 of them per K tile, as
+  // the kernel's slot does (sfb = sfa + SFA_TILES * MX_SF_TMEM_COLS); SFB spans 8 (256 rows / 32).
+  CHECK(cutlass::detail::find_tmem_tensor_col_offset(sfa) == int(gemm::MX_SF_TMEM_COLS));
+  CHECK(cutlass::detail::find_tmem_tensor_col_offset(sfb) == 2 * int(gemm::MX_SF_TMEM_COLS));
+}
+
+TEST_CASE("tcgen05.cp.cta_group::2 .32x128b.warpx4: CuTe's copy traits are the model's copy, per CTA of the pair",
+          "[cutlass][mx][utccp][pair]") {
+  using namespace cute;
+  using Pair   = Copy_Traits<SM100_UTCCP_4x32dp128bit_2cta>;
+  using Single = Copy_Traits<SM100_UTCCP_4x32dp128bit_1cta>;
+  // Two CTAs, each the single-CTA copy: the same value map, and the CTA mode of the source and destination
+  // layouts has stride 0 (CTA 1's copy moves the same source positions to the same TMEM positions as CTA 0's,
+  // in its own memory).
+  static_assert(size(typename Pair::ThrID{}) == 2 && size(typename Single::ThrID{}) == 1);
+  static_assert(std::is_same_v<typename Pair::ValID, typename Single::ValID>);
+  static_assert(stride<0>(typename Pair::SrcLayout{}) == 0 && stride<0>(typename Pair::DstLayout{}) == 0);
+  static_assert(size<0>(typename Pair::SrcLayout{}) == 2 && size<0>(typename Pair::DstLayout{}) == 2);
+  for (int i = 0; i < int(size<1>(typename Pair::SrcLayout{})); i += 37)
+    CHECK(int(typename Pair::SrcLayout{}(1, i)) == int(typename Pair::SrcLayout{}(0, i)));
+  // ValID: logical bit (source row r, bit b of its 128, quarter q) -> TMEM bit address r DP_b + b + q 32 DP_b.
+  // The model: row r's byte B to lane 32 q + r, column col0 + B / 4, byte B % 4, in each CTA from its own
+  // shared memory (tcgen05_cp_32x128b_warpx4_pair).
+  constexpr int DP_BITS = TMEM::DP_b::value;
+  const uint32_t col0   = 384;
+  std::vector<lm::PairCopiedByte> copied;
+  REQUIRE(lm::tcgen05_cp_32x128b_warpx4_pair(gemm::mx_sf_cp_desc_sm100(0), col0, copied).empty());
+  REQUIRE(copied.size() == 2 * 4 * 32 * 16);
+  long wrong = 0, compared = 0;
+  for (const lm::PairCopiedByte& c : copied) {
+    const int q = int(c.byte.dst.lane / 32), r = int(c.byte.dst.lane % 32);
+    const int b = 8 * int(c.byte.smem_addr % 16);  // the source: row r of 16 bytes at 16 r (SBO 128, no LBO)
+    wrong += int(c.byte.smem_addr / 16) != r || c.src_cta != c.dst_cta;
+    const int bit = int(typename Pair::ValID{}(r, b, q));
+    wrong += bit % 8 != 0 || bit / DP_BITS != int(c.byte.dst.lane) ||
+             uint32_t((bit % DP_BITS) / 32) != c.byte.dst.column - col0 || uint32_t((bit % 32) / 8) != c.byte.dst.byte;
+    ++compared;
+  }
+  CHECK(compared == 2 * 4 * 32 * 16);
+  CHECK(wrong == 0);
+
+  // The whole path of the MXFP8 stage's scales, CuTe's layouts at both ends: scale (row n, K block j) sits in
+  // shared memory where CUTLASS's SF layout puts it (the kernel's tiles: SFB's two 512-byte tiles, copied to
+  // columns +0 and +4), and the model's copies must carry that byte to the TMEM byte CuTe's tmem_sf_frg gives
+  // it, in every quarter: what the block-scaled MMA then reads (previous test).
+  const auto s_sfb = mx_smem_sfb();
+  const auto t_sfb = mx_tmem_sfb();
+  std::vector<int64_t> smem_of(size_t(128) * 8 * 4, -1);  // [lane][column][byte]: the source byte copied there
+  for (uint32_t tile = 0; tile < 2; ++tile) {
+    std::vector<lm::CopiedByte> one;
+    REQUIRE(lm::tcgen05_cp_32x128b_warpx4(gemm::mx_sf_cp_desc_sm100(512 * tile), 4 * tile, one).empty());
+    for (const lm::CopiedByte& c : one)
+      smem_of[(size_t(c.dst.lane) * 8 + c.dst.column) * 4 + c.dst.byte] = c.smem_addr;
+  }
+  long path_wrong = 0;
+  for (int n = 0; n < 256; ++n)
+    for (int j = 0; j < 4; ++j)
+      for (int q = 0; q < 4; ++q) {
+        const int64_t src = int64_t(s_sfb(make_coord(make_coord(n, make_coord(0, 0)), 0, j)));
+        const uint32_t a  = tmem_address(t_sfb, t_sfb.layout()(make_coord(make_coord(make_coord(n, q), make_coord(0, 0)), 0, j)));
+        path_wrong += smem_of[(size_t(tmem_lane(a)) * 8 + tmem_column(a)) * 4 + tmem_byte(a)] != src;
+      }
+  CHECK(path_wrong == 0);
+}
+
+TEST_CASE("the pair and scale cross-checks can fail: other readings of the split and of the scales are not CuTe's",
+          "[cutlass][pair][sf_tmem][negative]") {
+  using namespace cute;
+  // B split between the CTAs row by row (n % 2) instead of by halves: CuTe's BLayout disagrees.
+  using Traits = MMA_Traits<SM100_MMA_F16BF16_2x1SM_SS<bfloat16_t, bfloat16_t, float, 256, 256, UMMA::Major::K,
+                                                       UMMA::Major::K>>;
+  long differ = 0;
+  for (int v = 0; v < 2; ++v)
+    for (int i = 0; i < 128; ++i) differ += int(typename Traits::BLayout{}(v, i)) % 256 != 2 * i + v;
+  CHECK(differ > 0);
+  // The scales with the roles of column and byte swapped (K block j in column j, row group r / 32 in byte
+  // r / 32), or without the replication in every quarter (lane r, as D): CuTe's TMEM tensor disagrees.
+  const auto sfa = mx_tmem_sfa();
+  long swapped = 0, unreplicated = 0;
+  for (int r = 0; r < 128; ++r)
+    for (int j = 0; j < 4; ++j) {
+      const uint32_t a =
+          tmem_address(sfa, sfa.layout()(make_coord(make_coord(make_coord(r, 0), make_coord(0, 0)), 0, j)));
+      swapped += tmem_column(a) != uint32_t(j) || tmem_byte(a) != uint32_t(r / 32);
+      unreplicated += tmem_lane(a) != uint32_t(r);
+    }
+  CHECK(swapped > 0);
+  CHECK(unreplicated > 0);
 }
