@@ -46,7 +46,8 @@
 //               .block32 and K = 32 per MMA (one scale per row): the scales of rows [32c, 32c + 32) are in
 //               TMEM column (sf_taddr.col + c), row i in lane i % 32, and the SF id of the instruction
 //               descriptor picks the byte of that 32-bit cell; the 32 lanes are replicated in every quarter
-//               (seed 001's reading of the ISA figures: SF id j selects "4 separate 32x1 strips").
+//               (seed 001's reading of the ISA figures: SF id j selects "4 separate 32x1 strips"; CuTe's
+//               tmem_sf_frg agrees: tests/test_cutlass_crosscheck.cpp).
 //  [tc5-pair]   PTX ISA "tcgen05.mma" (.cta_group::2) and "Data Path Layout Organization" (Layout A, M = 256):
 //               the MMA of a CTA pair reads A's rows [128c, 128c + 128) and B's rows [c N/2, (c + 1) N/2)
 //               from CTA c's shared memory, at the addresses of the one descriptor per operand, and writes D's

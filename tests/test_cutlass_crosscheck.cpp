@@ -24,7 +24,10 @@
 //    shows is never read;
 //  - TMEM: the accumulator address layout (tmem_frg_1sm) against gemm::tmem_addr and the layout model, and
 //  the
-//    tcgen05.ld 32x32b.x8 fragment (Copy_Traits<SM100_TMEM_LOAD_32dp32b8x>) against the layout model.
+//    tcgen05.ld 32x32b.x8 fragment (Copy_Traits<SM100_TMEM_LOAD_32dp32b8x>) against the layout model;
+//  - the 32B and 64B swizzles (stage_configs.h SWIZZLE_TILES) as the stage rows, and the LayoutType codes;
+//  - the CTA pair, the block-scaled MMA's scales in TMEM and tcgen05.cp.cta_group::2 (at the end: issue 36)
+//    against CuTe's MMA and copy traits and TMEM fragments, through the layout model.
 //
 // On the host CuTe cannot turn a shared-memory pointer into an address: cast_smem_ptr_to_uint prints
 // "ERROR: cast_smem_ptr_to_uint not supported but used." and returns 0. So CuTe's descriptors start at a zero
