@@ -725,7 +725,7 @@ TEST_CASE(
           .empty());
 }
 
-TEST_CASE("cta_group::2: A and D split by M (128 rows per CTA), B by N (N / 2 per CTA); tcgen05.cp per CTA",
+TEST_CASE("cta_group::2: A and D split by M (128 rows per CTA) and B by N (N / 2 per CTA) and tcgen05.cp per CTA",
           "[layout][pair]") {
   lm::PairRow at{};
   REQUIRE(lm::pair_row(lm::PairOperand::A, 256, 256, 200, at).empty());
