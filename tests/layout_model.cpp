@@ -256,6 +256,19 @@ std::string decode_instr_descriptor(uint32_t idesc, MmaKind kind, int cta_group,
 }
 
 // ----------------------------------------------------------------------------------------------------------
+// The CTA pair
+// ----------------------------------------------------------------------------------------------------------
+std::string pair_row(PairOperand op, int m, int n, int row, PairRow& out) {
+  if (m != 256) return "[tc5-pair] M = 256 only (M = 128: 64 rows of D per CTA, not modelled)";
+  if (n < 16 || n > 256 || n % 16 != 0) return "[tc5-shapes] cta_group::2: N in 16..256, step 16";
+  // [tc5-pair] A and D split by M, 128 rows per CTA; B split by N, N / 2 rows per CTA.
+  const int half = op == PairOperand::B ? n / 2 : m / 2;
+  if (row < 0 || row >= 2 * half) return "row outside the operand";
+  out = {row / half, row % half};
+  return "";
+}
+
+// ----------------------------------------------------------------------------------------------------------
 // Accumulator fragments
 // ----------------------------------------------------------------------------------------------------------
 std::string tmem_ld_32x32b(uint32_t taddr, int warp_id, int lane_id, int reg, int num_regs, TmemCell& out) {
@@ -308,6 +321,17 @@ std::string tcgen05_cp_32x128b_warpx4(uint64_t desc, uint32_t taddr, std::vector
     for (uint32_t r = 0; r < 32; ++r)
       for (uint32_t b = 0; b < 16; ++b)
         out.push_back({{32 * quarter + r, col0 + b / 4, b % 4}, addr[r * 16 + b]});
+  return "";
+}
+
+std::string tcgen05_cp_32x128b_warpx4_pair(uint64_t desc, uint32_t taddr, std::vector<PairCopiedByte>& out) {
+  out.clear();
+  std::vector<CopiedByte> one;
+  const std::string error = tcgen05_cp_32x128b_warpx4(desc, taddr, one);
+  if (!error.empty()) return error;
+  // [tc5-pair] each CTA: the single-CTA copy, from its own shared memory into its own TMEM
+  for (int cta = 0; cta < 2; ++cta)
+    for (const CopiedByte& b : one) out.push_back({cta, cta, b});
   return "";
 }
 

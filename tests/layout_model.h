@@ -46,7 +46,14 @@
 //               .block32 and K = 32 per MMA (one scale per row): the scales of rows [32c, 32c + 32) are in
 //               TMEM column (sf_taddr.col + c), row i in lane i % 32, and the SF id of the instruction
 //               descriptor picks the byte of that 32-bit cell; the 32 lanes are replicated in every quarter
-//               (seed 001's reading of the ISA figures: SF id j selects "4 separate 32x1 strips").
+//               (seed 001's reading of the ISA figures: SF id j selects "4 separate 32x1 strips"; CuTe's
+//               tmem_sf_frg agrees: tests/test_cutlass_crosscheck.cpp).
+//  [tc5-pair]   PTX ISA "tcgen05.mma" (.cta_group::2) and "Data Path Layout Organization" (Layout A, M = 256):
+//               the MMA of a CTA pair reads A's rows [128c, 128c + 128) and B's rows [c N/2, (c + 1) N/2)
+//               from CTA c's shared memory, at the addresses of the one descriptor per operand, and writes D's
+//               rows [128c, 128c + 128) to CTA c's TMEM, row i of them in lane i, at the one D address;
+//               tcgen05.cp.cta_group::2 fills each CTA's TMEM from that CTA's shared memory (the seed's
+//               reading; tests/test_cutlass_crosscheck.cpp compares all three with CuTe's traits).
 //  [wgmma-frag] PTX ISA "Asynchronous Warpgroup Level Matrix Register Fragment", accumulator D of .m64nNk16:
 //               row = 16*warp + lane/4 (+8 for registers i with i%4 >= 2), col = 8*(i/4) + 2*(lane%4) + i%2
 #pragma once
@@ -143,6 +150,18 @@ struct InstrDescriptor {
 std::string decode_instr_descriptor(uint32_t idesc, MmaKind kind, int cta_group, InstrDescriptor& out);
 
 // ----------------------------------------------------------------------------------------------------------
+// The CTA pair of a cta_group::2 MMA [tc5-pair]
+// ----------------------------------------------------------------------------------------------------------
+enum class PairOperand { A, B, D };
+struct PairRow {
+  int cta;  // 0: the even CTA of the pair (the issuer), 1: its peer
+  int row;  // the row in that CTA: of its tile in shared memory (A, B), its TMEM lane (D, layout D M = 128)
+};
+// Row `row` of A (0..M-1), B (0..N-1) or D (0..M-1) of a cta_group::2 MMA of shape M x N. M = 256 only (M =
+// 128 leaves 64 rows of D per CTA in another TMEM layout: not modelled); N 16..256 in steps of 16.
+std::string pair_row(PairOperand op, int m, int n, int row, PairRow& out);
+
+// ----------------------------------------------------------------------------------------------------------
 // Accumulator fragments [tc5-ld] [wgmma-frag]
 // ----------------------------------------------------------------------------------------------------------
 struct TmemCell {
@@ -176,6 +195,13 @@ struct CopiedByte {
 // bytes) and the shared-memory byte each comes from. Rejects an address whose lane field is not 0, a
 // destination past column 511, and descriptors the model does not cover (swizzled sources).
 std::string tcgen05_cp_32x128b_warpx4(uint64_t desc, uint32_t taddr, std::vector<CopiedByte>& out);
+// The same with .cta_group::2 [tc5-pair]: the bytes each CTA of the pair receives in its TMEM, and the CTA
+// whose shared memory each comes from (its own: dst_cta == src_cta), at the addresses of the one descriptor.
+struct PairCopiedByte {
+  int dst_cta, src_cta;
+  CopiedByte byte;
+};
+std::string tcgen05_cp_32x128b_warpx4_pair(uint64_t desc, uint32_t taddr, std::vector<PairCopiedByte>& out);
 // The TMEM byte a block-scaled .block32 MMA (K = 32) reads as the scale of operand row `row` (0..127 of A per
 // CTA, 0..255 of B) with SF id `sf_id` from the scale address `sf_taddr`, in lane quarter `quarter` (the
 // scales are replicated in all four; a copy must hold the same value in each). Rejects rows past the

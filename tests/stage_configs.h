@@ -566,6 +566,26 @@ constexpr StageConfig STAGE_CONFIGS[] = {
 };
 // clang-format on
 
+// Tiles no stage uses: the 32B and 64B swizzles (issue 36). The emulator decodes every tcgen05 swizzle code,
+// the stages use 128B and none only; these rows put K-major bf16 tiles of BLOCK_K = 64 (four 32-byte or two
+// 64-byte slices of 128 rows, B also of 64 rows) through the checks the stage rows get: the TMA/MMA round trip
+// (tests/test_layout_model.cpp), CuTe's descriptors (tests/test_cutlass_crosscheck.cpp) and the emulated MMA
+// against the model (tests/test_tcgen05_emu_gpu.cu mma). Kept out of STAGE_CONFIGS, which
+// tests/test_stage_table.cpp holds to the kernels. A row of each stage name is an A and a B of one MMA.
+// clang-format off
+constexpr StageConfig SWIZZLE_TILES[] = {
+  //    name         arch      op    rows           mma rows       TMA          swizzle  ring slot
+  tile("sw32 2D",   A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B32,  0),
+  tile("sw32 2D",   A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOXES_2D, S::B32,  0),
+  tile("sw32 3D",   A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B32,  1),
+  tile("sw32 3D",   A::SM100, O::B, 64,            64,            T::BOX_3D,   S::B32,  1),
+  tile("sw64 2D",   A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B64,  0),
+  tile("sw64 2D",   A::SM100, O::B, SM100_BLOCK_N, SM100_BLOCK_N, T::BOXES_2D, S::B64,  0),
+  tile("sw64 3D",   A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOX_3D,   S::B64,  1),
+  tile("sw64 3D",   A::SM100, O::B, 64,            64,            T::BOX_3D,   S::B64,  1),
+};
+// clang-format on
+
 // The tcgen05.mma instruction shapes the sm_100a kernels issue (kind::f16, BF16 x BF16 -> F32). Checked
 // against each stage's tiles by tests/test_stage_table.cpp, decoded by the layout model, and cross-checked
 // with CuTe's UMMA::make_instr_desc by tests/test_cutlass_crosscheck.cpp.

@@ -24,7 +24,10 @@
 //    shows is never read;
 //  - TMEM: the accumulator address layout (tmem_frg_1sm) against gemm::tmem_addr and the layout model, and
 //  the
-//    tcgen05.ld 32x32b.x8 fragment (Copy_Traits<SM100_TMEM_LOAD_32dp32b8x>) against the layout model.
+//    tcgen05.ld 32x32b.x8 fragment (Copy_Traits<SM100_TMEM_LOAD_32dp32b8x>) against the layout model;
+//  - the 32B and 64B swizzles (stage_configs.h SWIZZLE_TILES) as the stage rows, and the LayoutType codes;
+//  - the CTA pair, the block-scaled MMA's scales in TMEM and tcgen05.cp.cta_group::2 (at the end: issue 36)
+//    against CuTe's MMA and copy traits and TMEM fragments, through the layout model.
 //
 // On the host CuTe cannot turn a shared-memory pointer into an address: cast_smem_ptr_to_uint prints
 // "ERROR: cast_smem_ptr_to_uint not supported but used." and returns 0. So CuTe's descriptors start at a zero
@@ -51,6 +54,7 @@
 #include <cute/atom/mma_traits_sm100.hpp>
 #include <cute/atom/mma_traits_sm90_gmma.hpp>
 #include <cutlass/detail/sm100_blockscaled_layout.hpp>
+#include <cutlass/detail/sm100_tmem_helper.hpp>
 
 #include "common/descriptors.cuh"
 #include "common/mx_scale_layout.h"
@@ -133,10 +137,11 @@ struct CuteTile {
   int subtiles = 0, k_steps = 0;
 };
 
-template <size_t I>
+// TABLE: sc::STAGE_CONFIGS or sc::SWIZZLE_TILES.
+template <const auto& TABLE, size_t I>
 CuteTile cute_tile() {
   using namespace cute;
-  constexpr sc::StageConfig c = sc::STAGE_CONFIGS[I];
+  constexpr sc::StageConfig c = TABLE[I];
   using T                     = CuteElem<c.elem_bytes>;
   constexpr int K_ELEMS       = MMA_K_BYTES / c.elem_bytes;
   constexpr int SUBTILES      = c.rows / c.mma_rows;
@@ -257,9 +262,9 @@ int check_row(const sc::StageConfig& c, const CuteTile& cute_side) {
   return compared;
 }
 
-template <size_t... I>
+template <const auto& TABLE, size_t... I>
 std::vector<int> check_all_rows(std::index_sequence<I...>) {
-  return {check_row(sc::STAGE_CONFIGS[I], cute_tile<I>())...};
+  return {check_row(TABLE[I], cute_tile<TABLE, I>())...};
 }
 
 }  // namespace
@@ -270,7 +275,7 @@ std::vector<int> check_all_rows(std::index_sequence<I...>) {
 TEST_CASE("every stage tile: our descriptors are CuTe's, bit for bit, for every K step and sub-tile",
           "[cutlass][desc]") {
   constexpr size_t ROWS           = sizeof(sc::STAGE_CONFIGS) / sizeof(sc::STAGE_CONFIGS[0]);
-  const std::vector<int> compared = check_all_rows(std::make_index_sequence<ROWS>{});
+  const std::vector<int> compared = check_all_rows<sc::STAGE_CONFIGS>(std::make_index_sequence<ROWS>{});
   REQUIRE(compared.size() == ROWS);
   for (size_t i = 0; i < ROWS; ++i) {
     INFO(describe(sc::STAGE_CONFIGS[i]));
@@ -279,12 +284,91 @@ TEST_CASE("every stage tile: our descriptors are CuTe's, bit for bit, for every 
   }
 }
 
+// ==========================================================================================================
+// Shared-memory descriptors: the 32B and 64B swizzles (tests/stage_configs.h SWIZZLE_TILES, no stage uses them)
+// ==========================================================================================================
+// CuTe names the tcgen05 swizzle codes in UMMA::LayoutType (cute/arch/mma_sm100_desc.hpp); ours are
+// gemm::sm100_swizzle_code, the layout model's are its decoder's. The wgmma codes (GMMA::LayoutType) too.
+static_assert(uint8_t(cute::UMMA::LayoutType::SWIZZLE_NONE) == gemm::sm100_swizzle_code(gemm::Swizzle::None));
+static_assert(uint8_t(cute::UMMA::LayoutType::SWIZZLE_32B) == 6 &&
+              gemm::sm100_swizzle_code(gemm::Swizzle::B32) == 6);
+static_assert(uint8_t(cute::UMMA::LayoutType::SWIZZLE_64B) == 4 &&
+              gemm::sm100_swizzle_code(gemm::Swizzle::B64) == 4);
+static_assert(uint8_t(cute::UMMA::LayoutType::SWIZZLE_128B) == 2 &&
+              gemm::sm100_swizzle_code(gemm::Swizzle::B128) == 2);
+static_assert(uint8_t(cute::GMMA::LayoutType::B32) == gemm::sm90_swizzle_code(gemm::Swizzle::B32) &&
+              uint8_t(cute::GMMA::LayoutType::B64) == gemm::sm90_swizzle_code(gemm::Swizzle::B64) &&
+              uint8_t(cute::GMMA::LayoutType::B128) == gemm::sm90_swizzle_code(gemm::Swizzle::B128));
+
+TEST_CASE("32B and 64B swizzle tiles: our descriptors are CuTe's (layout types 6 and 4), every K step",
+          "[cutlass][desc][swizzle]") {
+  constexpr size_t ROWS           = sizeof(sc::SWIZZLE_TILES) / sizeof(sc::SWIZZLE_TILES[0]);
+  const std::vector<int> compared = check_all_rows<sc::SWIZZLE_TILES>(std::make_index_sequence<ROWS>{});
+  REQUIRE(compared.size() == ROWS);
+  for (size_t i = 0; i < ROWS; ++i) {
+    const sc::StageConfig& c = sc::SWIZZLE_TILES[i];
+    INFO(describe(c));
+    CHECK(compared[i] == (c.rows / c.mma_rows) * (c.block_k * c.elem_bytes / MMA_K_BYTES));
+  }
+  // CuTe's own descriptor of each mode's atom carries the code, and the layout model decodes it as that mode.
+  const auto cute_code = [](auto atom) {
+    using namespace cute;
+    const Tensor t = make_tensor(make_smem_ptr(static_cast<bfloat16_t*>(nullptr)),
+                                 tile_to_shape(atom, make_shape(Int<128>{}, size<1>(atom))));
+    QuietStdout quiet;
+    return uint64_t(UMMA::make_umma_desc<UMMA::Major::K>(t));
+  };
+  const uint64_t d32 = cute_code(cute::UMMA::Layout_K_SW32_Atom<cute::bfloat16_t>{});
+  const uint64_t d64 = cute_code(cute::UMMA::Layout_K_SW64_Atom<cute::bfloat16_t>{});
+  CHECK((d32 >> 61) == 6);
+  CHECK((d64 >> 61) == 4);
+  CHECK(((d32 >> 32) & 0x3FFF) == 256 / 16);  // SBO: the next 8 rows, 8 x 32 B
+  CHECK(((d64 >> 32) & 0x3FFF) == 512 / 16);  // 8 x 64 B
+  lm::SmemDescriptor d;
+  REQUIRE(lm::decode_smem_descriptor(d32, lm::MmaEncoding::TCGEN05_SM100, d).empty());
+  CHECK(d.swizzle == lm::SwizzleMode::B32);
+  REQUIRE(lm::decode_smem_descriptor(d64, lm::MmaEncoding::TCGEN05_SM100, d).empty());
+  CHECK(d.swizzle == lm::SwizzleMode::B64);
+}
+
+TEST_CASE("the cross-check can fail: a 32B or 64B tile's descriptor with the other code or SBO is not CuTe's",
+          "[cutlass][desc][swizzle][negative]") {
+  const CuteTile sw32 = cute_tile<sc::SWIZZLE_TILES, 0>();
+  const CuteTile sw64 = cute_tile<sc::SWIZZLE_TILES, 4>();
+  const sc::StageConfig &c32 = sc::SWIZZLE_TILES[0], &c64 = sc::SWIZZLE_TILES[4];
+  REQUIRE((c32.swizzle == gemm::Swizzle::B32 && c64.swizzle == gemm::Swizzle::B64));
+  const gemm::KMajorTile t32{c32.rows, c32.block_k, c32.elem_bytes, c32.swizzle};
+  const gemm::KMajorTile t64{c64.rows, c64.block_k, c64.elem_bytes, c64.swizzle};
+  for (int k = 0; k < 4; ++k) {
+    INFO("K step " << k);
+    const uint32_t s32 = gemm::kmajor_kstep_offset(t32, k), s64 = gemm::kmajor_kstep_offset(t64, k);
+    REQUIRE(gemm::make_smem_desc_sm100(s32, 16, 256, gemm::Swizzle::B32) == sw32.desc[size_t(k)]);
+    REQUIRE(gemm::make_smem_desc_sm100(s64, 16, 512, gemm::Swizzle::B64) == sw64.desc[size_t(k)]);
+    CHECK(gemm::make_smem_desc_sm100(s32, 16, 256, gemm::Swizzle::B64) != sw32.desc[size_t(k)]);
+    CHECK(gemm::make_smem_desc_sm100(s64, 16, 512, gemm::Swizzle::B32) != sw64.desc[size_t(k)]);
+    CHECK(gemm::make_smem_desc_sm100(s32, 16, 512, gemm::Swizzle::B32) != sw32.desc[size_t(k)]);
+    CHECK(gemm::make_smem_desc_sm100(s64, 16, 1024, gemm::Swizzle::B64) != sw64.desc[size_t(k)]);
+    // K steps as in a 128B tile (+32 B along one row): CuTe's 32B layout moves a whole slice per step.
+    if (k > 0)
+      CHECK(gemm::make_smem_desc_sm100(32u * uint32_t(k), 16, 256, gemm::Swizzle::B32) != sw32.desc[size_t(k)]);
+  }
+  // And CuTe's byte layout is not the model's reading of the tile with the other swizzle.
+  std::vector<uint32_t> addr;
+  REQUIRE(lm::mma_kmajor_read(gemm::make_smem_desc_sm100(c32.tile_addr, 16, 256, gemm::Swizzle::B64),
+                              lm::MmaEncoding::TCGEN05_SM100, 128, MMA_K_BYTES, 2, addr)
+              .empty());
+  long differ = 0;
+  for (int r = 0; r < 128; ++r)
+    for (int e = 0; e < 16; ++e) differ += addr[size_t(r) * 16 + e] != c32.tile_addr + sw32.byte[size_t(r) * 64 + e];
+  CHECK(differ > 0);
+}
+
 TEST_CASE("the cross-check can fail: a descriptor with swapped LBO/SBO or another swizzle is not CuTe's",
           "[cutlass][desc][negative]") {
   // The v1 sm100 A tile (no swizzle) and the v2 sm90 B tile (128B swizzle), K step 1, against CuTe's.
   const sc::StageConfig& v1 = sc::STAGE_CONFIGS[0];
   REQUIRE((v1.arch == sc::Arch::SM100 && v1.swizzle == gemm::Swizzle::None));
-  const CuteTile cute_v1 = cute_tile<0>();
+  const CuteTile cute_v1 = cute_tile<sc::STAGE_CONFIGS, 0>();
   const gemm::KMajorTile t1{v1.rows, v1.block_k, v1.elem_bytes, v1.swizzle};
   const uint32_t start = gemm::kmajor_kstep_offset(t1, 1);
   REQUIRE(gemm::make_smem_desc_sm100(start, gemm::kmajor_lbo(t1), gemm::kmajor_sbo(t1), t1.swizzle) ==
@@ -611,4 +695,271 @@ TEST_CASE("tcgen05.ld 32x32b.x8: CuTe's copy traits give each thread the lanes a
           CHECK(cell.column == (taddr & 0xFFFF) + uint32_t((bit % DP_BITS) / 32));
         }
     }
+}
+
+// ==========================================================================================================
+// The CTA pair (cta_group::2), the block-scaled MMA's scales in TMEM, and tcgen05.cp for the pair (issue 36)
+// ==========================================================================================================
+// Until here the emulator's reading of these three rested on the project's own reading of the PTX ISA (the
+// layout model reads them the way the emulator does). Here each is compared with what CuTe encodes as a
+// layout or a constant: the MMA atoms' thread-value layouts (cute/atom/mma_traits_sm100.hpp: ThrID, ALayout,
+// BLayout, CLayout: (CTA of the pair, value) -> element of A, B or D), the TMEM fragments the CUTLASS
+// collectives allocate (tmem_frg_2sm, tmem_sf_frg), the block-scaled collective's scale-factor layouts
+// (cutlass/detail/sm100_blockscaled_layout.hpp) and the copy traits of tcgen05.cp
+// (cute/atom/copy_traits_sm100.hpp, SM100_UTCCP_4x32dp128bit_2cta). The layout model is the link: the GPU
+// tests (gpu/tcgen05/mma, gpu/tcgen05/mxf8) hold the emulator to the model, this holds the model to CuTe.
+namespace {
+
+// TMEM address of element `offset` of a CuTe TMEM tensor: lane (bits 16-23), column (0-15) and, for 8-bit
+// values, the byte of the 32-bit cell in bits 30-31 (tmem_ptr keeps the sub-word index there; CUTLASS's
+// make_runtime_instr_desc_block_scaled takes the SF id from those two bits).
+template <class Tensor>
+uint32_t tmem_address(const Tensor& t, int64_t offset) {
+  return (t.data() + offset).get();
+}
+uint32_t tmem_lane(uint32_t a) {
+  return (a >> 16) & 0xFFu;
+}
+uint32_t tmem_column(uint32_t a) {
+  return a & 0xFFFFu;
+}
+uint32_t tmem_byte(uint32_t a) {
+  return a >> 30;
+}
+
+// (a) The pair's MMA atom: CTA v holds A's and D's rows [v M/2, (v + 1) M/2) and B's rows [v N/2, (v + 1) N/2),
+// each row whole along K (D along N); the layout model's pair_row must say the same for every element.
+template <class Op>
+void check_pair_split(int& compared) {
+  using namespace cute;
+  using Traits    = MMA_Traits<Op>;
+  constexpr int M = size<0>(typename Traits::Shape_MNK{}), N = size<1>(typename Traits::Shape_MNK{});
+  constexpr int K = size<2>(typename Traits::Shape_MNK{});
+  static_assert(size(typename Traits::ThrID{}) == 2, "a pair: two CTAs");
+  // One descriptor per operand and one D address for the pair: both CTAs' tiles at the same addresses.
+  static_assert(std::extent_v<typename Op::ARegisters> == 1 && std::extent_v<typename Op::BRegisters> == 1 &&
+                std::extent_v<typename Op::CRegisters> == 1);
+  INFO("cta_group::2 M " << M << " N " << N << " K " << K);
+  const auto check = [&](lm::PairOperand op, auto tv, int rows, int cols) {
+    long wrong = 0;
+    for (int v = 0; v < 2; ++v)
+      for (int i = 0; i < rows / 2; ++i)
+        for (int j = 0; j < cols; ++j) {
+          const int idx = int(tv(v, i + (rows / 2) * j));  // (CTA, value) -> element, (rows x cols) col-major
+          lm::PairRow at{};
+          const std::string error = lm::pair_row(op, M, N, idx % rows, at);
+          wrong += !error.empty() || at.cta != v || at.row != i || idx / rows != j;
+          ++compared;
+        }
+    CHECK(wrong == 0);
+  };
+  check(lm::PairOperand::A, typename Traits::ALayout{}, M, K);
+  check(lm::PairOperand::B, typename Traits::BLayout{}, N, K);
+  check(lm::PairOperand::D, typename Traits::CLayout{}, M, N);
+  // Each CTA's part of D in its TMEM: the accumulator the collectives allocate for this atom (tmem_frg_2sm of
+  // the per-CTA partition), row i of the CTA's rows in lane i, column n in column n: the model's layout D.
+  const auto tiled = make_tiled_mma(Op{});
+  const auto acc   = make_tensor<typename Traits::FrgTypeC>(partition_shape_C(tiled, make_shape(Int<M>{}, Int<N>{})));
+  static_assert(size<0, 0>(decltype(acc.layout()){}) == M / 2 && size<0, 1>(decltype(acc.layout()){}) == N);
+  long wrong = 0;
+  for (int i = 0; i < M / 2; ++i)
+    for (int n = 0; n < N; ++n) {
+      const uint32_t a = tmem_address(acc, acc.layout()(make_coord(i, n), 0, 0));
+      int row = -1, col = -1;
+      wrong += !lm::tmem_accumulator_m128({tmem_lane(a), tmem_column(a)}, 0, N, row, col) || row != i || col != n;
+    }
+  CHECK(wrong == 0);
+}
+
+}  // namespace
+
+TEST_CASE("cta_group::2: CuTe's pair MMA atoms split A, B and D between the CTAs as the layout model does",
+          "[cutlass][pair]") {
+  using namespace cute;
+  using bf16   = bfloat16_t;
+  using e4m3   = float_e4m3_t;
+  constexpr auto K_ = UMMA::Major::K;
+  int compared = 0;
+  check_pair_split<SM100_MMA_F16BF16_2x1SM_SS<bf16, bf16, float, 256, 256, K_, K_>>(compared);  // v5, v6
+  check_pair_split<SM100_MMA_F16BF16_2x1SM_SS<bf16, bf16, float, 256, 64, K_, K_>>(compared);   // v8n
+  check_pair_split<SM100_MMA_F16BF16_2x1SM_SS<bf16, bf16, float, 256, 16, K_, K_>>(compared);
+  check_pair_split<SM100_MMA_MXF8F6F4_2x1SM_SS<e4m3, e4m3, float, float_ue8m0_t, 256, 256, K_, K_>>(compared);
+  const auto elements = [](int m, int n, int k) { return m * k + n * k + m * n; };  // A, B, D
+  CHECK(compared == elements(256, 256, 16) + elements(256, 64, 16) + elements(256, 16, 16) + elements(256, 256, 32));
+  // M = 128 (legal, not emulated): CuTe gives each CTA 64 rows of A, in its "2x2" TMEM layout of D; the model
+  // does not cover it and says so.
+  using Pair128 = MMA_Traits<SM100_MMA_F16BF16_2x1SM_SS<bf16, bf16, float, 128, 128, K_, K_>>;
+  CHECK(int(typename Pair128::ALayout{}(1, 0)) == 64);
+  lm::PairRow at{};
+  CHECK_FALSE(lm::pair_row(lm::PairOperand::A, 128, 128, 64, at).empty());
+}
+
+namespace {
+
+// The MXFP8 stage's MMA (mxfp8/matmul_mxfp8.cu): cta_group::2, M = 256, N = 256, E4M3 x E4M3 with UE8M0
+// scales, one 128-element K tile (4 MMAs, SF ids 0..3) per stage. CuTe's TMEM tensors of its scales, as the
+// block-scaled collective (sm100_blockscaled_mma_warpspecialized.hpp) makes them: FrgTypeSFA / FrgTypeSFB of
+// the atom over the shapes of the collective's shared-memory SF layouts (Sm1xxBlockScaledConfig::
+// deduce_smem_layoutSFA / SFB for the tile 256 x 256 x 128).
+using MxPairOp     = cute::SM100_MMA_MXF8F6F4_2x1SM_SS<cute::float_e4m3_t, cute::float_e4m3_t, float,
+                                                       cute::float_ue8m0_t, 256, 256, cute::UMMA::Major::K,
+                                                       cute::UMMA::Major::K>;
+using MxPairTraits = cute::MMA_Traits<MxPairOp>;
+using MxSfConfig   = cutlass::detail::Sm1xxBlockScaledConfig<gemm::MX_BLOCK_K>;
+using MxTile       = cute::Shape<cute::_256, cute::_256, cute::_128>;
+
+auto mx_smem_sfa() {
+  return MxSfConfig::deduce_smem_layoutSFA(cute::make_tiled_mma(MxPairOp{}), MxTile{});
+}
+auto mx_smem_sfb() {
+  return MxSfConfig::deduce_smem_layoutSFB(cute::make_tiled_mma(MxPairOp{}), MxTile{});
+}
+auto mx_tmem_sfa() {
+  return cute::make_tensor<typename MxPairTraits::FrgTypeSFA>(cute::shape(mx_smem_sfa()));
+}
+auto mx_tmem_sfb() {
+  return cute::make_tensor<typename MxPairTraits::FrgTypeSFB>(cute::shape(mx_smem_sfb()));
+}
+
+}  // namespace
+
+TEST_CASE("block-scaled MMA: CuTe's TMEM scale tensors put the scale of row r, K block j where the model reads it",
+          "[cutlass][mx][sf_tmem]") {
+  using namespace cute;
+  // The pair at M = 256 takes the "4x1" data path for both: each scale in all four lane quarters.
+  static_assert(MxPairTraits::TmemAlloc == UMMA::TmemAllocMode::ScaleFactorDuplicated4by1);
+  static_assert(MxPairTraits::SFVecSize == gemm::MX_BLOCK_K && MxPairTraits::K == gemm::MX_BLOCK_K,
+                "one scale per MMA and row: .block32 with K = 32");
+  const auto sfa = mx_tmem_sfa();
+  const auto sfb = mx_tmem_sfb();
+  // SFA: each CTA's own 128 rows of A (the atom's A split above); SFB: all N = 256 rows of B, in each CTA.
+  static_assert(size<0, 0, 0>(decltype(sfa.layout()){}) == 128, "SFA: the CTA's 128 rows");
+  static_assert(size<0, 0, 0>(decltype(sfb.layout()){}) == 256, "SFB: the pair's whole N, in each CTA");
+  static_assert(size<0, 0, 1>(decltype(sfa.layout()){}) == 4, "replicated in the 4 lane quarters");
+  static_assert(size(get<2>(sfa.shape())) == 4, "4 K blocks (MMAs) per 128-element K tile");
+  const auto check = [](const auto& t, int rows) {
+    long wrong = 0, compared = 0;
+    for (int r = 0; r < rows; ++r)
+      for (int q = 0; q < 4; ++q)
+        for (int j = 0; j < 4; ++j)
+          for (int v : {0, 31}) {  // every K element of the block shares the scale (stride 0)
+            const uint32_t a =
+                tmem_address(t, t.layout()(make_coord(make_coord(make_coord(r, q), make_coord(v, 0)), 0, j)));
+            lm::TmemByte at{};
+            const std::string error = lm::mma_scale_read_block32(0, r, rows, uint32_t(j), q, at);
+            wrong += !error.empty() || tmem_lane(a) != at.lane || tmem_column(a) != at.column ||
+                     tmem_byte(a) != at.byte;
+            // and the kernel's own statement of it (common/mx_scale_layout.h), lane within each quarter
+            const gemm::MxSfTmemCell k = gemm::mx_sf_tmem_cell(r, j);
+            wrong += tmem_lane(a) != 32u * uint32_t(q) + k.lane || tmem_column(a) != k.column || tmem_byte(a) != k.byte;
+            ++compared;
+          }
+    CHECK(compared == long(rows) * 4 * 4 * 2);
+    return wrong;
+  };
+  CHECK(check(sfa, 128) == 0);
+  CHECK(check(sfb, 256) == 0);
+
+  // The SF ids of the MMAs: CUTLASS passes tCtSFA(_, _, j) / tCtSFB(_, _, j) for K block j, and
+  // make_runtime_instr_desc_block_scaled takes the SF id from their addresses' top two bits. The kernel issues
+  // every K step with the same scale addresses (the slot's first column) and SF ids (j, j) (idesc_for_k_step).
+  const auto idesc = UMMA::make_instr_desc_block_scaled<float_e4m3_t, float_e4m3_t, float, float_ue8m0_t, 256,
+                                                        256, UMMA::Major::K, UMMA::Major::K>();
+  for (int j = 0; j < 4; ++j) {
+    INFO("K block " << j);
+    const uint32_t a = tmem_address(sfa, sfa.layout()(make_coord(0, 0, j)));
+    const uint32_t b = tmem_address(sfb, sfb.layout()(make_coord(0, 0, j)));
+    CHECK((tmem_lane(a) == 0 && tmem_column(a) == 0 && tmem_lane(b) == 0 && tmem_column(b) == 0));
+    const uint32_t theirs = uint32_t(UMMA::make_runtime_instr_desc_block_scaled(idesc, a, b) >> 32);
+    CHECK(theirs == gemm::make_idesc_mxf8f6f4(gemm::MxKind::E4M3, gemm::MxKind::E4M3, 256, 256, uint32_t(j),
+                                              uint32_t(j)));
+  }
+  // Where CUTLASS puts SFB: right after SFA's columns (find_tmem_tensor_col_offset), 4 of them per K tile, as
+  // the kernel's slot does (sfb = sfa + SFA_TILES * MX_SF_TMEM_COLS); SFB spans 8 (256 rows / 32).
+  CHECK(cutlass::detail::find_tmem_tensor_col_offset(sfa) == int(gemm::MX_SF_TMEM_COLS));
+  CHECK(cutlass::detail::find_tmem_tensor_col_offset(sfb) == 2 * int(gemm::MX_SF_TMEM_COLS));
+}
+
+TEST_CASE("tcgen05.cp.cta_group::2 .32x128b.warpx4: CuTe's copy traits are the model's copy, per CTA of the pair",
+          "[cutlass][mx][utccp][pair]") {
+  using namespace cute;
+  using Pair   = Copy_Traits<SM100_UTCCP_4x32dp128bit_2cta>;
+  using Single = Copy_Traits<SM100_UTCCP_4x32dp128bit_1cta>;
+  // Two CTAs, each the single-CTA copy: the same value map, and the CTA mode of the source and destination
+  // layouts has stride 0 (CTA 1's copy moves the same source positions to the same TMEM positions as CTA 0's,
+  // in its own memory).
+  static_assert(size(typename Pair::ThrID{}) == 2 && size(typename Single::ThrID{}) == 1);
+  static_assert(std::is_same_v<typename Pair::ValID, typename Single::ValID>);
+  static_assert(stride<0>(typename Pair::SrcLayout{}) == 0 && stride<0>(typename Pair::DstLayout{}) == 0);
+  static_assert(size<0>(typename Pair::SrcLayout{}) == 2 && size<0>(typename Pair::DstLayout{}) == 2);
+  for (int i = 0; i < int(size<1>(typename Pair::SrcLayout{})); i += 37)
+    CHECK(int(typename Pair::SrcLayout{}(1, i)) == int(typename Pair::SrcLayout{}(0, i)));
+  // ValID: logical bit (source row r, bit b of its 128, quarter q) -> TMEM bit address r DP_b + b + q 32 DP_b.
+  // The model: row r's byte B to lane 32 q + r, column col0 + B / 4, byte B % 4, in each CTA from its own
+  // shared memory (tcgen05_cp_32x128b_warpx4_pair).
+  constexpr int DP_BITS = TMEM::DP_b::value;
+  const uint32_t col0   = 384;
+  std::vector<lm::PairCopiedByte> copied;
+  REQUIRE(lm::tcgen05_cp_32x128b_warpx4_pair(gemm::mx_sf_cp_desc_sm100(0), col0, copied).empty());
+  REQUIRE(copied.size() == 2 * 4 * 32 * 16);
+  long wrong = 0, compared = 0;
+  for (const lm::PairCopiedByte& c : copied) {
+    const int q = int(c.byte.dst.lane / 32), r = int(c.byte.dst.lane % 32);
+    const int b = 8 * int(c.byte.smem_addr % 16);  // the source: row r of 16 bytes at 16 r (SBO 128, no LBO)
+    wrong += int(c.byte.smem_addr / 16) != r || c.src_cta != c.dst_cta;
+    const int bit = int(typename Pair::ValID{}(r, b, q));
+    wrong += bit % 8 != 0 || bit / DP_BITS != int(c.byte.dst.lane) ||
+             uint32_t((bit % DP_BITS) / 32) != c.byte.dst.column - col0 || uint32_t((bit % 32) / 8) != c.byte.dst.byte;
+    ++compared;
+  }
+  CHECK(compared == 2 * 4 * 32 * 16);
+  CHECK(wrong == 0);
+
+  // The whole path of the MXFP8 stage's scales, CuTe's layouts at both ends: scale (row n, K block j) sits in
+  // shared memory where CUTLASS's SF layout puts it (the kernel's tiles: SFB's two 512-byte tiles, copied to
+  // columns +0 and +4), and the model's copies must carry that byte to the TMEM byte CuTe's tmem_sf_frg gives
+  // it, in every quarter: what the block-scaled MMA then reads (previous test).
+  const auto s_sfb = mx_smem_sfb();
+  const auto t_sfb = mx_tmem_sfb();
+  std::vector<int64_t> smem_of(size_t(128) * 8 * 4, -1);  // [lane][column][byte]: the source byte copied there
+  for (uint32_t tile = 0; tile < 2; ++tile) {
+    std::vector<lm::CopiedByte> one;
+    REQUIRE(lm::tcgen05_cp_32x128b_warpx4(gemm::mx_sf_cp_desc_sm100(512 * tile), 4 * tile, one).empty());
+    for (const lm::CopiedByte& c : one)
+      smem_of[(size_t(c.dst.lane) * 8 + c.dst.column) * 4 + c.dst.byte] = c.smem_addr;
+  }
+  long path_wrong = 0;
+  for (int n = 0; n < 256; ++n)
+    for (int j = 0; j < 4; ++j)
+      for (int q = 0; q < 4; ++q) {
+        const int64_t src = int64_t(s_sfb(make_coord(make_coord(n, make_coord(0, 0)), 0, j)));
+        const uint32_t a  = tmem_address(t_sfb, t_sfb.layout()(make_coord(make_coord(make_coord(n, q), make_coord(0, 0)), 0, j)));
+        path_wrong += smem_of[(size_t(tmem_lane(a)) * 8 + tmem_column(a)) * 4 + tmem_byte(a)] != src;
+      }
+  CHECK(path_wrong == 0);
+}
+
+TEST_CASE("the pair and scale cross-checks can fail: other readings of the split and of the scales are not CuTe's",
+          "[cutlass][pair][sf_tmem][negative]") {
+  using namespace cute;
+  // B split between the CTAs row by row (n % 2) instead of by halves: CuTe's BLayout disagrees.
+  using Traits = MMA_Traits<SM100_MMA_F16BF16_2x1SM_SS<bfloat16_t, bfloat16_t, float, 256, 256, UMMA::Major::K,
+                                                       UMMA::Major::K>>;
+  long differ = 0;
+  for (int v = 0; v < 2; ++v)
+    for (int i = 0; i < 128; ++i) differ += int(typename Traits::BLayout{}(v, i)) % 256 != 2 * i + v;
+  CHECK(differ > 0);
+  // The scales with the roles of column and byte swapped (K block j in column j, row group r / 32 in byte
+  // r / 32), or without the replication in every quarter (lane r, as D): CuTe's TMEM tensor disagrees.
+  const auto sfa = mx_tmem_sfa();
+  long swapped = 0, unreplicated = 0;
+  for (int r = 0; r < 128; ++r)
+    for (int j = 0; j < 4; ++j) {
+      const uint32_t a =
+          tmem_address(sfa, sfa.layout()(make_coord(make_coord(make_coord(r, 0), make_coord(0, 0)), 0, j)));
+      swapped += tmem_column(a) != uint32_t(j) || tmem_byte(a) != uint32_t(r / 32);
+      unreplicated += tmem_lane(a) != uint32_t(r);
+    }
+  CHECK(swapped > 0);
+  CHECK(unreplicated > 0);
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/descriptors.cuh"
+#include "common/mx_scale_layout.h"
 #include "common/tma.h"
 #include "layout_model.h"
 #include "stage_configs.h"
@@ -217,6 +218,40 @@ TEST_CASE("every stage tile round-trips: TMA writes it, the kernel's descriptors
   }
 }
 
+TEST_CASE("32B and 64B swizzle tiles round-trip: TMA writes them, tcgen05 descriptors read them back",
+          "[layout][swizzle]") {
+  // tests/stage_configs.h SWIZZLE_TILES: tiles no stage uses, the same checks as the stage rows. Their
+  // descriptors carry the tcgen05 swizzle codes 6 (32B) and 4 (64B), decoded by the model as 32B and 64B.
+  int per_mode[2]  = {0, 0};
+  for (const sc::StageConfig& c : sc::SWIZZLE_TILES) {
+    INFO(describe(c));
+    REQUIRE((c.swizzle == gemm::Swizzle::B32 || c.swizzle == gemm::Swizzle::B64));
+    REQUIRE(c.arch == sc::Arch::SM100);
+    ++per_mode[c.swizzle == gemm::Swizzle::B32 ? 0 : 1];
+    CHECK(c.tile_addr % 1024 == 0);
+    CHECK(c.rows % c.mma_rows == 0);
+    const gemm::TmaDesc map = launcher_tensor_map(c, 2 * c.rows, 2 * c.block_k);
+    CHECK(map.rank == (c.tma == sc::TmaShape::BOX_3D ? 3 : 2));
+    for (int d = 0; d < map.rank; ++d) CHECK(map.box[d] == c.box[d]);
+    CHECK(map.box[0] * uint32_t(c.elem_bytes) == gemm::swizzle_span_bytes(c.swizzle));  // one span per row
+    const uint64_t desc = kernel_descriptors(c)(0, 0);
+    CHECK((desc >> 61) == (c.swizzle == gemm::Swizzle::B32 ? 6u : 4u));
+    lm::SmemDescriptor d;
+    REQUIRE(lm::decode_smem_descriptor(desc, lm::MmaEncoding::TCGEN05_SM100, d).empty());
+    CHECK(d.swizzle == model_swizzle(c.swizzle));
+    CHECK(d.sbo == 8 * gemm::swizzle_span_bytes(c.swizzle));  // the next 8 rows: one 8-row atom further
+    const RoundTrip rt = round_trip(c, kernel_descriptors(c));
+    INFO("model: " << rt.error);
+    CHECK(rt.error.empty());
+    CHECK(rt.written == long(tile_bytes(c)));
+    CHECK(rt.read == long(tile_bytes(c)));
+    CHECK(rt.mismatches == 0);
+    CHECK(rt.not_read_once == 0);
+  }
+  CHECK(per_mode[0] >= 2);  // A and B of each mode, 2D boxes and a 3D box
+  CHECK(per_mode[1] >= 2);
+}
+
 TEST_CASE("the tiles one stage keeps in shared memory at once do not overlap", "[layout]") {
   // Rows of one stage (the name up to the first space: "v3 stage 2" belongs to "v3") and one architecture are
   // resident together: A and B, and every slot of a ring.
@@ -361,6 +396,49 @@ TEST_CASE("MMA read, 128B swizzle: start + 32 B reads the second 32 B of each ro
   CHECK(addr[3 * 16 + 4] == 1432);
   CHECK(addr[0] == 1024 + 32);
   CHECK(addr[9 * 16 + 0] == 2048 + 128 + ((2 ^ 1) * 16));
+}
+
+TEST_CASE("MMA read, 32B and 64B swizzle: chunk bits 4 (and 5) XORed with address bits 7 (and 8)",
+          "[layout][mma][swizzle]") {
+  std::vector<uint32_t> addr;
+  // 32B: start 1024, LBO 16 (unused), SBO 256 (8 rows of 32 B), tcgen05 code 6: 0xC000'4010'0001'0040.
+  // Rows are 32 B apart; a row whose address has bit 7 set (rows 4-7 of each 8) swaps its two chunks.
+  const uint64_t desc32 = 0xC000401000010040ull;
+  REQUIRE(lm::mma_kmajor_read(desc32, lm::MmaEncoding::TCGEN05_SM100, 128, 32, 2, addr).empty());
+  CHECK(addr[3 * 16 + 0] == 1024 + 96);        // row 3 at +96: bit 7 clear, unchanged
+  CHECK(addr[5 * 16 + 0] == 1024 + 160 + 16);  // row 5 at +160 = 0b1010'0000: chunk 0 -> chunk 1
+  CHECK(addr[5 * 16 + 8] == 1024 + 160);       //   and its chunk 1 (k 8..15) -> chunk 0
+  CHECK(addr[9 * 16 + 0] == 1024 + 256 + 32);  // row 9: the next 8-row atom (SBO), its row 1: unchanged
+  CHECK(addr[13 * 16 + 3] == 1024 + 256 + 160 + 16 + 6);
+  // A 32B read wider than its span has no LBO to reach the rest: rejected.
+  CHECK_FALSE(lm::mma_kmajor_read(desc32, lm::MmaEncoding::TCGEN05_SM100, 128, 64, 2, addr).empty());
+  // 64B: start 1024 + 32 (K step 1), SBO 512, tcgen05 code 4: 0x8000'4020'0001'0042. Rows 64 B apart; bits
+  // 7-8 of the address pick the XOR of chunk bits 4-5.
+  const uint64_t desc64 = 0x8000402000010042ull;
+  REQUIRE(lm::mma_kmajor_read(desc64, lm::MmaEncoding::TCGEN05_SM100, 128, 32, 2, addr).empty());
+  CHECK(addr[0 * 16 + 0] == 1024 + 32);            // row 0: unchanged
+  CHECK(addr[3 * 16 + 0] == 1024 + 192 + 48);      // row 3: 1248, bits 7-8 = 1: chunk 2 -> 3
+  CHECK(addr[3 * 16 + 8] == 1024 + 192 + 32);      //   chunk 3 -> 2
+  CHECK(addr[6 * 16 + 0] == 1024 + 384 + 16);      // row 6: 1440, bits 7-8 = 3: chunk 2 -> 1
+  CHECK(addr[6 * 16 + 8] == 1024 + 384 + 0);       //   chunk 3 -> 0
+  CHECK(addr[8 * 16 + 0] == 1024 + 512 + 32);      // row 8: the next atom, unchanged
+  // The model's decoder reads both codes back; the wgmma codes of the same modes are 3 and 2.
+  lm::SmemDescriptor d;
+  REQUIRE(lm::decode_smem_descriptor(desc32, lm::MmaEncoding::TCGEN05_SM100, d).empty());
+  CHECK(d.swizzle == lm::SwizzleMode::B32);
+  CHECK(d.sbo == 256);
+  REQUIRE(lm::decode_smem_descriptor(desc64, lm::MmaEncoding::TCGEN05_SM100, d).empty());
+  CHECK(d.swizzle == lm::SwizzleMode::B64);
+  CHECK(d.sbo == 512);
+  CHECK(d.start_addr == 1056);
+  // The builders make exactly these: the sw32 and sw64 A tiles at 1024, K step 0 and 1.
+  const gemm::KMajorTile t32{128, 64, 2, gemm::Swizzle::B32}, t64{128, 64, 2, gemm::Swizzle::B64};
+  CHECK(gemm::kmajor_desc_sm100(t32, 1024, 0) == desc32);
+  CHECK(gemm::kmajor_desc_sm100(t64, 1024, 1) == desc64);
+  // K step 1 of the 32B tile is the next 32-byte slice, 128 rows x 32 B = 4096 B on: start 5120.
+  CHECK(gemm::kmajor_desc_sm100(t32, 1024, 1) == 0xC000401000010140ull);
+  CHECK(gemm::kmajor_desc_sm90(t32, 1024, 0) == 0xC000001000010040ull);  // wgmma code 3 at bit 62
+  CHECK(gemm::kmajor_desc_sm90(t64, 1024, 1) == 0x8000002000010042ull);  // wgmma code 2 at bit 62
 }
 
 // ==========================================================================================================
@@ -649,6 +727,37 @@ TEST_CASE(
           .empty());
 }
 
+TEST_CASE("cta_group::2: A and D split by M (128 rows per CTA) and B by N (N / 2 per CTA) and tcgen05.cp per CTA",
+          "[layout][pair]") {
+  lm::PairRow at{};
+  REQUIRE(lm::pair_row(lm::PairOperand::A, 256, 256, 200, at).empty());
+  CHECK((at.cta == 1 && at.row == 72));
+  REQUIRE(lm::pair_row(lm::PairOperand::D, 256, 64, 127, at).empty());
+  CHECK((at.cta == 0 && at.row == 127));
+  REQUIRE(lm::pair_row(lm::PairOperand::B, 256, 256, 128, at).empty());  // v5: B's second 128 rows, CTA 1
+  CHECK((at.cta == 1 && at.row == 0));
+  REQUIRE(lm::pair_row(lm::PairOperand::B, 256, 64, 40, at).empty());  // v8n: N = 64, 32 rows per CTA
+  CHECK((at.cta == 1 && at.row == 8));
+  CHECK_FALSE(lm::pair_row(lm::PairOperand::A, 128, 64, 0, at).empty());   // M = 128: not modelled
+  CHECK_FALSE(lm::pair_row(lm::PairOperand::B, 256, 72, 0, at).empty());   // N step 16
+  CHECK_FALSE(lm::pair_row(lm::PairOperand::D, 256, 64, 256, at).empty()); // past M
+  // tcgen05.cp.cta_group::2: each CTA gets the single-CTA copy from its own shared memory.
+  std::vector<lm::CopiedByte> one;
+  std::vector<lm::PairCopiedByte> pair;
+  const uint64_t desc = gemm::mx_sf_cp_desc_sm100(2048);
+  REQUIRE(lm::tcgen05_cp_32x128b_warpx4(desc, 388, one).empty());
+  REQUIRE(lm::tcgen05_cp_32x128b_warpx4_pair(desc, 388, pair).empty());
+  REQUIRE(pair.size() == 2 * one.size());
+  long wrong = 0;
+  for (size_t i = 0; i < pair.size(); ++i) {
+    const lm::CopiedByte& o = one[i % one.size()];
+    wrong += pair[i].dst_cta != int(i / one.size()) || pair[i].src_cta != pair[i].dst_cta;
+    wrong += pair[i].byte.smem_addr != o.smem_addr || pair[i].byte.dst.lane != o.dst.lane ||
+             pair[i].byte.dst.column != o.dst.column || pair[i].byte.dst.byte != o.dst.byte;
+  }
+  CHECK(wrong == 0);
+}
+
 TEST_CASE("tcgen05.ld from a lane quadrant the warp may not access is rejected", "[layout][tmem][negative]") {
   lm::TmemCell cell;
   CHECK(lm::tmem_ld_32x32b(gemm::tmem_addr(0, 32, 0), 1, 0, 0, 8, cell).empty());
@@ -751,6 +860,51 @@ TEST_CASE("negative: wrong descriptor fields make the round trip fail", "[layout
     CHECK(fails(*c, Broken{-1, -1, 0, true, gemm::Swizzle::B32}));
     // [tc5-desc] K-major swizzled layouts do not use LBO: any LBO reads the same bytes.
     CHECK_FALSE(fails(*c, Broken{4096}));
+  }
+}
+
+TEST_CASE("negative: a 32B or 64B tile read with another swizzle, SBO or K step fails the round trip",
+          "[layout][negative][swizzle]") {
+  const gemm::Swizzle all[] = {gemm::Swizzle::None, gemm::Swizzle::B32, gemm::Swizzle::B64, gemm::Swizzle::B128};
+  for (const sc::StageConfig& c : sc::SWIZZLE_TILES) {
+    INFO(describe(c));
+    REQUIRE_FALSE(fails(c, Broken{}));  // unbroken, the same path round-trips
+    for (const gemm::Swizzle other : all) {
+      if (other == c.swizzle) continue;
+      INFO("read with swizzle " << uint32_t(other));
+      CHECK(fails(c, Broken{-1, -1, 0, true, other}));  // only the descriptor's swizzle code differs
+    }
+    const int sbo = int(8 * gemm::swizzle_span_bytes(c.swizzle));
+    CHECK(fails(c, Broken{-1, sbo == 256 ? 512 : 256}));  // the other mode's SBO
+    CHECK(fails(c, Broken{-1, 1024}));                    // the 128B SBO
+    CHECK(fails(c, Broken{-1, -1, 16}));                  // start one chunk late
+    CHECK(fails(c, Broken{-1, -1, 128}));                 // start one pattern row late
+    CHECK_FALSE(fails(c, Broken{4096}));                  // K-major swizzled: LBO is not read
+    // K steps advanced as in a 128B tile (+32 B along the row) instead of the next slice (32B) / the second
+    // half of the row then the next slice (64B): wrong for 32B, and for 64B from K step 2 on.
+    const gemm::KMajorTile tile{c.rows, c.block_k, c.elem_bytes, c.swizzle};
+    const gemm::KMajorTile as128{c.rows, c.block_k, c.elem_bytes, gemm::Swizzle::B128};
+    const DescFn wrong_steps = [&](int k_step, int row) {
+      return gemm::make_smem_desc_sm100(
+          c.tile_addr + gemm::kmajor_row_offset(tile, row) + gemm::kmajor_kstep_offset(as128, k_step),
+          gemm::kmajor_lbo(tile), gemm::kmajor_sbo(tile), tile.swizzle);
+    };
+    CHECK_FALSE(round_trips(round_trip(c, wrong_steps), long(tile_bytes(c))));
+  }
+  // TMA writing without the swizzle (the same boxes, a tensor map with no swizzle) and the MMA reading with
+  // it: every byte lands, but rows 4-7 of each 8 (32B) / all but rows 0-1 (64B) hold their chunks unpermuted.
+  for (const sc::StageConfig& row : sc::SWIZZLE_TILES) {
+    sc::StageConfig c = row;
+    c.swizzle         = gemm::Swizzle::None;
+    const gemm::KMajorTile right{row.rows, row.block_k, row.elem_bytes, row.swizzle};
+    const DescFn right_desc = [&](int k_step, int sub) {
+      return gemm::kmajor_desc_sm100(right, row.tile_addr, k_step, sub);
+    };
+    INFO(describe(row) << ", written by TMA without swizzle");
+    const RoundTrip rt = round_trip(c, right_desc);
+    CHECK(rt.error.empty());  // a real data mismatch, not a rejected map
+    CHECK(rt.written == long(tile_bytes(row)));
+    CHECK(rt.mismatches > 0);
   }
 }
 

@@ -15,13 +15,18 @@
 //                                    product of the same shared memory (mma_kmajor_read), in fp64, within the
 //                                    bound of an fp32 sum: |err| <= 2 * 64 * 2^-24 * sum |a b| (+ 2^-126).
 //                                    Also v2a's tiles at N = 120: the ISA's steps of 8 at cta_group::1
-//                                    M = 128, which no kernel uses.
+//                                    M = 128, which no kernel uses; and the 32B and 64B swizzle tiles no
+//                                    stage uses (stage_configs.h SWIZZLE_TILES, 2D and 3D boxes, N 128 and
+//                                    64). cta_group::2 (v5) rows placed by the model's pair split (pair_row).
+//                                    Every swizzled case also shows the comparison can tell the swizzle: D
+//                                    read with each other mode's XOR (same rows) must fail the bound.
 //   test_tcgen05_emu_gpu mxf8        the MXFP8 stage's instructions on its own tiles (mxfp8/matmul_mxfp8.cu): a
 //                                    2-CTA pair with random e4m3 tiles and random UE8M0 scale tiles (a
 //                                    different SFB in each CTA); three tcgen05.cp.32x128b.warpx4 of the scale
 //                                    tiles, four block-scaled MMAs (M = 256, N = 256, K = 32 each, SF ids 0..3),
 //                                    one multicast commit. Checked: every scale byte read back from TMEM with
-//                                    tcgen05.ld against the model's copy (tcgen05_cp_32x128b_warpx4), and every
+//                                    tcgen05.ld against the model's pair copy (tcgen05_cp_32x128b_warpx4_pair:
+//                                    each CTA from its own shared memory), and every
 //                                    element of D, read with tcgen05.ld.32x32b.x32, against the model's
 //                                    product with the scales where the model puts them (mma_scale_read_block32),
 //                                    in fp64, within 2 * 128 * 2^-24 * sum |a b| (+ 2^-126).
@@ -38,6 +43,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -366,23 +372,46 @@ struct Case {
   const stage_configs::StageConfig* b;
 };
 
-// The tcgen05 tiles of the table: each sm_100 A row with the B row of the same stage variant.
+// The tcgen05 tiles of the table: each sm_100 A row with the B row of the same stage variant; then the 32B and
+// 64B swizzle tiles no stage uses (stage_configs.h SWIZZLE_TILES), paired the same way.
 std::vector<Case> cases() {
   using namespace stage_configs;
   std::vector<Case> out;
-  for (const StageConfig& a : STAGE_CONFIGS) {
-    if (a.arch != Arch::SM100 || a.operand != Operand::A) continue;
-    for (const StageConfig& b : STAGE_CONFIGS)
-      if (b.arch == Arch::SM100 && b.operand == Operand::B && !std::strcmp(a.stage, b.stage)) {
-        out.push_back({&a, &b});
-        break;
-      }
-  }
+  const auto pair_up = [&](const StageConfig* begin, const StageConfig* end) {
+    for (const StageConfig* a = begin; a != end; ++a) {
+      if (a->arch != Arch::SM100 || a->operand != Operand::A) continue;
+      for (const StageConfig* b = begin; b != end; ++b)
+        if (b->arch == Arch::SM100 && b->operand == Operand::B && !std::strcmp(a->stage, b->stage)) {
+          out.push_back({a, b});
+          break;
+        }
+    }
+  };
+  pair_up(std::begin(STAGE_CONFIGS), std::end(STAGE_CONFIGS));
+  pair_up(std::begin(SWIZZLE_TILES), std::end(SWIZZLE_TILES));
   return out;
+}
+
+layout_model::SwizzleMode model_swizzle(Swizzle s) {
+  return s == Swizzle::B32    ? layout_model::SwizzleMode::B32
+         : s == Swizzle::B64  ? layout_model::SwizzleMode::B64
+         : s == Swizzle::B128 ? layout_model::SwizzleMode::B128
+                              : layout_model::SwizzleMode::NONE;
+}
+const char* swizzle_label(layout_model::SwizzleMode m) {
+  return m == layout_model::SwizzleMode::B32    ? "32B"
+         : m == layout_model::SwizzleMode::B64  ? "64B"
+         : m == layout_model::SwizzleMode::B128 ? "128B"
+                                                : "none";
 }
 
 // Runs one case; prints one line; true if every element is within the bound. n: the MMA's N, if not the B
 // tile's rows (times the pair).
+//
+// For a swizzled tile the test also shows it can tell the swizzle: the same product read with the XOR of each
+// other mode (the rows at the model's pitch, only the 16-byte chunk permutation changed, as an emulator that
+// decoded the swizzle code wrongly would read them) must disagree with the GPU's D beyond the bound somewhere.
+// Each such reading is a wrong emulator this comparison would catch.
 bool run_case(const Case& c, uint64_t seed, const char* schedule, int n = 0) {
   // The 2-SM stage's rows are each CTA's half tiles of the pair's M = 256 MMA.
   const int cta_group = std::strncmp(c.a->stage, "v5", 2) == 0 ? 2 : 1;
@@ -419,41 +448,67 @@ bool run_case(const Case& c, uint64_t seed, const char* schedule, int n = 0) {
   CUDA_CHECK(cudaFree(d_image));
   CUDA_CHECK(cudaFree(d_out));
   const std::string held = tc5emu::check_all_freed();
+  auto fail_model = [](const std::string& why) {
+    std::fprintf(stderr, "layout model: %s\n", why.c_str());
+    std::exit(1);
+  };
 
   // The model: the address of every (row, k) element of each K step, per operand, from the kernels' own
   // descriptors at the table's tile addresses (a 1024-aligned base does not change a swizzled address).
   const int k_elems = MMA_K_BYTES / 2;
-  auto read = [&](const KMajorTile& t, uint32_t addr, int ks, std::vector<uint32_t>& a) {
-    const std::string why = layout_model::mma_kmajor_read(kmajor_desc_sm100(t, addr, ks),
-                                                          layout_model::MmaEncoding::TCGEN05_SM100, t.rows,
-                                                          MMA_K_BYTES, 2, a);
-    if (!why.empty()) {
-      std::fprintf(stderr, "layout model: %s\n", why.c_str());
-      std::exit(1);
-    }
-  };
-  std::vector<double> ref(out_floats, 0.0), mag(out_floats, 0.0);  // [cta * 128 + row][col]
-  std::vector<uint32_t> a_addr, b_addr;
+  std::vector<std::vector<uint32_t>> a_addr(size_t(p.ksteps)), b_addr(size_t(p.ksteps));
   for (int ks = 0; ks < p.ksteps; ++ks) {
-    read(p.a_tile, p.a_off, ks, a_addr);
-    read(p.b_tile, p.b_off, ks, b_addr);
-    for (int cta = 0; cta < cta_group; ++cta)
-      for (int r = 0; r < 128; ++r)
-        for (int col = 0; col < p.n; ++col) {
-          const int b_cta = col / c.b->rows, b_row = col % c.b->rows;
-          double s = 0, m = 0;
-          for (int k = 0; k < k_elems; ++k) {
-            const double x = bf16_value(&image[size_t(cta) * p.image_bytes + a_addr[size_t(r * k_elems + k)]]);
-            const double y = bf16_value(&image[size_t(b_cta) * p.image_bytes + b_addr[size_t(b_row * k_elems + k)]]);
-            s += x * y, m += std::fabs(x * y);
-          }
-          ref[size_t(cta * 128 + r) * size_t(p.n) + size_t(col)] += s;
-          mag[size_t(cta * 128 + r) * size_t(p.n) + size_t(col)] += m;
-        }
+    std::string why = layout_model::mma_kmajor_read(kmajor_desc_sm100(p.a_tile, p.a_off, ks),
+                                                    layout_model::MmaEncoding::TCGEN05_SM100, p.a_tile.rows,
+                                                    MMA_K_BYTES, 2, a_addr[size_t(ks)]);
+    if (why.empty())
+      why = layout_model::mma_kmajor_read(kmajor_desc_sm100(p.b_tile, p.b_off, ks),
+                                          layout_model::MmaEncoding::TCGEN05_SM100, p.b_tile.rows, MMA_K_BYTES,
+                                          2, b_addr[size_t(ks)]);
+    if (!why.empty()) fail_model(why);
   }
-  // Each register through the model's tcgen05.ld and accumulator maps.
-  size_t bad = 0, checked = 0;
-  double worst = 0;
+  // Where each row of A, B and D lives: cta_group::2 through the model's pair split [tc5-pair].
+  const int m = 128 * cta_group;
+  auto locate = [&](layout_model::PairOperand op, int row) {
+    if (cta_group == 1) return layout_model::PairRow{0, row};
+    layout_model::PairRow at{};
+    const std::string why = layout_model::pair_row(op, m, p.n, row, at);
+    if (!why.empty()) fail_model(why);
+    return at;
+  };
+  std::vector<layout_model::PairRow> a_at, b_at;
+  std::vector<int> d_row_of(size_t(cta_group) * 128, -1);  // [cta * 128 + lane]: the D row of the pair there
+  for (int r = 0; r < m; ++r) {
+    a_at.push_back(locate(layout_model::PairOperand::A, r));
+    const layout_model::PairRow dr = locate(layout_model::PairOperand::D, r);
+    d_row_of[size_t(dr.cta) * 128 + size_t(dr.row)] = r;
+  }
+  for (int col = 0; col < p.n; ++col) b_at.push_back(locate(layout_model::PairOperand::B, col));
+  // The product of the model's reading, every shared-memory address first passed through `remap`.
+  auto product = [&](auto remap, std::vector<double>& ref, std::vector<double>& mag) {
+    ref.assign(out_floats, 0.0), mag.assign(out_floats, 0.0);  // [pair row][col]
+    for (int ks = 0; ks < p.ksteps; ++ks)
+      for (int r = 0; r < m; ++r) {
+        const layout_model::PairRow ar = a_at[size_t(r)];
+        for (int col = 0; col < p.n; ++col) {
+          const layout_model::PairRow br = b_at[size_t(col)];
+          const uint8_t* a_img = &image[size_t(ar.cta) * p.image_bytes];
+          const uint8_t* b_img = &image[size_t(br.cta) * p.image_bytes];
+          double s = 0, mg = 0;
+          for (int k = 0; k < k_elems; ++k) {
+            const double x = bf16_value(a_img + remap(a_addr[size_t(ks)][size_t(ar.row * k_elems + k)]));
+            const double y = bf16_value(b_img + remap(b_addr[size_t(ks)][size_t(br.row * k_elems + k)]));
+            s += x * y, mg += std::fabs(x * y);
+          }
+          ref[size_t(r) * size_t(p.n) + size_t(col)] += s;
+          mag[size_t(r) * size_t(p.n) + size_t(col)] += mg;
+        }
+      }
+  };
+  // The GPU's D: each register through the model's tcgen05.ld and accumulator maps, each CTA's TMEM lane
+  // through the pair split of D. [pair row][col]; every element exactly once.
+  std::vector<float> d(out_floats, std::nanf(""));
+  std::vector<int> hits(out_floats, 0);
   for (int cta = 0; cta < cta_group; ++cta)
     for (int w = 0; w < 4; ++w)
       for (int col = 0; col < p.n; col += 8)
@@ -468,24 +523,66 @@ bool run_case(const Case& c, uint64_t seed, const char* schedule, int n = 0) {
                            why.c_str());
               return false;
             }
-            const float got =
-                out[((size_t(cta * 4 + w) * size_t(p.n / 8) + size_t(col / 8)) * 32 + size_t(lane)) * 8 + size_t(reg)];
-            const size_t at   = size_t(cta * 128 + row) * size_t(p.n) + size_t(dcol);
-            const double err  = std::fabs(double(got) - ref[at]);
-            const double tol  = 2.0 * 64 * std::ldexp(1.0, -24) * mag[at] + std::ldexp(1.0, -126);
-            ++checked;
-            if (!std::isfinite(got) || err > tol) {
-              if (bad < 3)
-                std::printf("  %s D[%d][%d] (CTA %d): got %.9g, model %.9g, |err| %.3g > %.3g\n", c.a->stage,
-                            row, dcol, cta, double(got), ref[at], err, tol);
-              ++bad;
+            const int pair_row = d_row_of[size_t(cta) * 128 + size_t(row)];  // the D row CTA `cta` holds there
+            if (pair_row < 0) {
+              std::fprintf(stderr, "layout model: no D row in CTA %d lane %d\n", cta, row);
+              return false;
             }
-            if (mag[at] > 0) worst = std::max(worst, err / mag[at]);
+            const size_t at = size_t(pair_row) * size_t(p.n) + size_t(dcol);
+            d[at] = out[((size_t(cta * 4 + w) * size_t(p.n / 8) + size_t(col / 8)) * 32 + size_t(lane)) * 8 +
+                        size_t(reg)];
+            ++hits[at];
           }
-  const bool pass = bad == 0 && held.empty() && checked == out_floats;
-  std::printf("%-4s %-12s cta_group::%d M=%d N=%-3d %d K steps, %-5s: %zu/%zu within bound (worst |err|/S %.2g)%s%s\n",
-              pass ? "PASS" : "FAIL", c.a->stage, cta_group, 128 * cta_group, p.n, p.ksteps, schedule,
-              checked - bad, checked, worst, held.empty() ? "" : "  ", held.c_str());
+  const bool covered = std::all_of(hits.begin(), hits.end(), [](int h) { return h == 1; });
+  // Elements of D outside the bound of an fp32 sum of `ref`; the worst |err| / sum |a b|.
+  auto outside = [&](const std::vector<double>& ref, const std::vector<double>& mag, double& worst,
+                     bool print) {
+    size_t bad = 0;
+    worst      = 0;
+    for (size_t at = 0; at < out_floats; ++at) {
+      const double err = std::fabs(double(d[at]) - ref[at]);
+      const double tol = 2.0 * 64 * std::ldexp(1.0, -24) * mag[at] + std::ldexp(1.0, -126);
+      if (!std::isfinite(d[at]) || err > tol) {
+        if (print && bad < 3)
+          std::printf("  %s D[%zu][%zu]: got %.9g, model %.9g, |err| %.3g > %.3g\n", c.a->stage, at / size_t(p.n),
+                      at % size_t(p.n), double(d[at]), ref[at], err, tol);
+        ++bad;
+      }
+      if (mag[at] > 0) worst = std::max(worst, err / mag[at]);
+    }
+    return bad;
+  };
+  std::vector<double> ref, mag;
+  product([](uint32_t a) { return a; }, ref, mag);
+  double worst = 0;
+  const size_t bad = outside(ref, mag, worst, true);
+
+  // The power check: each other swizzle's XOR on the same rows must be caught.
+  std::string power;
+  bool power_ok = true;
+  const layout_model::SwizzleMode mode = model_swizzle(p.a_tile.swizzle);
+  if (mode != layout_model::SwizzleMode::NONE && p.b_tile.swizzle == p.a_tile.swizzle) {
+    for (const layout_model::SwizzleMode other :
+         {layout_model::SwizzleMode::NONE, layout_model::SwizzleMode::B32, layout_model::SwizzleMode::B64,
+          layout_model::SwizzleMode::B128}) {
+      if (other == mode) continue;
+      // The swizzle is an involution of the address: undo the tile's, apply the other's.
+      product([&](uint32_t a) {
+        return layout_model::swizzle_address(layout_model::swizzle_address(a, mode), other);
+      }, ref, mag);
+      double ignored = 0;
+      const size_t caught = outside(ref, mag, ignored, false);
+      power_ok = power_ok && caught > 0;
+      power += std::string(power.empty() ? "" : ", ") + swizzle_label(other) + " " + std::to_string(caught);
+    }
+    power = "; read as another swizzle, caught in: " + power;
+  }
+  const bool pass = bad == 0 && covered && held.empty() && power_ok;
+  std::printf("%-4s %-12s %-4s cta_group::%d M=%d N=%-3d %d K steps, %-5s: %zu/%zu within bound (worst |err|/S "
+              "%.2g)%s%s%s%s\n",
+              pass ? "PASS" : "FAIL", c.a->stage, swizzle_label(mode), cta_group, m, p.n, p.ksteps, schedule,
+              out_floats - bad, out_floats, worst, power.c_str(), covered ? "" : "; D NOT covered once",
+              held.empty() ? "" : "  ", held.c_str());
   return pass;
 }
 
@@ -540,14 +637,14 @@ bool run_mx_case(uint64_t seed, const char* schedule) {
   };
   const uint32_t sf_srcs[3] = {MX_SFA_OFF, MX_SFB_OFF, MX_SFB_OFF + 512};
   const uint32_t sf_cols[3] = {MX_SFA_COL, MX_SFB_COL, MX_SFB_COL + 4};
-  for (int t = 0; t < 3; ++t) {
-    std::vector<layout_model::CopiedByte> copied;
-    const std::string why = layout_model::tcgen05_cp_32x128b_warpx4(mx_sf_cp_desc_sm100(sf_srcs[t]), sf_cols[t],
-                                                                    copied);
+  for (int t = 0; t < 3; ++t) {  // tcgen05.cp.cta_group::2: each CTA's TMEM as the model's pair copy fills it
+    std::vector<layout_model::PairCopiedByte> copied;
+    const std::string why =
+        layout_model::tcgen05_cp_32x128b_warpx4_pair(mx_sf_cp_desc_sm100(sf_srcs[t]), sf_cols[t], copied);
     if (!why.empty()) fail_model(why);
-    for (int cta = 0; cta < 2; ++cta)
-      for (const layout_model::CopiedByte& c : copied)
-        tb(cta, c.dst.lane, c.dst.column, c.dst.byte) = image[size_t(cta) * MX_IMAGE_BYTES + c.smem_addr];
+    for (const layout_model::PairCopiedByte& c : copied)
+      tb(c.dst_cta, c.byte.dst.lane, c.byte.dst.column, c.byte.dst.byte) =
+          image[size_t(c.src_cta) * MX_IMAGE_BYTES + c.byte.smem_addr];
   }
   size_t sf_bad = 0, sf_checked = 0;
   for (int cta = 0; cta < 2; ++cta)
@@ -591,7 +688,10 @@ bool run_mx_case(uint64_t seed, const char* schedule) {
       for (int r = 0; r < 128; ++r) {
         const double sa = scale_of(cta, MX_SFA_COL, r, 128, uint32_t(ks), r / 32);
         for (int col = 0; col < MX_N; ++col) {
-          const int b_cta = col / 128, b_row = col % 128;
+          layout_model::PairRow b_at{};  // B's row `col`: which CTA's shared memory, which row [tc5-pair]
+          const std::string why_b = layout_model::pair_row(layout_model::PairOperand::B, 256, MX_N, col, b_at);
+          if (!why_b.empty()) fail_model(why_b);
+          const int b_cta = b_at.cta, b_row = b_at.row;
           const double sb = scale_of(cta, MX_SFB_COL, col, MX_N, uint32_t(ks), (col / 32) % 4);
           double s = 0, m = 0;
           for (int k = 0; k < 32; ++k) {
