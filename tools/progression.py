@@ -40,7 +40,7 @@ MARKER_FILES = {
     "V6-TABLE": "v6_persistent/README.md",
     "V7-TABLE": "v7_streamk/README.md",
     "V8-TABLE": "v8_tile_shapes/README.md",
-    "SWEEP-TABLE": "v8_tile_shapes/README.md",
+    "SWEEP-TABLE": "docs/performance/sweep.md",
     "MXFP8-TABLE": "mxfp8/README.md",
 }
 
