@@ -566,7 +566,7 @@ constexpr StageConfig STAGE_CONFIGS[] = {
 };
 // clang-format on
 
-// Tiles no stage uses: the 32B and 64B swizzles (issue 36). The emulator decodes every tcgen05 swizzle code,
+// Tiles no stage uses: the 32B and 64B swizzles. The emulator decodes every tcgen05 swizzle code,
 // the stages use 128B and none only; these rows put K-major bf16 tiles of BLOCK_K = 64 (four 32-byte or two
 // 64-byte slices of 128 rows, B also of 64 rows) through the checks the stage rows get: the TMA/MMA round trip
 // (tests/test_layout_model.cpp), CuTe's descriptors (tests/test_cutlass_crosscheck.cpp) and the emulated MMA

@@ -26,7 +26,7 @@
 //  the
 //    tcgen05.ld 32x32b.x8 fragment (Copy_Traits<SM100_TMEM_LOAD_32dp32b8x>) against the layout model;
 //  - the 32B and 64B swizzles (stage_configs.h SWIZZLE_TILES) as the stage rows, and the LayoutType codes;
-//  - the CTA pair, the block-scaled MMA's scales in TMEM and tcgen05.cp.cta_group::2 (at the end: issue 36)
+//  - the CTA pair, the block-scaled MMA's scales in TMEM and tcgen05.cp.cta_group::2 (at the end)
 //    against CuTe's MMA and copy traits and TMEM fragments, through the layout model.
 //
 // On the host CuTe cannot turn a shared-memory pointer into an address: cast_smem_ptr_to_uint prints
@@ -698,7 +698,7 @@ TEST_CASE("tcgen05.ld 32x32b.x8: CuTe's copy traits give each thread the lanes a
 }
 
 // ==========================================================================================================
-// The CTA pair (cta_group::2), the block-scaled MMA's scales in TMEM, and tcgen05.cp for the pair (issue 36)
+// The CTA pair (cta_group::2), the block-scaled MMA's scales in TMEM, and tcgen05.cp for the pair
 // ==========================================================================================================
 // Until here the emulator's reading of these three rested on the project's own reading of the PTX ISA (the
 // layout model reads them the way the emulator does). Here each is compared with what CuTe encodes as a

@@ -7,7 +7,7 @@
   - every stage folder (vN_*/, mxfp8/) has a README.md that names each of its source files;
   - every command quoted in a README (a code block line or a `span` that starts with ./ or names a script or a
     binary) names a script that exists or a binary that is a CMake target.
-The stage pages (vN_*/README.md, mxfp8/README.md) follow the template (.dev/PAGE_TEMPLATE.md, issue 35):
+The stage pages (vN_*/README.md, mxfp8/README.md) follow the template (docs/page-template.md):
   - length: v1-v6 at most 300 lines, later stages and mxfp8 at most 400;
   - the section order: the `# ` title, a first-read summary of at most 12 non-blank lines, then exactly the
     level-2 headings of SECTIONS in that order (### subsections anywhere);
@@ -190,7 +190,7 @@ for md in mds:
             check_command(md, span)
 
 
-# ---- 5-8. the stage pages follow the template (.dev/PAGE_TEMPLATE.md) ----
+# ---- 5-8. the stage pages follow the template (docs/page-template.md) ----
 stage_pages = [os.path.join(d, "README.md") for d in stage_dirs if os.path.exists(os.path.join(root, d, "README.md"))]
 
 
