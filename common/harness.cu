@@ -128,7 +128,13 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
   // Which variants, and do they accept this shape? Nothing is allocated or launched before this passes.
   std::vector<const Variant*> chosen;
   if (opt.variant == "all") {
-    for (const Variant& v : all) chosen.push_back(&v);
+    // Every variant that takes the shape: one with a narrower rule (v8s, the decode kernel: M <= 16) is left
+    // out with a note; named with --variant, it refuses the shape instead.
+    for (const Variant& v : all) {
+      const bool narrower = v.shape.m_max > 0 && opt.m > v.shape.m_max;
+      if (!narrower) chosen.push_back(&v);
+      else std::printf("(%s not run: M=%lld is above its %lld)\n", v.name, (long long)opt.m, (long long)v.shape.m_max);
+    }
   } else if (opt.variant != "cublas") {
     // one name, or several separated by commas (timed one after the other against the same cuBLAS)
     for (size_t at = 0; at <= opt.variant.size();) {

@@ -161,6 +161,9 @@ std::string check_shape(const ShapeRule& rule, const char* variant, int64_t m, i
       return std::string(d.name) + "=" + std::to_string(d.value) + " is below 1 (" + variant +
              " needs M, N and K of at least 1)";
   }
+  if (rule.m_max > 0 && m > rule.m_max)
+    return "M=" + std::to_string(m) + " is above " + std::to_string(rule.m_max) + " (" + variant + " " +
+           rule.m_max_why + ")";
   for (const Dim& d : dims) {
     if (d.value % d.multiple != 0) {
       return std::string(d.name) + "=" + std::to_string(d.value) + " is not a multiple of " + d.tile + "=" +

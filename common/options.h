@@ -40,6 +40,9 @@ struct ShapeRule {
   const char* m_name = "BLOCK_M";
   // What the K multiple is, for the message: BLOCK_K by default; the TMA stride unit from v6 on.
   const char* k_name = "BLOCK_K";
+  // The largest M the variant takes (0: no limit), and why (v8s: A's rows are its MMA's N).
+  int64_t m_max          = 0;
+  const char* m_max_why  = "";
 };
 
 // Empty string if M, N, K satisfy the rule (and are >= 1); else one line naming the constraint and the

@@ -52,6 +52,21 @@ __device__ __forceinline__ void setmaxnreg_inc() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
 }
 
+// D[64x16] (+)= A[64x16] * B[16x16]^T: 16 columns (v8's decode kernel, v8s, whose B operand is A's 16 rows),
+// 8 fp32 accumulators per thread in the same fragment (columns 8j + 2(t%4) + {0,1}, j < 2).
+__device__ __forceinline__ void mma_m64n16k16_bf16(float (&d)[8], uint64_t a_desc, uint64_t b_desc,
+                                                   uint32_t accumulate) {
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "setp.ne.b32 p, %10, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16\n\t"
+      "{%0, %1, %2, %3, %4, %5, %6, %7},\n\t"
+      "%8, %9, p, 1, 1, 0, 0;\n\t}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+      : "l"(a_desc), "l"(b_desc), "r"(accumulate)
+      : "memory");
+}
+
 // D[64x64] (+)= A[64x16] * B[64x16]^T: the same with 64 columns (v8's narrow pair, v8n), 32 fp32 accumulators
 // per thread in the same fragment (columns 8j + 2(t%4) + {0,1}, j < 8).
 __device__ __forceinline__ void mma_m64n64k16_bf16(float (&d)[32], uint64_t a_desc, uint64_t b_desc,

@@ -104,6 +104,16 @@ std::vector<Shape> ragged_shapes(int64_t bm, int64_t bn) {
           {2053, 2047, 2056},      {4099, 4093, 1032},        {7, 8191, 64},         {8191, 7, 64}};
 }
 
+// A decode kernel's shapes (v8s: M <= m_max, its MMA's N): M = 1 and m_max and between; N one below and one
+// above its 128-row tile of B, a prime, N % 8 != 0; K % 64 != 0 (a short last K tile); K long enough to be
+// split (common/split_k.h: one split, two, and many: 4096 and 16384); B of 28672 rows (more tiles than the
+// resident CTAs' splits).
+std::vector<Shape> decode_shapes(int64_t m_max) {
+  return {{1, 1, 8},           {1, 127, 64},          {m_max, 129, 64},     {m_max / 2 - 1, 1000, 1000},
+          {3, 255, 56},        {m_max, 4093, 1032},   {1, 8191, 64},        {m_max / 2, 28672, 520},
+          {m_max, 384, 16384}, {m_max - 1, 4096, 4096}};
+}
+
 // Where the kernel and cuBLAS disagree: each such element against the exact dot product (common/compare.h).
 Recheck recheck_exact(const Problem& p, const std::vector<uint16_t>& out) {
   std::vector<uint16_t> a(size_t(p.args.m * p.args.k)), b(size_t(p.args.n * p.args.k));
@@ -125,7 +135,7 @@ TEST_CASE("variants that take any M and N match cuBLAS at ragged shapes, and wri
     }
     ++ragged;
     const int64_t bm = v.tiles.a.rows, bn = int64_t(v.tiles.b.rows) * v.tiles.cta_group;
-    for (const Shape& s : ragged_shapes(bm, bn)) {
+    for (const Shape& s : v.shape.m_max > 0 ? decode_shapes(v.shape.m_max) : ragged_shapes(bm, bn)) {
       REQUIRE(check_shape(v.shape, v.name, s.m, s.n, s.k).empty());
       const uint64_t seed = test_seed() + uint64_t(s.m * 7 + s.n * 5 + s.k * 3);
       Problem p(s.m, s.n, s.k, seed);
@@ -177,10 +187,15 @@ TEST_CASE("two runs give bit-identical output") {
     // And a row of 32 units of 32 K tiles: v7e cuts them into 128 pieces for 66 clusters, 62 of them drawn
     // from its counter, so its second launch depends on the counters' reset by the first. And 128 x 8192 x
     // 8192, where B (134 MB) outgrows an H100's or H200's L2: v8's Hopper stream-K variants take the L2
-    // policy there, so the second launch rewrites the partials whose lines the first one discarded.
+    // policy there, so the second launch rewrites the partials whose lines the first one discarded. And decode
+    // shapes (v8s, v8d at M <= 16), whose K splits' last CTA adds the partials and resets the tile's counter
+    // for the next launch.
     std::vector<Shape> shapes{test_shapes(v.shape)[1]};
-    if (takes_any_mn(v))
-      shapes.insert(shapes.end(), {{2048, 2304, 1024}, {256, 256, 8192}, {128, 8192, 2048}, {128, 8192, 8192}});
+    if (v.shape.m_max > 0)
+      shapes.insert(shapes.end(), {{16, 4096, 4096}, {1, 8192, 8192}, {5, 28672, 1024}});
+    else if (takes_any_mn(v))
+      shapes.insert(shapes.end(), {{2048, 2304, 1024}, {256, 256, 8192}, {128, 8192, 2048}, {128, 8192, 8192},
+                                   {4, 4096, 4096}});
     for (const Shape& s : shapes) {
       Problem p(s.m, s.n, s.k, test_seed());
       const Launch launch = v.prepare(p.args);

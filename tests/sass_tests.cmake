@@ -105,8 +105,11 @@ set(GEMM_SASS_FORBIDDEN_sm_90a_v7 ${GEMM_SASS_FORBIDDEN_sm_90a_v6})
 # v8 sm_90a: v7's fixup without the work counter, plus the L2 policy of the fixup's partials
 # (discard.global.L2, a read partial dropped unwritten -> CCTL.E.RML2) and the narrow tile (wgmma.m64n64k16 ->
 # HGMMA.64x64x16.F32.BF16, only v8n's and v8d's instantiations have it), read with cuobjdump 13.0.
+# The decode kernel (v8s; decode_sm90.cuh): wgmma.m64n16k16 -> HGMMA.64x16x16.F32.BF16 and its split counter
+# (atom.acq_rel.gpu.add -> ATOMG.E.ADD.STRONG.GPU), in decode_kernel itself.
 set(GEMM_SASS_sm_90a_v8 ${GEMM_SASS_sm_90a_v6} MEMBAR.ALL.GPU STG.E.STRONG.GPU LDG.E.STRONG.GPU CCTL.E.RML2
-                        HGMMA.64x64x16.F32.BF16)
+                        HGMMA.64x64x16.F32.BF16 "HGMMA[.]64x16x16[.]F32[.]BF16@decode_kernel"
+                        "ATOMG[.]E[.]ADD[.]STRONG[.]GPU@decode_kernel")
 set(GEMM_SASS_FORBIDDEN_sm_90a_v8 ${GEMM_SASS_FORBIDDEN_sm_90a_v6})
 # v7 sm_100a: v6's forms and budget, plus Cluster Launch Control's multicast request
 # (clusterlaunchcontrol.try_cancel ... .multicast::cluster::all -> UGETNEXTWORKID.BROADCAST, v7clc) and the
@@ -141,6 +144,14 @@ foreach(re ${GEMM_SASS_FORBIDDEN_sm_100a_v5})
 endforeach()
 foreach(op UTCHMMA UTCBAR UTCATOMSWS UTMALDG[.]2D)
   list(APPEND GEMM_SASS_FORBIDDEN_sm_100a_v8 "[ \t]${op}[.]2CTA@${GEMM_SASS_V8_ALONE}")
+endforeach()
+# The decode kernel (v8s; decode.cuh): the 1-CTA forms, as the CTA alone, two 32x32b.x8 TMEM loads
+# (tcgen05.ld -> LDTM.x8) and its split counter (atom.acq_rel.gpu.add -> ATOMG.E.ADD.STRONG.GPU); no 2-CTA form.
+foreach(op "UTCHMMA " "UTCBAR " UTCATOMSWS[.]FIND_AND_SET "UTMALDG[.]2D " LDTM[.]x8 ATOMG[.]E[.]ADD[.]STRONG[.]GPU)
+  list(APPEND GEMM_SASS_sm_100a_v8 "[ \t]${op}@decode_kernel")
+endforeach()
+foreach(op UTCHMMA UTCBAR UTCATOMSWS UTMALDG[.]2D)
+  list(APPEND GEMM_SASS_FORBIDDEN_sm_100a_v8 "[ \t]${op}[.]2CTA@decode_kernel")
 endforeach()
 set(GEMM_SASS_FORBIDDEN_sm_103a_v8 ${GEMM_SASS_FORBIDDEN_sm_100a_v8})
 set(GEMM_SASS_BUDGET_sm_100a_v8 ${GEMM_SASS_BUDGET_sm_100a_v6})

@@ -80,6 +80,12 @@ constexpr int V8_SM100_NARROW_N          = 64;
 // v8 sm100, a CTA alone (v8a; v8d where it picks it): the cta_group::1 M = 128, N = 256 MMA, its 128 rows of
 // A and all 256 rows of B in one 2D box each: 48 KB stages, 4 of them.
 constexpr int NUM_STAGES_V8_SM100_CTA = 4;
+// v8 decode (v8s), both architectures: the operands swapped, the MMA's A operand B's 128-row tile, its B
+// operand A's 16 rows (padded), one 2D box each: 18 KB stages [B's tile][A's rows], 8 of them (one CTA per
+// SM). The MMA: wgmma m64n16 per 64-row half (sm90), tcgen05 cta_group::1 M = 128, N = 16 (sm100).
+constexpr int NUM_STAGES_V8_DECODE = 8;
+constexpr int V8_DECODE_ROWS       = 128;
+constexpr int V8_DECODE_COLS       = 16;
 // Tiles start after 1 KB of barriers and the TMEM address slot: a non-zero base makes address bits above the
 // swizzle atom matter, which the models must then get right.
 constexpr uint32_t SMEM_TILES_BASE = 1024;
@@ -159,6 +165,16 @@ constexpr StageConfig narrow_pair_tile(const char* stage, Operand op, int slot) 
   StageConfig c  = tile(stage, Arch::SM100, op, rows, op == Operand::A ? SM100_MMA_M : rows, TmaShape::BOXES_2D,
                         gemm::Swizzle::B128, slot);
   c.tile_addr = ring_addr_of(A_BYTES_SM100, B_BYTES_V8_SM100_NARROW, slot, op);
+  return c;
+}
+
+// A v8 decode row (NUM_STAGES_V8_DECODE): 2D boxes, 128B swizzle, in its ring of 18 KB stages; operand A is
+// B's 128 rows (the MMA's M side: 64 per wgmma on sm90, 128 on sm100), operand B A's 16.
+constexpr StageConfig decode_tile(const char* stage, Arch arch, Operand op, int slot) {
+  const int rows     = op == Operand::A ? V8_DECODE_ROWS : V8_DECODE_COLS;
+  const int mma_rows = op == Operand::A && arch == Arch::SM90 ? SM90_MMA_M : rows;
+  StageConfig c = tile(stage, arch, op, rows, mma_rows, TmaShape::BOXES_2D, gemm::Swizzle::B128, slot);
+  c.tile_addr   = ring_addr_of(tile_bytes(V8_DECODE_ROWS, BLOCK_K, 2), tile_bytes(V8_DECODE_COLS, BLOCK_K, 2), slot, op);
   return c;
 }
 
@@ -517,6 +533,39 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   tile("v8d stage 5", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 5),
   tile("v8d stage 6", A::SM100, O::A, SM100_BLOCK_M, SM100_MMA_M,   T::BOXES_2D, S::B128, 6),
   tile("v8d stage 6", A::SM100, O::B, V5_SM100_MMA_N / 2, V5_SM100_MMA_N / 2, T::BOXES_2D, S::B128, 6),
+  // v8s, both (see NUM_STAGES_V8_DECODE): B's 128-row tile as the MMA's A operand, A's 16 rows as its B.
+  decode_tile("v8s stage 0", A::SM100, O::A, 0),
+  decode_tile("v8s stage 0", A::SM100, O::B, 0),
+  decode_tile("v8s stage 1", A::SM100, O::A, 1),
+  decode_tile("v8s stage 1", A::SM100, O::B, 1),
+  decode_tile("v8s stage 2", A::SM100, O::A, 2),
+  decode_tile("v8s stage 2", A::SM100, O::B, 2),
+  decode_tile("v8s stage 3", A::SM100, O::A, 3),
+  decode_tile("v8s stage 3", A::SM100, O::B, 3),
+  decode_tile("v8s stage 4", A::SM100, O::A, 4),
+  decode_tile("v8s stage 4", A::SM100, O::B, 4),
+  decode_tile("v8s stage 5", A::SM100, O::A, 5),
+  decode_tile("v8s stage 5", A::SM100, O::B, 5),
+  decode_tile("v8s stage 6", A::SM100, O::A, 6),
+  decode_tile("v8s stage 6", A::SM100, O::B, 6),
+  decode_tile("v8s stage 7", A::SM100, O::A, 7),
+  decode_tile("v8s stage 7", A::SM100, O::B, 7),
+  decode_tile("v8s stage 0", A::SM90, O::A, 0),
+  decode_tile("v8s stage 0", A::SM90, O::B, 0),
+  decode_tile("v8s stage 1", A::SM90, O::A, 1),
+  decode_tile("v8s stage 1", A::SM90, O::B, 1),
+  decode_tile("v8s stage 2", A::SM90, O::A, 2),
+  decode_tile("v8s stage 2", A::SM90, O::B, 2),
+  decode_tile("v8s stage 3", A::SM90, O::A, 3),
+  decode_tile("v8s stage 3", A::SM90, O::B, 3),
+  decode_tile("v8s stage 4", A::SM90, O::A, 4),
+  decode_tile("v8s stage 4", A::SM90, O::B, 4),
+  decode_tile("v8s stage 5", A::SM90, O::A, 5),
+  decode_tile("v8s stage 5", A::SM90, O::B, 5),
+  decode_tile("v8s stage 6", A::SM90, O::A, 6),
+  decode_tile("v8s stage 6", A::SM90, O::B, 6),
+  decode_tile("v8s stage 7", A::SM90, O::A, 7),
+  decode_tile("v8s stage 7", A::SM90, O::B, 7),
   // v8a sm100 (see NUM_STAGES_V8_SM100_CTA): a CTA alone, its A tile and all 256 rows of B, 4 stages of 48 KB.
   cta_alone_tile("v8a stage 0", O::A, SM100_BLOCK_M, 0),
   cta_alone_tile("v8a stage 0", O::B, V5_SM100_MMA_N, 0),
@@ -599,6 +648,7 @@ constexpr MmaShape SM100_MMA_SHAPES[] = {
     {"v5 v6", 2, V5_SM100_MMA_M, V5_SM100_MMA_N},  // the CTA pair: 128 rows of A and of B in each CTA
     {"v8a", 1, SM100_MMA_M, V5_SM100_MMA_N},      // v8a, the CTA alone: 128 rows of A, all 256 of B
     {"v8n", 2, V5_SM100_MMA_M, V8_SM100_NARROW_N},  // v8n, the narrow pair: 128 rows of A and 32 of B in each CTA
+    {"v8s", 1, V8_DECODE_ROWS, V8_DECODE_COLS},   // v8s, decode: B's 128 rows as the MMA's A, A's 16 rows as its B
 };
 
 static_assert(NUM_STAGES_SM100 == 7 && NUM_STAGES_SM90 == 4,
@@ -610,6 +660,7 @@ static_assert(NUM_STAGES_V5_SM100 == 7 && NUM_STAGES_V5_SM90 == 4,
               "v5 rows list stages 0..6 (sm100) and 0..3 (sm90): update them together");
 static_assert(NUM_STAGES_V7_SM90 == 4, "v7a/v7b/v7c/v7d sm90 rows list stages 0..3: update them together");
 static_assert(NUM_STAGES_V6_SM100 == 7, "v6a/v6b/v6c sm100 rows list stages 0..6: update them together");
+static_assert(NUM_STAGES_V8_DECODE == 8, "v8s rows list stages 0..7 (both architectures): update them together");
 static_assert(NUM_STAGES_V8_SM100_CTA == 4, "v8a sm100 rows list stages 0..3: update them together");
 
 }  // namespace stage_configs

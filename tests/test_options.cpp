@@ -145,3 +145,17 @@ TEST_CASE("a stage whose cluster pairs M tiles asks for M in whole pairs, and sa
   CHECK(m_msg.find("2-CTA cluster") != std::string::npos);
   CHECK((m_msg.find("try M=256") != std::string::npos || m_msg.find("try M=512") != std::string::npos));
 }
+
+TEST_CASE("a decode kernel refuses M above its largest and names the limit; M from 1 to 16 passes") {
+  // v8s: A's rows are its MMA's N, 16 at most; any N; K a multiple of 8 (the TMA stride rule).
+  gemm::ShapeRule rule = gemm::any_mn_shape_rule(2);
+  rule.m_max           = 16;
+  rule.m_max_why       = "is the decode kernel: A's rows are its MMA's N, 16 at most";
+  for (int64_t m : {1, 2, 7, 16}) CHECK(gemm::check_shape(rule, "v8s", m, 28672, 8192).empty());
+  const std::string msg = gemm::check_shape(rule, "v8s", 17, 4096, 4096);
+  INFO(msg);
+  CHECK(msg.find("M=17 is above 16") != std::string::npos);
+  CHECK(msg.find("v8s is the decode kernel") != std::string::npos);
+  CHECK(gemm::check_shape(rule, "v8s", 0, 4096, 4096).find("below 1") != std::string::npos);
+  CHECK(gemm::check_shape(rule, "v8s", 8, 4096, 4100).find("K=4100") != std::string::npos);
+}

@@ -1,0 +1,252 @@
+// decode.cuh: v8's decode kernel on Blackwell (v8s; v8d takes it at M <= 16): the tile turned around.
+// Included by matmul_v8.cu; the Hopper twin, decode_sm90.cuh, says why each choice (the same here).
+//
+// C^T = B * A^T for M <= 16: B's rows fill the MMA's M side, 128 per CTA (one cta_group::1 MMA of M = 128),
+// and A's at most 16 rows are its N = 16 (the ISA's step at M = 128; rows past M arrive as zeros from the
+// TMA and are not stored). The accumulator is 128 TMEM lanes x 16 columns (a 32-column allocation, the
+// smallest): lane r holds B row n0 + r, column j A row j, so the epilogue's thread (lane) r holds column
+// n0 + r of C's 16 rows. K is split (common/split_k.h) so that tiles x splits CTAs fill the GPU in one wave;
+// the last split of a tile to count itself adds the partials in split order and stores C. Stages of 16 KB
+// of B and 2 KB of A, a ring of 8, one CTA per SM (the Hopper twin's measured choice). The roles are v4's: warp 0 loads, warp 1 allocates
+// TMEM and issues the MMAs, warps 2-5 (one per TMEM lane quarter) are the epilogue; one tile per CTA.
+//
+// Status: compiled for sm_100a; not run on Blackwell hardware by this project. Through the tcgen05 emulator
+// it passes against cuBLAS on an H100 (`matmul_v8 --emulate --variant v8s`); also model-checked (layout).
+//
+// PTX ISA sections: as matmul_v8.cu (the cta_group::1 forms), and "atom" (.acq_rel, the split counter).
+#pragma once
+
+// (Needs common/split_k.h, included by the file that includes this one, before its namespace.)
+namespace decode {
+
+constexpr int ROWS        = 128;  // rows of B per CTA: the MMA's M, one per TMEM lane
+constexpr int COLS        = 16;   // A's rows, padded: the MMA's N; the largest M this kernel takes
+constexpr int BLOCK_K     = 64;   // K of one tile load: 128 bytes of bf16
+constexpr int SLICE_K     = 64;   // K of one TMA box: one 128-byte swizzle span
+constexpr int MMA_K       = 16;
+constexpr int NUM_STAGES  = 8;
+constexpr int EPILOGUE_WARP0 = 2;  // warps 2-5: the epilogue, one per TMEM lane quarter
+constexpr int NUM_THREADS = 6 * 32;  // TMA, MMA, 4 x epilogue
+constexpr int TMEM_COLS   = 32;   // the smallest allocation; the accumulator uses COLS of them
+constexpr int PARTIAL_FLOATS = ROWS * COLS;  // a CTA's partial: lane r's 16 columns at 16 r
+constexpr int FIXUP_BATCH = 4;    // partials whose loads the last split issues before adding them
+constexpr int MIN_SPLIT_K_TILES = 4;  // no split shorter than 4 K tiles (64 KB of B)
+constexpr uint32_t EPILOGUE_BAR = 1;  // named barrier of the four epilogue warps
+
+constexpr KMajorTile B_TILE{ROWS, BLOCK_K, 2, Swizzle::B128};  // the MMA's A operand
+constexpr KMajorTile A_TILE{COLS, BLOCK_K, 2, Swizzle::B128};  // the MMA's B operand
+constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
+constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
+constexpr uint32_t STAGE_BYTES  = B_TILE_BYTES + A_TILE_BYTES;  // one ring stage: [B tile][A tile]
+constexpr uint32_t SMEM_BYTES   = NUM_STAGES * STAGE_BYTES + SMEM_ALIGN;
+// kind::f16, BF16 x BF16 -> F32, both K-major, M = 128 (B's rows), N = 16 (A's).
+constexpr uint32_t IDESC = make_idesc_f16(F16Kind::BF16, F16Kind::BF16, AccKind::F32, ROWS, COLS);
+GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
+GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + B_TILE_BYTES; }
+// The TMA boxes of a K tile (tests/test_stage_table.cpp checks them against the layout model's table): each
+// operand's tile is one 2D box {64, rows} at (k0, row0).
+constexpr int TMA_BOXES = 1;
+GEMM_HD constexpr TmaBox tma_box(KMajorTile, int row0, int k0, int) { return {0, {k0, row0, 0}}; }
+
+static_assert(ROWS == 128 && COLS % 16 == 0 && COLS <= 256, "cta_group::1 M = 128: N = 16..256 in steps of 16");
+static_assert(COLS <= TMEM_COLS && TMEM_COLS >= 32 && (TMEM_COLS & (TMEM_COLS - 1)) == 0,
+              "TMEM allocations are powers of 2 >= 32 columns");
+static_assert(B_TILE_BYTES % 1024 == 0 && A_TILE_BYTES % 1024 == 0,
+              "tiles are whole 1024-B swizzle atoms (8 rows x 128 B), so every tile starts 1024-B aligned");
+static_assert(BLOCK_K % MMA_K == 0, "a tile holds whole MMA K steps");
+static_assert(SMEM_BYTES + 1024 <= 227 * 1024, "the ring fits in the 227 KB of shared memory per block");
+
+// grid: tiles x split.splits CTAs, CTA b taking tile b / splits (rows 128 * tile of B, columns of C) and split
+// b % splits of its K tiles. workspace: one partial per CTA; counters: one per tile, 0 between launches.
+__global__ void __launch_bounds__(NUM_THREADS)
+    decode_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+                  __nv_bfloat16* c, int m, int n, int k, SplitK split, float* workspace, uint32_t* counters) {
+#if defined(GEMM_HAS_TCGEN05)
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* ring = align_smem_1024(smem_raw);
+  __shared__ uint64_t full_bar[NUM_STAGES];   // the TMA bytes of stage s have landed
+  __shared__ uint64_t empty_bar[NUM_STAGES];  // the MMAs that read stage s are done (a commit)
+  __shared__ uint64_t acc_full_bar;           // every MMA is done: the accumulator is final (a commit)
+  __shared__ uint32_t tmem_slot;              // tcgen05.alloc writes the TMEM base address here
+  __shared__ uint32_t last_split;             // this CTA counted last on its tile's counter
+
+  const int warp_id = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int tile = int(blockIdx.x) / split.splits, s_idx = int(blockIdx.x) % split.splits;
+  const int n0 = tile * ROWS;
+  const int k_total = num_k_tiles(k, BLOCK_K);
+  const int k_begin = split.begin(s_idx), k_end = split.end(s_idx, k_total);
+
+  // ---- setup: barriers by one thread, TMEM by one whole warp (v4's) ----
+  if (warp_id == 0 && ptx::elect_one_sync()) {
+    for (int s = 0; s < NUM_STAGES; ++s) {
+      ptx::mbarrier_init(&full_bar[s], 1);   // the producer's arrive_expect_tx
+      ptx::mbarrier_init(&empty_bar[s], 1);  // the MMA thread's commit
+    }
+    ptx::mbarrier_init(&acc_full_bar, 1);    // the commit after the last K tile
+    ptx::fence_mbarrier_init();
+  } else if (warp_id == 1) {
+    tc5::tmem_alloc(&tmem_slot, TMEM_COLS);
+    tc5::tmem_relinquish_alloc_permit();
+  }
+  tc5::fence_before_thread_sync();
+  __syncthreads();
+  tc5::fence_after_thread_sync();
+  const uint32_t tmem_acc = tmem_slot;
+
+  if (warp_id == 0) {
+    // ---- producer: one thread streams this CTA's range of B (and A's rows beside it) through the ring ----
+    if (ptx::elect_one_sync()) {
+      const uint64_t evict_first = ptx::createpolicy_evict_first();  // B is read once
+      int stage = 0;
+      uint32_t empty_phase = 1;  // 1 passes at once on the first lap
+      for (int kt = k_begin; kt < k_end; ++kt) {
+        ptx::mbarrier_wait(&empty_bar[stage], empty_phase, "empty_bar");
+        // Both boxes are whole boxes: rows past N or M and K past K arrive as zeros, and count.
+        ptx::mbarrier_arrive_expect_tx(&full_bar[stage], STAGE_BYTES);
+        ptx::tma_load_2d_hint(ring + b_tile_offset(stage), &b_map, &full_bar[stage], kt * BLOCK_K, n0,
+                              evict_first);
+        ptx::tma_load_2d(ring + a_tile_offset(stage), &a_map, &full_bar[stage], kt * BLOCK_K, 0);
+        if (++stage == NUM_STAGES) {
+          stage = 0;
+          empty_phase ^= 1;
+        }
+      }
+      // Exit: no commit still on its way to this CTA's empty_bar when it exits (v4's reason: the next CTA on
+      // this SM initialises its barriers at the same offsets).
+      for (int i = 0; i < NUM_STAGES; ++i) {
+        ptx::mbarrier_wait(&empty_bar[stage], empty_phase, "empty_bar");
+        if (++stage == NUM_STAGES) {
+          stage = 0;
+          empty_phase ^= 1;
+        }
+      }
+    }
+    __syncwarp();
+  } else if (warp_id == 1) {
+    // ---- mma: one thread issues the MMAs of each full stage ----
+    if (ptx::elect_one_sync()) {
+      int stage = 0;
+      uint32_t full_phase = 0;
+      for (int kt = k_begin; kt < k_end; ++kt) {
+        ptx::mbarrier_wait(&full_bar[stage], full_phase, "full_bar");
+        tc5::fence_after_thread_sync();
+        const uint32_t b_addr = ptx::smem_addr(ring + b_tile_offset(stage));
+        const uint32_t a_addr = ptx::smem_addr(ring + a_tile_offset(stage));
+#pragma unroll
+        for (int ks = 0; ks < BLOCK_K / MMA_K; ++ks)  // the MMA's A: B's rows; its B: A's rows
+          tc5::mma_f16_ss(tmem_acc, kmajor_desc_sm100(B_TILE, b_addr, ks), kmajor_desc_sm100(A_TILE, a_addr, ks),
+                          IDESC, (kt > k_begin || ks > 0) ? 1u : 0u);
+        tc5::commit(&empty_bar[stage]);  // arrives once the MMAs above have read this stage
+        if (++stage == NUM_STAGES) {
+          stage = 0;
+          full_phase ^= 1;
+        }
+      }
+      tc5::commit(&acc_full_bar);  // arrives once every MMA above is done
+    }
+    __syncwarp();
+  } else {
+    // ---- epilogue (warps 2-5): thread r of the warp of lane quarter q holds B row n0 + 32q + r, that is
+    //      column n0 + 32q + r of C, for C's 16 rows (the accumulator's columns) ----
+    const uint32_t lane0 = tmem_warp_lane_base(warp_id);
+    const int r = int(lane0) + lane;  // 0..127: the thread's index in the partial
+    ptx::mbarrier_wait(&acc_full_bar, 0, "acc_full_bar");  // once per kernel: phase 0
+    __syncwarp();
+    tc5::fence_after_thread_sync();
+    float lo[8], hi[8], v[COLS];  // columns 0-7, 8-15
+    tc5::ld_32x32b_x8(tmem_addr(tmem_acc, lane0, 0), lo);
+    tc5::ld_32x32b_x8(tmem_addr(tmem_acc, lane0, 8), hi);
+    tc5::wait_ld();
+#pragma unroll
+    for (int j = 0; j < 8; ++j) v[j] = lo[j], v[j + 8] = hi[j];
+    tc5::fence_before_thread_sync();  // the loads are ordered before the barriers below (and the teardown's)
+
+    bool store = true;
+    if (split.splits > 1) {  // the split's fixup (common/split_k.h; the Hopper twin's)
+      float* own = workspace + size_t(blockIdx.x) * PARTIAL_FLOATS;
+#pragma unroll
+      for (int j = 0; j < COLS / 4; ++j)  // .cg: to L2, where the last split reads it
+        __stcg(reinterpret_cast<float4*>(own + 16 * r) + j, make_float4(v[4 * j], v[4 * j + 1], v[4 * j + 2], v[4 * j + 3]));
+      ptx::named_barrier_sync(EPILOGUE_BAR, 128);
+      if (r == 0) {
+        const uint32_t before = ptx::atom_add_acq_rel_gpu(counters + tile, 1u);
+        last_split = before == uint32_t(split.splits - 1);
+        if (last_split) counters[tile] = 0;  // for the next launch, which starts after this one ends
+      }
+      ptx::named_barrier_sync(EPILOGUE_BAR, 128);
+      store = last_split != 0;
+      if (store) {  // the sum in split order, FIXUP_BATCH partials' loads at a time (the Hopper twin's)
+        const float4* first =
+            reinterpret_cast<const float4*>(workspace + size_t(blockIdx.x - s_idx) * PARTIAL_FLOATS);
+        float sum[COLS];
+#pragma unroll
+        for (int j = 0; j < COLS; ++j) sum[j] = 0.0f;
+        for (int s0 = 0; s0 < split.splits; s0 += FIXUP_BATCH) {
+          float4 p[FIXUP_BATCH][COLS / 4];
+#pragma unroll
+          for (int b = 0; b < FIXUP_BATCH; ++b) {
+            const int s = s0 + b < split.splits ? s0 + b : split.splits - 1;  // past the end: the last again
+#pragma unroll
+            for (int j = 0; j < COLS / 4; ++j) p[b][j] = __ldcg(first + size_t(s) * (PARTIAL_FLOATS / 4) + 4 * r + j);
+          }
+#pragma unroll
+          for (int b = 0; b < FIXUP_BATCH; ++b) {
+            if (s0 + b < split.splits) {
+#pragma unroll
+              for (int j = 0; j < COLS / 4; ++j) {
+                sum[4 * j + 0] += p[b][j].x;
+                sum[4 * j + 1] += p[b][j].y;
+                sum[4 * j + 2] += p[b][j].z;
+                sum[4 * j + 3] += p[b][j].w;
+              }
+            }
+          }
+        }
+#pragma unroll
+        for (int j = 0; j < COLS; ++j) v[j] = sum[j];
+      }
+    }
+    const int col = n0 + r;
+    if (store && col < n) {
+#pragma unroll
+      for (int j = 0; j < COLS; ++j)  // row j of C: the warp's 32 columns are 64 contiguous bytes
+        if (j < m) c[size_t(j) * size_t(n) + col] = __float2bfloat16_rn(v[j]);
+    }
+  }
+
+  // ---- teardown: every TMEM read is done before the allocating warp frees it ----
+  tc5::fence_before_thread_sync();
+  __syncthreads();
+  if (warp_id == 1) {
+    tc5::fence_after_thread_sync();
+    tc5::tmem_dealloc(tmem_acc, TMEM_COLS);
+  }
+#elif defined(__CUDA_ARCH__)
+  __trap();  // compiled for a GPU without tcgen05: fail loudly, never return with C unwritten
+#endif  // GEMM_HAS_TCGEN05
+}
+
+// The launch (the Hopper twin's): tensor maps with B's 128-row box and A's 16-row box (rows past M
+// zero-filled), the split from the occupancy query's resident CTAs, the workspace and counters where K is
+// split.
+inline Launch prepare(const GemmArgs& g) {
+  const CUtensorMap a_map = make_tensor_map(kmajor_tma_2d(g.m, g.k, COLS, SLICE_K, 2, Swizzle::B128), g.a, "A");
+  const CUtensorMap b_map = make_tensor_map(kmajor_tma_2d(g.n, g.k, ROWS, SLICE_K, 2, Swizzle::B128), g.b, "B");
+  CUDA_CHECK(cudaFuncSetAttribute(decode_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+  PersistentGrid grid = persistent_grid(decode_kernel, NUM_THREADS, SMEM_BYTES, 1, 1, 1, "v8s");
+  const int tiles = num_tiles(g.n, ROWS);
+  const SplitK split = pick_split_k(tiles, num_k_tiles(g.k, BLOCK_K), grid.max_clusters, MIN_SPLIT_K_TILES);
+  grid.resize(tiles * split.splits);  // one CTA per tile and split, resident or not: no CTA waits for another
+  std::shared_ptr<FixupMemory> fixup;  // the partials, and one counter per tile (FixupMemory's flags)
+  if (split.splits > 1) fixup = std::make_shared<FixupMemory>(size_t(tiles) * split.splits, PARTIAL_FLOATS);
+  float* workspace   = fixup ? fixup->workspace : nullptr;
+  uint32_t* counters = fixup ? fixup->flags : nullptr;
+  auto* c = static_cast<__nv_bfloat16*>(g.c);
+  const int m = int(g.m), n = int(g.n), k = int(g.k);
+  return [=](cudaStream_t stream) mutable {
+    grid.launch(stream, decode_kernel, a_map, b_map, c, m, n, k, split, workspace, counters);
+    (void)fixup;  // held by the launch: the workspace lives as long as any copy of it
+  };
+}
+
+}  // namespace decode

@@ -1,0 +1,235 @@
+// decode_sm90.cuh: v8's decode kernel on Hopper (v8s; v8d takes it at M <= 16): the tile turned around.
+// Included by matmul_v8_sm90.cu (its Blackwell twin, decode.cuh, by matmul_v8.cu).
+//
+// At decode, M (the tokens of a batch) is 1 to 16 while N and K are a layer's: 8192 x 28672 at Llama 3 70B.
+// The wide tile's 128 rows of A are then 1 to 16 real rows and 112 or more of zeros, and a 256-column tile
+// leaves most SMs without work (N = 4096: 16 tiles for 132 SMs). All the time goes to reading B once, so the
+// kernel is built for that:
+//  - The operands swap sides: C^T = B * A^T. B's rows fill the MMA's M side, 128 per CTA (two wgmma
+//    m64n16k16, one per 64-row half), and A's at most 16 rows are the MMA's N = 16 (rows past M arrive as
+//    zeros from the TMA, and their columns of the result are not stored). A CTA's output is C's 16 x 128
+//    block [0, M) x [n0, n0 + 128), transposed on the way out.
+//  - K is split (common/split_k.h): each CTA takes one 128-row tile of B and a range of its K tiles, so that
+//    tiles x splits CTAs fill the GPU (N = 4096: 32 tiles x 4 splits on 132 SMs; where the tiles outnumber
+//    the SMs, enough splits to fill the waves). Every CTA of a split tile writes its 16 x 128 fp32 partial;
+//    the last of the tile's splits to count itself on the tile's counter adds them in split order and
+//    stores C.
+//  - A ring of 8 small stages (16 KB of B, 2 KB of A), one CTA per SM: 8 loads of B in flight per SM. B's
+//    loads carry the evict-first L2 hint (read once); A's, read by every CTA, stay.
+// One consumer warpgroup (warps 0-3: both halves, 16 accumulators per thread) and one producer warp (4).
+// Measured against smaller rings with more CTAs per SM and against two boxes of K per stage on an H200:
+// v8_tile_shapes/README.md, "Ideas that did not pay".
+//
+// PTX ISA sections: as matmul_v8_sm90.cu ("wgmma" m64n16k16), and "atom" (.acq_rel, the split counter).
+#pragma once
+
+// (Needs common/split_k.h, included by the file that includes this one, before its namespace.)
+namespace decode {
+
+constexpr int ROWS        = 128;           // rows of B per CTA: the MMA's M side (two wgmma of 64)
+constexpr int COLS        = 16;            // A's rows, padded: the MMA's N; the largest M this kernel takes
+constexpr int SLICE_K     = 64;            // K of one TMA box: 128 bytes of bf16, one swizzle span
+constexpr int WGMMA_M     = 64;
+constexpr int WGMMA_K     = 16;
+constexpr int HALVES      = ROWS / WGMMA_M;  // wgmma per K step, one per 64-row half of B's tile
+constexpr int NUM_STAGES  = 8;             // 8 x 18 KB: one CTA per SM, 8 loads of B in flight
+constexpr int BLOCK_K     = SLICE_K;       // K of one stage: one TMA box per operand
+constexpr int NUM_THREADS = 128 + 32;      // the consumer warpgroup (warps 0-3), the producer warp (4)
+constexpr int ACC_REGS    = HALVES * WGMMA_M * COLS / 128;  // 16 fp32 accumulators per consumer thread
+constexpr int PARTIAL_FLOATS = ROWS * COLS;  // a CTA's partial: 2048 floats, thread t's 16 at 16 t
+constexpr int FIXUP_BATCH = 4;             // partials whose loads the last split issues before adding them
+constexpr int MIN_SPLIT_K_TILES = 4;       // no split shorter than 4 K tiles (64 KB of B)
+constexpr uint32_t C_BAR  = 1;             // named barrier of the consumer warpgroup
+
+// The MMA's A operand is B's tile, its B operand A's rows: both K-major, in the 128-byte swizzle.
+constexpr KMajorTile B_TILE{ROWS, BLOCK_K, 2, Swizzle::B128};
+constexpr KMajorTile A_TILE{COLS, BLOCK_K, 2, Swizzle::B128};
+constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
+constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
+constexpr uint32_t STAGE_BYTES  = B_TILE_BYTES + A_TILE_BYTES;  // one ring stage: [B tile][A tile]
+constexpr uint32_t SMEM_BYTES   = NUM_STAGES * STAGE_BYTES + SMEM_ALIGN;
+GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
+GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + B_TILE_BYTES; }
+// The TMA boxes of a K tile (tests/test_stage_table.cpp checks them against the layout model's table): each
+// operand's tile is one 2D box {64, rows} at (k0, row0).
+constexpr int TMA_BOXES = 1;
+GEMM_HD constexpr TmaBox tma_box(KMajorTile, int row0, int k0, int) { return {0, {k0, row0, 0}}; }
+
+static_assert(COLS % 8 == 0 && COLS >= 8 && COLS <= 256, "wgmma N: 8..256 in steps of 8");
+static_assert(ROWS % WGMMA_M == 0 && BLOCK_K % WGMMA_K == 0, "whole wgmma M halves and K steps");
+static_assert(B_TILE_BYTES % 1024 == 0 && A_TILE_BYTES % 1024 == 0,
+              "tiles are whole 1024-B swizzle atoms (8 rows x 128 B), so every tile starts 1024-B aligned");
+static_assert(NUM_STAGES * STAGE_BYTES + SMEM_ALIGN <= 256 * 1024,
+              "the ring ends below 256 KB: desc_sm90_advance's start-address field never carries");
+static_assert(PARTIAL_FLOATS == ACC_REGS * 128, "the partial holds the warpgroup's accumulators");
+
+// C^T = B * A^T for M <= 16. grid: tiles x split.splits CTAs, CTA b taking tile b / splits (rows
+// 128 * tile of B, columns of C) and split b % splits of its K tiles. workspace: one partial per CTA;
+// counters: one per tile, 0 between launches.
+__global__ void __launch_bounds__(NUM_THREADS, 1)
+    decode_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+                  __nv_bfloat16* c, int m, int n, int k, SplitK split, float* workspace,
+                  uint32_t* counters) {
+#if defined(GEMM_HAS_WGMMA)
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* ring = align_smem_1024(smem_raw);
+  __shared__ uint64_t full_bar[NUM_STAGES];   // the TMA bytes of stage s have landed
+  __shared__ uint64_t empty_bar[NUM_STAGES];  // the wgmmas that read stage s are done
+  __shared__ uint32_t last_split;             // this CTA counted last on its tile's counter
+
+  const int warp_id = threadIdx.x / 32;
+  const int tile = int(blockIdx.x) / split.splits, s_idx = int(blockIdx.x) % split.splits;
+  const int n0 = tile * ROWS;
+  const int k_total = num_k_tiles(k, BLOCK_K);
+  const int k_begin = split.begin(s_idx), k_end = split.end(s_idx, k_total);
+
+  if (warp_id == 4 && ptx::elect_one_sync()) {
+    for (int s = 0; s < NUM_STAGES; ++s) {
+      ptx::mbarrier_init(&full_bar[s], 1);   // the producer's arrive_expect_tx
+      ptx::mbarrier_init(&empty_bar[s], 1);  // one consumer thread, after its wait_group
+    }
+    ptx::fence_mbarrier_init();
+  }
+  __syncthreads();
+
+  if (warp_id == 4) {
+    // ---- producer: one thread streams this CTA's range of B (and A's rows beside it) through the ring ----
+    if (ptx::elect_one_sync()) {
+      const uint64_t evict_first = ptx::createpolicy_evict_first();
+      int stage = 0;
+      uint32_t empty_phase = 1;  // 1 passes at once on the first lap
+      for (int kt = k_begin; kt < k_end; ++kt) {
+        ptx::mbarrier_wait(&empty_bar[stage], empty_phase, "empty_bar");
+        // Both boxes are whole boxes: rows past N or M and K past K arrive as zeros, and count.
+        ptx::mbarrier_arrive_expect_tx(&full_bar[stage], STAGE_BYTES);
+        ptx::tma_load_2d_hint(ring + b_tile_offset(stage), &b_map, &full_bar[stage], kt * BLOCK_K, n0, evict_first);
+        ptx::tma_load_2d(ring + a_tile_offset(stage), &a_map, &full_bar[stage], kt * BLOCK_K, 0);
+        if (++stage == NUM_STAGES) {
+          stage = 0;
+          empty_phase ^= 1;
+        }
+      }
+    }
+    return;  // the consumers wait for every load the producer issued: nothing of its is left in flight
+  }
+
+  // ---- consumer warpgroup: thread t of warp w holds, for half h of B's tile, B rows 64h + 16w + t/4 (+8)
+  //      and A rows (C's) 8j + 2(t%4) + {0, 1}: acc[h][4j + 2r + e] ----
+  const int t = threadIdx.x, lane = t % 32;
+  float acc[HALVES][8];
+  const uint32_t ring_addr = ptx::smem_addr(ring);
+  int stage = 0;
+  uint32_t full_phase = 0;
+  for (int kt = k_begin; kt < k_end; ++kt) {
+    ptx::mbarrier_wait(&full_bar[stage], full_phase, "full_bar");
+    wg::fence();
+#pragma unroll
+    for (int ks = 0; ks < BLOCK_K / WGMMA_K; ++ks) {
+      const uint64_t a_rows = kmajor_desc_sm90(A_TILE, ring_addr + a_tile_offset(stage), ks);
+      const uint32_t accumulate = kt > k_begin || ks > 0 ? 1u : 0u;
+#pragma unroll
+      for (int h = 0; h < HALVES; ++h) {
+        const uint64_t b_rows = kmajor_desc_sm90(B_TILE, ring_addr + b_tile_offset(stage), ks, h * WGMMA_M);
+        wg::mma_m64n16k16_bf16(acc[h], b_rows, a_rows, accumulate);
+      }
+    }
+    wg::commit_group();
+    wg::wait_group<1>();  // the wgmmas of kt - 1 are done: their stage is free
+    if (kt > k_begin && t == 0)
+      ptx::mbarrier_arrive(&empty_bar[stage == 0 ? NUM_STAGES - 1 : stage - 1]);
+    if (++stage == NUM_STAGES) {
+      stage = 0;
+      full_phase ^= 1;
+    }
+  }
+  wg::wait_group<0>();  // accumulators final (the last stage needs no release: no load waits for it)
+
+  // ---- the split's fixup (common/split_k.h) ----
+  if (split.splits > 1) {
+    float* own = workspace + size_t(blockIdx.x) * PARTIAL_FLOATS;
+#pragma unroll
+    for (int i = 0; i < ACC_REGS / 4; ++i)  // .cg: to L2, where the last split reads it
+      __stcg(reinterpret_cast<float4*>(own + 16 * t) + i,
+             make_float4(acc[i / 2][4 * (i % 2)], acc[i / 2][4 * (i % 2) + 1], acc[i / 2][4 * (i % 2) + 2],
+                         acc[i / 2][4 * (i % 2) + 3]));
+    // Every thread's stores precede the barrier; thread 0's acq_rel count after it releases them all (the
+    // release is cumulative over what happens before it) and, for the last split, acquires every other
+    // split's, which the barrier after it passes on to the warpgroup.
+    ptx::named_barrier_sync(C_BAR, 128);
+    if (t == 0) {
+      const uint32_t before = ptx::atom_add_acq_rel_gpu(counters + tile, 1u);
+      last_split = before == uint32_t(split.splits - 1);
+      if (last_split) counters[tile] = 0;  // for the next launch, which starts after this one ends
+    }
+    ptx::named_barrier_sync(C_BAR, 128);
+    if (!last_split) return;
+    // The sum in split order (its own partial read back too): the same bits whoever is last. FIXUP_BATCH
+    // partials' loads are issued before the first of their adds, so that a batch costs one trip to L2.
+    float sum[ACC_REGS];
+#pragma unroll
+    for (int i = 0; i < ACC_REGS; ++i) sum[i] = 0.0f;
+    const float4* first = reinterpret_cast<const float4*>(workspace + size_t(blockIdx.x - s_idx) * PARTIAL_FLOATS);
+    for (int s0 = 0; s0 < split.splits; s0 += FIXUP_BATCH) {
+      float4 v[FIXUP_BATCH][ACC_REGS / 4];
+#pragma unroll
+      for (int b = 0; b < FIXUP_BATCH; ++b) {
+        const int s = s0 + b < split.splits ? s0 + b : split.splits - 1;  // past the end: the last again
+#pragma unroll
+        for (int i = 0; i < ACC_REGS / 4; ++i) v[b][i] = __ldcg(first + size_t(s) * (PARTIAL_FLOATS / 4) + 4 * t + i);
+      }
+#pragma unroll
+      for (int b = 0; b < FIXUP_BATCH; ++b) {
+        if (s0 + b < split.splits) {
+#pragma unroll
+          for (int i = 0; i < ACC_REGS / 4; ++i) {
+            sum[4 * i + 0] += v[b][i].x;
+            sum[4 * i + 1] += v[b][i].y;
+            sum[4 * i + 2] += v[b][i].z;
+            sum[4 * i + 3] += v[b][i].w;
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < ACC_REGS; ++i) acc[i / 8][i % 8] = sum[i];
+  }
+
+  // ---- store: C[row][col] for A row `row` < M and B row `col` < N, one bf16 at a time (C is M x N: 16 x
+  //      128 at most per CTA, the bytes of B are what count) ----
+  const int warp = t / 32;
+#pragma unroll
+  for (int i = 0; i < ACC_REGS; ++i) {
+    const int h = i / 8, j = (i / 4) % 2, r = (i / 2) % 2, e = i % 2;
+    const int col = n0 + h * WGMMA_M + warp * 16 + lane / 4 + 8 * r;
+    const int row = 8 * j + 2 * (lane % 4) + e;
+    if (row < m && col < n) c[size_t(row) * size_t(n) + col] = __float2bfloat16_rn(acc[h][i % 8]);
+  }
+#elif defined(__CUDA_ARCH__)
+  __trap();  // compiled for a GPU without wgmma: fail loudly, never return with C unwritten
+#endif  // GEMM_HAS_WGMMA
+}
+
+// The launch: tensor maps with B's 128-row box and A's 16-row box (rows past M zero-filled), the split from
+// the resident count of the occupancy query, the workspace and counters where K is split.
+inline Launch prepare(const GemmArgs& g) {
+  const CUtensorMap a_map = make_tensor_map(kmajor_tma_2d(g.m, g.k, COLS, SLICE_K, 2, Swizzle::B128), g.a, "A");
+  const CUtensorMap b_map = make_tensor_map(kmajor_tma_2d(g.n, g.k, ROWS, SLICE_K, 2, Swizzle::B128), g.b, "B");
+  CUDA_CHECK(cudaFuncSetAttribute(decode_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+  // The occupancy query's resident CTAs (clusters of one): three per SM
+  PersistentGrid grid = persistent_grid(decode_kernel, NUM_THREADS, SMEM_BYTES, 1, 1, 1, "v8s (sm_90a)");
+  const int tiles = num_tiles(g.n, ROWS);
+  const SplitK split = pick_split_k(tiles, num_k_tiles(g.k, BLOCK_K), grid.max_clusters, MIN_SPLIT_K_TILES);
+  grid.resize(tiles * split.splits);  // one CTA per tile and split, resident or not: no CTA waits for another
+  std::shared_ptr<FixupMemory> fixup;  // the partials, and one counter per tile (FixupMemory's flags)
+  if (split.splits > 1) fixup = std::make_shared<FixupMemory>(size_t(tiles) * split.splits, PARTIAL_FLOATS);
+  float* workspace   = fixup ? fixup->workspace : nullptr;
+  uint32_t* counters = fixup ? fixup->flags : nullptr;
+  auto* c = static_cast<__nv_bfloat16*>(g.c);
+  const int m = int(g.m), n = int(g.n), k = int(g.k);
+  return [=](cudaStream_t stream) mutable {
+    grid.launch(stream, decode_kernel, a_map, b_map, c, m, n, k, split, workspace, counters);
+    (void)fixup;  // held by the launch: the workspace lives as long as any copy of it
+  };
+}
+
+}  // namespace decode
