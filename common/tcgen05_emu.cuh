@@ -187,7 +187,9 @@ struct WarpState {
   // TMEM write-after-read (common/tmem_war.h): the warp's clock, owned by clock_tag (owner_tag(); | CLOCK_BUSY
   // while a lane resets it for a new owner): its releases, and what it learnt of every warp's releases.
   unsigned long long clock_tag;
-  uint32_t rel, clock_pad;
+  uint32_t rel;
+  uint32_t cluster_seen;  // the warp has passed a cluster barrier: every CTA of its cluster has started
+
   uint32_t joined[tmem_war::WARPS];
 };
 static_assert(sizeof(WarpState) <= WARP_STATE_BYTES, "the host allocates WARP_STATE_BYTES per warp slot");
@@ -293,7 +295,8 @@ __device__ __noinline__ void clear_lane_flags(uint32_t bits) {
 //    allocation carries no reads;
 //  - each barrier's vector (Config::war_bars, per SM of the barrier's CTA): claimed (zero) by the barrier's
 //    ptx::mbarrier_init, freed by the CTA's dealloc. A CTA's __syncthreads, named barriers and its part of
-//    the cluster barrier share one vector (key WAR_CTA_BARRIERS), claimed by the CTA's first mbarrier_init.
+//    the cluster barrier share one vector (key WAR_CTA_BARRIERS), claimed by the CTA's first mbarrier_init;
+//    a cluster barrier's arrival publishes into every CTA's of the cluster, its wait joins its own CTA's.
 // Every lane that arrives publishes its warp's clock first (then a GPU-scope fence: the kernels' arrivals are
 // relaxed, and the waiter that sees the arrival must see the clock); every lane whose wait succeeds joins the
 // barrier's vector into its warp's clock. An arrival or a wait whose barrier is not in the table (full, or not
@@ -318,6 +321,7 @@ __device__ WarpState* war_clock() {
   while (seen != mine) {
     if (seen != (mine | CLOCK_BUSY) && atomicCAS(&w->clock_tag, seen, mine | CLOCK_BUSY) == seen) {
       atomicExch(&w->rel, 0u);
+      atomicExch(&w->cluster_seen, 0u);
       for (uint32_t i = 0; i < tmem_war::WARPS; ++i) atomicExch(&w->joined[i], 0u);
       __threadfence();
       atomicExch(&w->clock_tag, mine);
@@ -558,20 +562,27 @@ __device__ __noinline__ void on_mbarrier_waited(uint32_t bar) {
   on_thread_sync(SYNC_MBARRIER);
   if (war_tracking()) war_join(war_find(sreg_smid(), block_linear() + 1, bar));
 }
-// Before bar.sync / __syncthreads (SYNC_BARRIER) or barrier.cluster.arrive (SYNC_CLUSTER): the CTA's vector.
+// Before bar.sync / __syncthreads (SYNC_BARRIER) or barrier.cluster.arrive (SYNC_CLUSTER): the CTA's vector,
+// and for the cluster barrier every other CTA's of the cluster too. Those are reached through distributed
+// shared memory (their identity), so only once the warp has passed a cluster barrier (every CTA has started;
+// none can have exited, since each waits for this arrival): before, a warp has nothing to publish.
 __device__ __noinline__ void on_barrier_arrive(uint32_t kind) {
   on_publish(kind);
-  if (war_tracking()) war_publish(war_find_cta_barriers(sreg_ctarank()));
+  if (!war_tracking()) return;
+  const uint32_t me = sreg_ctarank();
+  war_publish(war_find_cta_barriers(me));
+  if (kind != SYNC_CLUSTER) return;
+  const bool started = atomicAdd(&war_clock()->cluster_seen, 0u) != 0;
+  for (uint32_t r = 0, n = sreg_nctarank(); r < n; ++r)
+    if (r != me) war_publish(started ? war_find_cta_barriers(r) : nullptr);
 }
-// After them: the CTA's vector, and for the cluster barrier every CTA's of the cluster.
+// After them: the CTA's vector (after the cluster barrier it holds every CTA's arrivals). Never a peer's: once
+// the barrier has completed, the peer may have exited.
 __device__ __noinline__ void on_barrier_waited(uint32_t kind) {
   on_thread_sync(kind);
   if (!war_tracking()) return;
-  if (kind != SYNC_CLUSTER) {
-    war_join(war_find_cta_barriers(sreg_ctarank()));
-    return;
-  }
-  for (uint32_t r = 0, n = sreg_nctarank(); r < n; ++r) war_join(war_find_cta_barriers(r));
+  war_join(war_find_cta_barriers(sreg_ctarank()));
+  if (kind == SYNC_CLUSTER) atomicExch(&war_clock()->cluster_seen, 1u);
 }
 
 // ---- per-CTA state ----
