@@ -12,7 +12,8 @@
 
 // With GEMM_TCGEN05_EMULATE (a Blackwell file compiled for sm_90a, common/tcgen05_emu.h), the emulator hooks
 // in where a thread initialises barriers, blocks, or announces bytes on a peer's barrier, and where it arrives
-// or synchronises (the tcgen05 fence rules: tc5emu::on_publish, on_thread_sync). Nothing otherwise.
+// or synchronises (the tcgen05 fence rules and TMEM write-after-read: tc5emu::on_mbarrier_arrive,
+// on_mbarrier_waited, on_barrier_arrive, on_barrier_waited). Nothing otherwise.
 #if defined(GEMM_TCGEN05_EMULATE)
 #include "common/tcgen05_emu.cuh"  // defines GEMM_TC5_EMULATED in the device passes that emulate
 #endif
@@ -33,7 +34,7 @@ __device__ __forceinline__ uint32_t smem_addr(const void* p) {
 // An 8-byte shared-memory object that counts pending arrivals and pending transaction bytes; its phase
 // completes when both reach zero, and it re-arms itself for the next phase.
 __device__ __forceinline__ void mbarrier_init(uint64_t* bar, uint32_t arrival_count) {
-  GEMM_EMU_HOOK(tc5emu::on_mbarrier_init());
+  GEMM_EMU_HOOK(tc5emu::on_mbarrier_init(smem_addr(bar)));
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(arrival_count)
                : "memory");
 }
@@ -45,14 +46,14 @@ __device__ __forceinline__ void fence_mbarrier_init() {
 
 // Arrive once and announce `bytes` transaction bytes that the TMA copies of this phase will complete.
 __device__ __forceinline__ void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
-  GEMM_EMU_HOOK(tc5emu::on_publish(tc5emu::SYNC_MBARRIER));
+  GEMM_EMU_HOOK(tc5emu::on_mbarrier_arrive(smem_addr(bar), false));
   asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
                "r"(bytes)
                : "memory");
 }
 
 __device__ __forceinline__ void mbarrier_arrive(uint64_t* bar) {
-  GEMM_EMU_HOOK(tc5emu::on_publish(tc5emu::SYNC_MBARRIER));
+  GEMM_EMU_HOOK(tc5emu::on_mbarrier_arrive(smem_addr(bar), false));
   asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
 }
 
@@ -80,7 +81,7 @@ __device__ __forceinline__ bool mbarrier_try_wait_parity(uint64_t* bar, uint32_t
         : "=r"(done)
         : "r"(smem_addr(bar)), "r"(parity)
         : "memory");
-  GEMM_EMU_HOOK(if (done != 0) tc5emu::on_thread_sync(tc5emu::SYNC_MBARRIER));
+  GEMM_EMU_HOOK(if (done != 0) tc5emu::on_mbarrier_waited(smem_addr(bar)));
   return done != 0;
 }
 
@@ -172,12 +173,12 @@ __device__ __forceinline__ uint32_t mapa_shared_cluster(const void* p, uint32_t 
 __device__ __forceinline__ void barrier_cluster_arrive() {
   GEMM_EMU_HOOK(tc5emu::on_cluster_arrive());  // emulated Cluster Launch Control: a canceled cluster exits
   GEMM_EMU_HOOK(tc5emu::before_block());
-  GEMM_EMU_HOOK(tc5emu::on_publish(tc5emu::SYNC_CLUSTER));
+  GEMM_EMU_HOOK(tc5emu::on_barrier_arrive(tc5emu::SYNC_CLUSTER));
   asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
 }
 __device__ __forceinline__ void barrier_cluster_wait() {
   asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
-  GEMM_EMU_HOOK(tc5emu::on_thread_sync(tc5emu::SYNC_CLUSTER));
+  GEMM_EMU_HOOK(tc5emu::on_barrier_waited(tc5emu::SYNC_CLUSTER));
 }
 // The arrival without release, for the barrier right after the mbarrier initialisation, whose
 // fence.mbarrier_init.release.cluster already makes the initialisations visible cluster-wide (as CUTLASS's
@@ -185,7 +186,7 @@ __device__ __forceinline__ void barrier_cluster_wait() {
 // ERRBAR at every kernel's start on sm_90a (read in v8's SASS). Only where nothing else written before the
 // barrier must be seen by the other CTAs.
 __device__ __forceinline__ void barrier_cluster_arrive_relaxed() {
-  GEMM_EMU_HOOK(tc5emu::on_publish(tc5emu::SYNC_CLUSTER));
+  GEMM_EMU_HOOK(tc5emu::on_barrier_arrive(tc5emu::SYNC_CLUSTER));
   asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
 }
 
@@ -195,7 +196,7 @@ __device__ __forceinline__ void barrier_cluster_arrive_relaxed() {
 // (wgmma.wait_group), so there is nothing to order; .release.cluster would cost a MEMBAR.ALL.GPU per arrival
 // (read in the sm_90a SASS), in the main loop. (cuda::ptx::mbarrier_arrive with space_cluster)
 __device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t cluster_addr) {
-  GEMM_EMU_HOOK(tc5emu::on_publish(tc5emu::SYNC_MBARRIER));
+  GEMM_EMU_HOOK(tc5emu::on_mbarrier_arrive(cluster_addr, true));
   asm volatile("mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [%0];" ::"r"(cluster_addr) : "memory");
 }
 
@@ -206,7 +207,7 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t cluster_addr) {
 // registers before every wgmma (R2UR): read in the SASS of mxfp8/matmul_bw_sm90.cu and
 // v7_streamk/matmul_v7_sm90.cu. All 32 lanes of the warp must execute it.
 __device__ __forceinline__ void mbarrier_arrive_cluster_elected(uint32_t cluster_addr, bool arrive = true) {
-  GEMM_EMU_HOOK(if (arrive) tc5emu::on_publish(tc5emu::SYNC_MBARRIER));
+  GEMM_EMU_HOOK(if (arrive) tc5emu::on_mbarrier_arrive(cluster_addr, true));
   asm volatile(
       "{\n\t.reg .pred p, e;\n\t"
       "setp.ne.b32 p, %1, 0;\n\t"
@@ -222,7 +223,7 @@ __device__ __forceinline__ void mbarrier_arrive_cluster_elected(uint32_t cluster
 // the reader's generic load of the response must be ordered before the next response's write into the same
 // slot. Once per unit of work, so the MEMBAR it costs is not in the main loop.
 __device__ __forceinline__ void mbarrier_arrive_release_cluster(uint32_t cluster_addr) {
-  GEMM_EMU_HOOK(tc5emu::on_publish(tc5emu::SYNC_MBARRIER));
+  GEMM_EMU_HOOK(tc5emu::on_mbarrier_arrive(cluster_addr, true));
   asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(cluster_addr) : "memory");
 }
 
@@ -230,7 +231,7 @@ __device__ __forceinline__ void mbarrier_arrive_release_cluster(uint32_t cluster
 // like mbarrier_arrive_cluster (the bytes are the TMA copies that follow, which complete on it themselves).
 __device__ __forceinline__ void mbarrier_arrive_expect_tx_cluster(uint32_t cluster_addr, uint32_t bytes) {
   GEMM_EMU_HOOK(tc5emu::before_block());
-  GEMM_EMU_HOOK(tc5emu::on_publish(tc5emu::SYNC_MBARRIER));
+  GEMM_EMU_HOOK(tc5emu::on_mbarrier_arrive(cluster_addr, true));
   asm volatile("mbarrier.arrive.expect_tx.relaxed.cluster.shared::cluster.b64 _, [%0], %1;" ::"r"(
                    cluster_addr),
                "r"(bytes)
@@ -379,9 +380,9 @@ __device__ __forceinline__ void st_global_v8_f32_no_allocate(float* p, const flo
 // barrier of one warpgroup that the other warpgroups do not take part in.
 __device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads) {
   GEMM_EMU_HOOK(tc5emu::before_block());
-  GEMM_EMU_HOOK(tc5emu::on_publish(tc5emu::SYNC_BARRIER));
+  GEMM_EMU_HOOK(tc5emu::on_barrier_arrive(tc5emu::SYNC_BARRIER));
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-  GEMM_EMU_HOOK(tc5emu::on_thread_sync(tc5emu::SYNC_BARRIER));
+  GEMM_EMU_HOOK(tc5emu::on_barrier_waited(tc5emu::SYNC_BARRIER));
 }
 
 // ---- v7: the stream-K fixup's flag, between CTAs on different SMs. PTX ISA "Memory Consistency Model"

@@ -34,6 +34,10 @@ constexpr uint32_t PAIR_SLOTS = 1u << 16;
 constexpr uint32_t GRANULES = 16;
 
 size_t warp_state_bytes(const Config& c) { return size_t(c.num_sms) * WARP_SLOTS * WARP_STATE_BYTES; }
+size_t tmem_readers_bytes(const Config& c) { return size_t(c.num_sms) * 4 * 512 * sizeof(uint32_t); }
+size_t war_bars_bytes(const Config& c) {
+  return size_t(c.num_sms) * WAR_BAR_SLOTS * WAR_BAR_WORDS * sizeof(uint32_t);
+}
 
 std::string cuda_error(const char* what, cudaError_t e) {
   return std::string("tcgen05 emulator: ") + what + ": " + cudaGetErrorString(e);
@@ -78,6 +82,9 @@ std::string enable(Schedule schedule) {
     if ((e = cudaMalloc(&c.clc_stage, CLC_STAGE_SLOTS * 4 * sizeof(uint32_t))) != cudaSuccess)
       return cuda_error("CLC responses", e);
     if ((e = cudaMalloc(&c.warp_state, warp_state_bytes(c))) != cudaSuccess) return cuda_error("warp state", e);
+    if ((e = cudaMalloc(&c.tmem_readers, tmem_readers_bytes(c))) != cudaSuccess)
+      return cuda_error("TMEM readers", e);
+    if ((e = cudaMalloc(&c.war_bars, war_bars_bytes(c))) != cudaSuccess) return cuda_error("barrier epochs", e);
     void* host = nullptr;
     if ((e = cudaHostAlloc(&host, 8 * sizeof(uint32_t), cudaHostAllocMapped)) != cudaSuccess)
       return cuda_error("trap report", e);
@@ -109,6 +116,8 @@ std::string enable(Schedule schedule) {
     return cuda_error("reset", e);
   if ((e = cudaMemset(c.clc_cursor, 0, sizeof(unsigned long long))) != cudaSuccess) return cuda_error("reset", e);
   if ((e = cudaMemset(c.warp_state, 0, warp_state_bytes(c))) != cudaSuccess) return cuda_error("reset", e);
+  if ((e = cudaMemset(c.tmem_readers, 0, tmem_readers_bytes(c))) != cudaSuccess) return cuda_error("reset", e);
+  if ((e = cudaMemset(c.war_bars, 0, war_bars_bytes(c))) != cudaSuccess) return cuda_error("reset", e);
   st.maps_noted = 0;
   c.schedule = schedule;
   c.enabled  = 0x7C5E0001u;

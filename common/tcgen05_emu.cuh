@@ -21,6 +21,7 @@
 #include <cuda_runtime.h>
 
 #include "common/tcgen05_emu.h"
+#include "common/tmem_war.h"
 
 #if defined(GEMM_TCGEN05_EMULATE)
 
@@ -62,6 +63,9 @@ struct CtaState {
   // copy when an emulated tcgen05 instruction first reads them (tma_4d_multicast, apply_mirrors).
   uint32_t mirror_dst[MIRRORS], mirror_bytes[MIRRORS], mirror_mask[MIRRORS];
   uint32_t clc_failed_seen;  // a thread of this CTA decoded a failed Cluster Launch Control response
+  // TMEM write-after-read (war_* below): who this CTA is, for the peers that arrive on its barriers, set by its
+  // first mbarrier_init; war_off: the tracking lost an arrival or a wait of this CTA, so its checks are off.
+  uint32_t war_smid, war_block, war_launch, war_off;
 };
 static_assert(sizeof(CtaState) <= 256, "the emulator's per-CTA state must leave the stages' barriers room");
 __shared__ CtaState g_cta;
@@ -180,6 +184,13 @@ struct WarpState {
   uint32_t ld_dropped;     // loads beyond LD_PENDING_CAP, dropped (their registers stay poison)
   LdRecord ld[LD_PENDING_CAP];
   LaneState lane[32];
+  // TMEM write-after-read (common/tmem_war.h): the warp's clock, owned by clock_tag (owner_tag(); | CLOCK_BUSY
+  // while a lane resets it for a new owner): its releases, and what it learnt of every warp's releases.
+  unsigned long long clock_tag;
+  uint32_t rel;
+  uint32_t cluster_seen;  // the warp has passed a cluster barrier: every CTA of its cluster has started
+
+  uint32_t joined[tmem_war::WARPS];
 };
 static_assert(sizeof(WarpState) <= WARP_STATE_BYTES, "the host allocates WARP_STATE_BYTES per warp slot");
 
@@ -275,9 +286,309 @@ __device__ __noinline__ void clear_lane_flags(uint32_t bits) {
   if ((f & bits) != 0) set_lane_flags(l, f & ~bits);
 }
 
+// ---- TMEM write-after-read (PTX ISA "Non-pipelined instructions, different thread"; common/tmem_war.h) ----
+// An MMA or tcgen05.cp that writes cells another warp read with tcgen05.ld must be ordered after that warp's
+// release, through a barrier the issuer waited on. Epochs as a race detector keeps them (tmem_war.h), in
+// global memory:
+//  - each warp's clock (WarpState: rel, joined), reset for a new owner by the first lane that touches it;
+//  - each TMEM cell's last reader (Config::tmem_readers, per SM), reset by tcgen05.alloc for its columns: a new
+//    allocation carries no reads;
+//  - each barrier's vector (Config::war_bars, per SM of the barrier's CTA): claimed (zero) by the barrier's
+//    ptx::mbarrier_init, freed by the CTA's dealloc. A CTA's __syncthreads, named barriers and its part of
+//    the cluster barrier share one vector (key WAR_CTA_BARRIERS), claimed by the CTA's first mbarrier_init;
+//    a cluster barrier's arrival publishes into every CTA's of the cluster, its wait joins its own CTA's.
+// Every lane that arrives publishes its warp's clock first (then a GPU-scope fence: the kernels' arrivals are
+// relaxed, and the waiter that sees the arrival must see the clock); every lane whose wait succeeds joins the
+// barrier's vector into its warp's clock. An arrival or a wait whose barrier is not in the table (full, or not
+// initialised by ptx::mbarrier_init) turns the checks of its cluster off (CtaState::war_off), never into a trap.
+constexpr uint32_t WAR_CTA_BARRIERS = 0xFFFFFFFFu;
+constexpr unsigned long long CLOCK_BUSY = 1ull << 31;  // in owner_tag()'s block + 1, never set by a real block
+
+__device__ __forceinline__ bool war_tracking() {
+  return tracking() && g_config.tmem_readers != nullptr && g_config.war_bars != nullptr;
+}
+__device__ __forceinline__ uint32_t war_launch() { return uint32_t(owner_tag() >> 32); }
+__device__ __forceinline__ uint32_t war_self() {
+  return tmem_war::warp_index(sreg_ctarank(), tid_linear() / 32);
+}
+
+// This warp's clock, reset first where the slot's last owner was another warp (by the first lane to get here;
+// the others wait for it).
+__device__ WarpState* war_clock() {
+  WarpState* w                  = warp_state();
+  const unsigned long long mine = owner_tag();
+  unsigned long long seen       = atomicAdd(&w->clock_tag, 0ull);
+  while (seen != mine) {
+    if (seen != (mine | CLOCK_BUSY) && atomicCAS(&w->clock_tag, seen, mine | CLOCK_BUSY) == seen) {
+      atomicExch(&w->rel, 0u);
+      atomicExch(&w->cluster_seen, 0u);
+      for (uint32_t i = 0; i < tmem_war::WARPS; ++i) atomicExch(&w->joined[i], 0u);
+      __threadfence();
+      atomicExch(&w->clock_tag, mine);
+      return w;
+    }
+    seen = atomicAdd(&w->clock_tag, 0ull);
+  }
+  return w;
+}
+
+// ---- the barriers' vectors ----
+__device__ __forceinline__ unsigned long long* war_key_at(uint32_t smid, uint32_t slot) {
+  return reinterpret_cast<unsigned long long*>(g_config.war_bars +
+                                               (size_t(smid) * WAR_BAR_SLOTS + slot) * WAR_BAR_WORDS);
+}
+__device__ __forceinline__ uint32_t war_hash(uint32_t addr, uint32_t block) {
+  return ((addr >> 3) + block * 37u) % WAR_BAR_SLOTS;
+}
+__device__ __forceinline__ unsigned long long war_key(uint32_t launch, uint32_t block) {
+  return ((unsigned long long)launch << 32) | block;
+}
+// The vector of barrier `addr` (shared::cta address, or WAR_CTA_BARRIERS) of block `block` + 1 of this launch,
+// on SM `smid`; nullptr when it is not in the table.
+__device__ uint32_t* war_find(uint32_t smid, uint32_t block, uint32_t addr) {
+  if (smid >= g_config.num_sms) return nullptr;
+  const unsigned long long key = war_key(war_launch(), block);
+  for (uint32_t i = 0, s = war_hash(addr, block); i < WAR_BAR_SLOTS; ++i, s = (s + 1) % WAR_BAR_SLOTS) {
+    unsigned long long* k = war_key_at(smid, s);
+    if (__ldcg(k) == key && __ldcg(reinterpret_cast<uint32_t*>(k) + 2) == addr)
+      return reinterpret_cast<uint32_t*>(k) + 4;
+  }
+  return nullptr;
+}
+// A zero vector for barrier `addr` of this CTA, on its SM: a free slot (or one of an earlier launch) is
+// claimed under a key no lookup matches, filled, then keyed. nullptr when the SM's table is full.
+__device__ uint32_t* war_claim(uint32_t addr) {
+  const uint32_t smid = sreg_smid(), block = block_linear() + 1, launch = war_launch();
+  if (smid >= g_config.num_sms) return nullptr;
+  uint32_t* v = war_find(smid, block, addr);  // initialised again: a new barrier at the same address
+  for (uint32_t i = 0, s = war_hash(addr, block); v == nullptr && i < WAR_BAR_SLOTS;
+       ++i, s = (s + 1) % WAR_BAR_SLOTS) {
+    unsigned long long* k         = war_key_at(smid, s);
+    const unsigned long long seen = atomicAdd(k, 0ull);
+    const bool free               = uint32_t(seen) == 0 || uint32_t(seen >> 32) != launch;
+    if (!free || atomicCAS(k, seen, war_key(launch, block | 0x80000000u)) != seen) continue;
+    atomicExch(reinterpret_cast<uint32_t*>(k) + 2, addr);
+    v = reinterpret_cast<uint32_t*>(k) + 4;
+    for (uint32_t j = 0; j < tmem_war::WARPS; ++j) atomicExch(v + j, 0u);
+    __threadfence();
+    atomicExch(k, war_key(launch, block));
+    return v;
+  }
+  if (v != nullptr)
+    for (uint32_t j = 0; j < tmem_war::WARPS; ++j) atomicExch(v + j, 0u);
+  return v;
+}
+// The CTA's dealloc (or its exit when Cluster Launch Control canceled it): its vectors are free again.
+__device__ __noinline__ void war_free_cta() {
+  const uint32_t smid = sreg_smid();
+  if (!war_tracking() || smid >= g_config.num_sms) return;
+  const unsigned long long key = war_key(war_launch(), block_linear() + 1);
+  for (uint32_t s = 0; s < WAR_BAR_SLOTS; ++s)
+    if (__ldcg(war_key_at(smid, s)) == key) atomicCAS(war_key_at(smid, s), key, 0ull);
+}
+
+__device__ __forceinline__ uint32_t ld_cluster_u32(uint32_t caddr) {
+  uint32_t v;
+  asm volatile("ld.relaxed.cluster.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(caddr) : "memory");
+  return v;
+}
+__device__ __forceinline__ uint32_t war_mapa(const void* p, uint32_t rank) {
+  uint32_t caddr;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(caddr) : "r"(smem_u32(p)), "r"(rank));
+  return caddr;
+}
+// The vector of the barrier at shared::cluster address `caddr`, in whichever CTA of the cluster owns it
+// (that CTA's SM and block from its CtaState, which its first mbarrier_init wrote).
+__device__ uint32_t* war_find_cluster(uint32_t caddr) {
+  uint32_t rank;
+  asm volatile("getctarank.shared::cluster.u32 %0, %1;" : "=r"(rank) : "r"(caddr));
+  // The same offset in the owner's window: a CTA's shared::cluster window maps its shared::cta one linearly.
+  const uint32_t addr = caddr - war_mapa(&g_cta, rank) + smem_u32(&g_cta);
+  if (rank == sreg_ctarank()) return war_find(sreg_smid(), block_linear() + 1, addr);
+  if (ld_cluster_u32(war_mapa(&g_cta.war_launch, rank)) != war_launch()) return nullptr;
+  return war_find(ld_cluster_u32(war_mapa(&g_cta.war_smid, rank)), ld_cluster_u32(war_mapa(&g_cta.war_block, rank)),
+                  addr);
+}
+// The CTA-barrier vector of CTA `rank` of the cluster.
+__device__ uint32_t* war_find_cta_barriers(uint32_t rank) {
+  if (rank == sreg_ctarank()) return war_find(sreg_smid(), block_linear() + 1, WAR_CTA_BARRIERS);
+  if (ld_cluster_u32(war_mapa(&g_cta.war_launch, rank)) != war_launch()) return nullptr;
+  return war_find(ld_cluster_u32(war_mapa(&g_cta.war_smid, rank)), ld_cluster_u32(war_mapa(&g_cta.war_block, rank)),
+                  WAR_CTA_BARRIERS);
+}
+
+// The checks of this cluster are off: a CTA's tracking lost an arrival or a wait, or never started. The mark
+// names the CTA (launch and block), so that it outlives the CTA's own set-up and a later CTA in the same
+// shared memory never inherits it.
+__device__ __forceinline__ uint32_t war_off_mark(uint32_t block) { return (war_launch() * 0x9E3779B1u) ^ block; }
+__device__ __forceinline__ void war_lost() { st_state(g_cta.war_off, war_off_mark(block_linear() + 1)); }
+__device__ bool war_off_in_cluster() {
+  const uint32_t block = block_linear() + 1;
+  if (ld_state(g_cta.war_launch) != war_launch() || ld_state(g_cta.war_block) != block ||
+      ld_state(g_cta.war_off) == war_off_mark(block))
+    return true;
+  const uint32_t me = sreg_ctarank(), n = sreg_nctarank();
+  for (uint32_t r = 0; r < n; ++r) {
+    if (r == me) continue;
+    if (ld_cluster_u32(war_mapa(&g_cta.war_launch, r)) != war_launch()) return true;
+    const uint32_t peer = ld_cluster_u32(war_mapa(&g_cta.war_block, r));
+    if (ld_cluster_u32(war_mapa(&g_cta.war_off, r)) == war_off_mark(peer)) return true;
+  }
+  return false;
+}
+
+// Before this lane arrives on the barrier whose vector is `v` (nullptr: not found): its warp's clock.
+__device__ void war_publish(uint32_t* v) {
+  WarpState* w        = war_clock();
+  const uint32_t self = war_self(), rel = atomicAdd(&w->rel, 0u);
+  bool lost           = false;
+  for (uint32_t i = 0; i < tmem_war::WARPS; ++i) {
+    const uint32_t x = tmem_war::published(__ldcg(&w->joined[i]), i, self, rel);
+    if (x == 0) continue;
+    if (v == nullptr) lost = true;
+    else atomicMax(v + i, x);
+  }
+  if (lost) war_lost();
+  __threadfence();
+}
+// After this lane's wait on the barrier whose vector is `v` succeeded: what it published, into the clock.
+__device__ void war_join(const uint32_t* v) {
+  if (v == nullptr) {
+    war_lost();
+    return;
+  }
+  WarpState* w = war_clock();
+  for (uint32_t i = 0; i < tmem_war::WARPS; ++i) {
+    const uint32_t x = __ldcg(v + i);
+    if (x > __ldcg(&w->joined[i])) atomicMax(&w->joined[i], x);
+  }
+}
+
+// ptx::mbarrier_init (before the barrier is initialised): the CTA's identity and its CTA-barrier vector at the
+// first one, then the barrier's own vector.
+__device__ __noinline__ void war_on_mbarrier_init(uint32_t bar) {
+  if (!war_tracking()) return;
+  if (ld_state(g_cta.war_launch) != war_launch() || ld_state(g_cta.war_block) != block_linear() + 1) {
+    st_state(g_cta.war_smid, sreg_smid());
+    st_state(g_cta.war_block, block_linear() + 1);
+    st_state(g_cta.war_launch, war_launch());
+    if (war_claim(WAR_CTA_BARRIERS) == nullptr) war_lost();
+  }
+  if (war_claim(bar) == nullptr) war_lost();
+  __threadfence();
+}
+
+// tcgen05.fence::before_thread_sync: one more release of this warp (each lane counts its own).
+__device__ __forceinline__ void war_on_fence_before() {
+  if (war_tracking()) atomicAdd(&war_clock()->rel, 1u);
+}
+
+// tcgen05.ld of the warp (converged): its cells note the reader and the epoch its next release will carry,
+// read once by lane 0 for the whole warp before any lane can move on to that release.
+__device__ __noinline__ void war_on_ld(uint32_t taddr, uint32_t n) {
+  if (!war_tracking()) return;
+  WarpState* w   = war_clock();
+  uint32_t rel   = sreg_laneid() == 0 ? atomicAdd(&w->rel, 0u) : 0u;
+  rel            = __shfl_sync(0xffffffffu, rel, 0);
+  __syncwarp();
+  const uint32_t rec = tmem_war::read_record(war_self(), rel), quarter = (taddr >> 16) / 32;
+  uint32_t* cells    = g_config.tmem_readers + (size_t(sreg_smid()) * 4 + quarter) * TMEM_COLS + (taddr & 0xFFFFu);
+  for (uint32_t i = sreg_laneid(); i < n; i += 32) __stcg(cells + i, rec);
+}
+
+// tcgen05.alloc of columns [col, col + n) on this SM (every lane of the allocating warp): no reads yet.
+__device__ void war_on_alloc(uint32_t col, uint32_t n) {
+  if (!war_tracking()) return;
+  uint32_t* cells = g_config.tmem_readers + size_t(sreg_smid()) * 4 * TMEM_COLS;
+  for (uint32_t i = sreg_laneid(); i < 4 * n; i += 32) __stcg(cells + (i / n) * TMEM_COLS + col + i % n, 0u);
+  __threadfence();
+}
+
+// The peer's SM of this CTA's allocation that holds columns [col, col + n) on SM `smid`; false where none does
+// (the instruction's own checks trap on it: this one never does).
+__device__ bool war_allocation(uint32_t smid, uint32_t col, uint32_t n, uint32_t& peer_smid) {
+  const uint32_t me = block_linear() + 1;
+  uint32_t g        = col / GRANULE;
+  if (col + n > TMEM_COLS || __ldcg(owner_of(smid, g)) != me) return false;
+  while (__ldcg(owner_of(smid, g) + 1) == 0) {
+    if (g == 0 || __ldcg(owner_of(smid, g - 1)) != me) return false;
+    --g;
+  }
+  const uint32_t info = __ldcg(owner_of(smid, g) + 1);
+  if (col + n > (g + ((info >> 8) & 0xFFu)) * GRANULE) return false;
+  peer_smid = (info >> 16) - 1;
+  return true;
+}
+// An MMA or tcgen05.cp issued by this thread writes all four lane quarters of columns [col, col + n) of this
+// CTA's TMEM and, cta_group::2, of the peer's: every cell another warp read must have been released to it.
+__device__ __noinline__ void war_check_write(int cta_group, uint32_t col, uint32_t n) {
+  if (!war_tracking() || war_off_in_cluster()) return;
+  const uint32_t smid = sreg_smid(), rank = sreg_ctarank();
+  uint32_t peer_smid = 0xFFFFu;
+  if (n == 0 || !war_allocation(smid, col, n, peer_smid)) return;
+  WarpState* w             = war_clock();
+  const uint32_t self      = war_self();
+  uint32_t cached = 0xFFFFFFFFu, known = 0;
+  for (int c = 0; c < cta_group; ++c) {
+    const uint32_t c_smid = c == 0 ? smid : peer_smid;
+    if (c_smid >= g_config.num_sms) continue;
+    const uint32_t* cells = g_config.tmem_readers + size_t(c_smid) * 4 * TMEM_COLS;
+    for (uint32_t q = 0; q < 4; ++q)
+#pragma unroll 4
+      for (uint32_t i = 0; i < n; ++i) {
+        const uint32_t rec = __ldcg(cells + q * TMEM_COLS + col + i);
+        if (!tmem_war::record_read(rec) || tmem_war::record_reader(rec) == self) continue;
+        const uint32_t reader = tmem_war::record_reader(rec) % tmem_war::WARPS;
+        if (reader != cached) cached = reader, known = __ldcg(&w->joined[reader]);
+        if (tmem_war::write_ordered(rec, self, known)) continue;
+        printf("tcgen05 emulator: TMEM write-after-read: column %u of lane quarter %u in CTA rank %u was read by "
+               "warp %u of CTA rank %u, whose release %u this thread never acquired (it knows %u): no wait on "
+               "the barrier that warp arrived on, after its tcgen05.fence::before_thread_sync?\n",
+               col + i, q, rank + uint32_t(c), reader % tmem_war::WARPS_PER_CTA,
+               reader / tmem_war::WARPS_PER_CTA, tmem_war::record_epoch(rec), known);
+        fail(RULE_TMEM_WAR, (col + i) | (q << 12) | ((rank + uint32_t(c)) << 16), reader);
+      }
+  }
+}
+
+// The hooks of common/ptx.cuh's arrivals and waits: the fence rules, then the epochs.
+// An mbarrier arrive of any form: `bar` is a shared::cta address, or (cluster_address) a shared::cluster one.
+__device__ __noinline__ void on_mbarrier_arrive(uint32_t bar, bool cluster_address) {
+  on_publish(SYNC_MBARRIER);
+  if (war_tracking()) war_publish(cluster_address ? war_find_cluster(bar) : war_find(sreg_smid(), block_linear() + 1, bar));
+}
+// An mbarrier try_wait that succeeded.
+__device__ __noinline__ void on_mbarrier_waited(uint32_t bar) {
+  on_thread_sync(SYNC_MBARRIER);
+  if (war_tracking()) war_join(war_find(sreg_smid(), block_linear() + 1, bar));
+}
+// Before bar.sync / __syncthreads (SYNC_BARRIER) or barrier.cluster.arrive (SYNC_CLUSTER): the CTA's vector,
+// and for the cluster barrier every other CTA's of the cluster too. Those are reached through distributed
+// shared memory (their identity), so only once the warp has passed a cluster barrier (every CTA has started;
+// none can have exited, since each waits for this arrival): before, a warp has nothing to publish.
+__device__ __noinline__ void on_barrier_arrive(uint32_t kind) {
+  on_publish(kind);
+  if (!war_tracking()) return;
+  const uint32_t me = sreg_ctarank();
+  war_publish(war_find_cta_barriers(me));
+  if (kind != SYNC_CLUSTER) return;
+  const bool started = atomicAdd(&war_clock()->cluster_seen, 0u) != 0;
+  for (uint32_t r = 0, n = sreg_nctarank(); r < n; ++r)
+    if (r != me) war_publish(started ? war_find_cta_barriers(r) : nullptr);
+}
+// After them: the CTA's vector (after the cluster barrier it holds every CTA's arrivals). Never a peer's: once
+// the barrier has completed, the peer may have exited.
+__device__ __noinline__ void on_barrier_waited(uint32_t kind) {
+  on_thread_sync(kind);
+  if (!war_tracking()) return;
+  war_join(war_find_cta_barriers(sreg_ctarank()));
+  if (kind == SYNC_CLUSTER) atomicExch(&war_clock()->cluster_seen, 1u);
+}
+
 // ---- per-CTA state ----
 // Called by ptx::mbarrier_init: the first thing every kernel does, before the barrier that publishes it.
-__device__ __forceinline__ void on_mbarrier_init() {
+__device__ __forceinline__ void on_mbarrier_init(uint32_t bar) {
+  war_on_mbarrier_init(bar);
   st_state(g_cta.queue_len, 0);
   st_state(g_cta.queue_owner, 0);
   g_cta.fwd_phase  = 0;
@@ -327,8 +638,9 @@ __device__ __noinline__ void alloc(uint32_t* slot, uint32_t columns) {
   if (columns < 32 || columns > TMEM_COLS || (columns & (columns - 1)) != 0) fail(RULE_ALLOC_SIZE, columns);
   const uint32_t lane = threadIdx.x % 32, warp = tid_linear() / 32, smid = sreg_smid();
   const uint32_t granules = columns / GRANULE;
+  uint32_t first = 0;
   if (lane == 0) {
-    uint32_t first = 0, peer_smid = 0xFFFFu;
+    uint32_t peer_smid = 0xFFFFu;
     if (CTA_GROUP == 1) {
       first = alloc_on_sm(smid, granules);
     } else {
@@ -366,6 +678,7 @@ __device__ __noinline__ void alloc(uint32_t* slot, uint32_t columns) {
     // The address goes back through shared memory, as tcgen05.alloc's does: lane 0, column first * 32.
     asm volatile("st.shared.u32 [%0], %1;" ::"r"(smem_u32(slot)), "r"(first * GRANULE) : "memory");
   }
+  war_on_alloc(__shfl_sync(0xffffffffu, first, 0) * GRANULE, columns);  // before the address is published
   __syncwarp();
 }
 
@@ -419,6 +732,7 @@ __device__ __noinline__ void dealloc(uint32_t taddr, uint32_t columns) {
     const uint32_t bits = ((granules == 32 ? 0u : (1u << granules)) - 1u) << first;
     atomicAnd(&g_config.sm_alloc[smid], ~bits);
     st_state(g_cta.magic, 0);  // the next CTA on this SM starts from its own mbarrier_init
+    war_free_cta();
   }
   __syncwarp();
 }
@@ -912,6 +1226,7 @@ __device__ __noinline__ void record_ld(uint32_t taddr, unsigned long long dst, u
   int same = 0;
   __match_all_sync(0xffffffffu, dst, &same);
   if (!same) fail(RULE_EMULATOR_LIMIT, 3, uint32_t(dst));
+  war_on_ld(taddr, n);
   WarpState* w = warp_state();
   if (sreg_laneid() == 0) {
     const unsigned long long tag = owner_tag();
@@ -960,6 +1275,22 @@ __device__ __noinline__ void complete_lds() {
 }
 
 // ---- the wrappers' emulated bodies ----
+// An MMA or tcgen05.cp, issued: TMEM write-after-read is checked now, at the issue (the columns it writes:
+// an MMA's N, idesc bits 17-22 in both kinds, a cp's 4, in all 128 lanes), then it runs now (eager) or is
+// queued (late; the checks that need no shared memory now, the rest when it runs).
+__device__ __noinline__ void issue(const QueueEntry& e) {
+  const bool cp = e.op == OP_CP || e.op == OP_CP + 1;
+  const int cta_group = int(e.op - (cp ? OP_CP : e.op >= OP_MMA_MX ? OP_MMA_MX : OP_MMA_F16)) + 1;
+  const uint32_t col = e.d & 0xFFFFu;
+  war_check_write(cta_group, col, cp ? 4u : ((e.idesc >> 17) & 0x3Fu) << 3);
+  if (g_config.schedule == Schedule::Eager) {
+    run(e);
+    return;
+  }
+  if ((e.d >> 16) != 0) fail(cp ? RULE_CP_ADDRESS : RULE_OUTSIDE_ALLOCATION, e.d);
+  require_allocated(sreg_smid(), col, cp ? 4u : 16u);
+  enqueue(e, sreg_smid() * GRANULES + col / GRANULE);
+}
 // tcgen05.mma of either kind (the entry says which): the pair's rules, then the MMA now (eager) or queued
 // (late; the checks that need no shared memory now, the rest when it runs).
 template <int CTA_GROUP>
@@ -970,14 +1301,7 @@ __device__ __forceinline__ void mma(const QueueEntry& e) {
     if (sreg_ctarank() % 2 != 0) fail(RULE_CTA_GROUP_RANK, sreg_ctarank());
   }
   on_async_op(ASYNC_MMA);
-  if (g_config.schedule == Schedule::Eager) {
-    run(e);
-    return;
-  }
-  const uint32_t col = e.d & 0xFFFFu;
-  if ((e.d >> 16) != 0) fail(RULE_OUTSIDE_ALLOCATION, e.d);
-  require_allocated(sreg_smid(), col, 16);
-  enqueue(e, sreg_smid() * GRANULES + col / GRANULE);
+  issue(e);
 }
 template <int CTA_GROUP>
 __device__ __forceinline__ void mma_f16(uint32_t d, uint64_t adesc, uint64_t bdesc, uint32_t idesc,
@@ -999,15 +1323,7 @@ __device__ __forceinline__ void cp_32x128b_warpx4(uint32_t taddr, uint64_t sdesc
   require_enabled();
   if (CTA_GROUP == 2 && sreg_ctarank() % 2 != 0) fail(RULE_CTA_GROUP_RANK, sreg_ctarank());
   on_async_op(ASYNC_CP);
-  if (g_config.schedule == Schedule::Eager) {
-    execute_cp_32x128b_warpx4(CTA_GROUP, taddr, sdesc);
-    return;
-  }
-  if ((taddr >> 16) != 0) fail(RULE_CP_ADDRESS, taddr);
-  const uint32_t col = taddr & 0xFFFFu;
-  require_allocated(sreg_smid(), col, 4);
-  enqueue(QueueEntry{OP_CP + uint32_t(CTA_GROUP - 1), taddr, sdesc, 0, 0, 0, 0, 0},
-          sreg_smid() * GRANULES + col / GRANULE);
+  issue(QueueEntry{OP_CP + uint32_t(CTA_GROUP - 1), taddr, sdesc, 0, 0, 0, 0, 0});
 }
 
 __device__ __forceinline__ void commit(uint32_t bar, uint32_t mask, bool multicast) {
@@ -1051,8 +1367,9 @@ __device__ __forceinline__ void wait_ld() {
 // tcgen05.fence::before_thread_sync / after_thread_sync (PTX ISA "tcgen05 Memory Consistency Model"): the
 // lane's fence state (on_async_op, on_publish); TMEM is global memory here, so both are also GPU-scope
 // fences; before_thread_sync is also where the late schedule runs what this thread queued.
-__device__ __forceinline__ void fence_before_thread_sync() {
+__device__ __noinline__ void fence_before_thread_sync() {
   require_lds_waited();
+  war_on_fence_before();
   clear_lane_flags(F_UNPUB_MMA | F_UNPUB_LD);
   before_block();
   __threadfence();
@@ -1114,7 +1431,11 @@ __device__ uint32_t clc_claim(uint32_t cluster, uint32_t want) {
 // ptx::barrier_cluster_arrive: a cluster that a try_cancel canceled exits here, before its first arrival.
 __device__ __forceinline__ void on_cluster_arrive() {
   if (g_config.enabled != ENABLED_MAGIC) return;
-  if (clc_claim(cluster_linear(), CLC_RUNNING) == CLC_CANCELED) asm volatile("exit;");
+  if (clc_claim(cluster_linear(), CLC_RUNNING) == CLC_CANCELED) {
+    __syncwarp();  // the warp's barrier initialisations before its lane 0 frees their vectors
+    if (sreg_laneid() == 0) war_free_cta();
+    asm volatile("exit;");
+  }
 }
 
 // clusterlaunchcontrol.try_cancel[.multicast::cluster::all]: `response` and `bar` are shared::cta addresses.
@@ -1189,9 +1510,9 @@ __device__ __forceinline__ uint32_t clc_first_ctaid_x(uint64_t lo, uint64_t) {
 // __syncthreads() in an emulated kernel (the macro below): a barrier is both a publication and a
 // synchronisation for the tcgen05 fence rules.
 __device__ __forceinline__ void syncthreads() {
-  on_publish(SYNC_BARRIER);
+  on_barrier_arrive(SYNC_BARRIER);
   __syncthreads();
-  on_thread_sync(SYNC_BARRIER);
+  on_barrier_waited(SYNC_BARRIER);
 }
 
 }  // namespace

@@ -66,6 +66,9 @@ enum Rule : uint32_t {
                             // fence::before_thread_sync between (values: the arrive as above; 2 mma/cp, 4 ld)
   RULE_SHAPE_NOT_EMULATED,  // not an ISA violation: a legal M the emulator does not emulate (values: M, N)
   RULE_DEALLOC_PENDING,     // (Late) tcgen05.dealloc while MMAs or copies of this CTA are still queued
+  RULE_TMEM_WAR,            // an MMA or tcgen05.cp writes TMEM cells another warp read, not ordered after that
+                            // warp's release (values: column | quarter << 12 | CTA rank << 16; the reading warp,
+                            // CTA rank * 16 + warp id)
   RULE_COUNT
 };
 #if defined(__CUDACC__)
@@ -122,6 +125,11 @@ inline const char* rule_text(uint32_t rule) {
                                    "its tcgen05.mma/cp not followed by tcgen05.commit, without "
                                    "tcgen05.fence::before_thread_sync in between (PTX ISA \"Specialized "
                                    "Inter-thread Synchronization for tcgen05\"; an arrive where a commit belongs?)";
+    case RULE_TMEM_WAR: return "TMEM write-after-read: an MMA or tcgen05.cp writes TMEM cells another warp read "
+                               "with tcgen05.ld, and that warp's release (tcgen05.wait::ld, "
+                               "fence::before_thread_sync, arrive) does not happen before the issue (the issuer's "
+                               "wait on that barrier, fence::after_thread_sync) (PTX ISA \"Non-pipelined "
+                               "instructions, different thread\")";
     case RULE_TMA_UNKNOWN_MAP: return "multicast cta_group::2 TMA through a tensor map not built by "
                                       "make_tensor_map after tc5emu::enable()";
     default: return "unknown rule";
@@ -139,6 +147,11 @@ constexpr uint32_t CLC_SLOTS = 1u << 20, CLC_STAGE_SLOTS = 1u << 18;
 // Per warp slot of an SM (%smid, %warpid): the tcgen05.ld of the warp still waiting for their tcgen05.wait::ld
 // (at most LD_PENDING_CAP), and each lane's tcgen05 fence state (tcgen05_emu.cuh, WarpState).
 constexpr uint32_t WARP_SLOTS = 64, LD_PENDING_CAP = 16, WARP_STATE_BYTES = 1024;
+// TMEM write-after-read (common/tmem_war.h): per SM, each TMEM cell's last reader (4 lane quarters x 512
+// columns, 32 bits each); per SM, WAR_BAR_SLOTS barriers' vectors of warp epochs (an mbarrier, keyed by its
+// CTA and shared address, or a CTA's barriers and cluster barrier), WAR_BAR_WORDS 32-bit words each: the
+// owner (launch << 32 | block + 1, 0 = free), the address, a pad, and the vector of tmem_war::WARPS epochs.
+constexpr uint32_t WAR_BAR_SLOTS = 128, WAR_BAR_WORDS = 36;
 // What a tcgen05.ld's destination registers hold until its tcgen05.wait::ld: a quiet NaN whose bits differ
 // from TMEM's poison (0xFFFFFFFF), so that a test can tell the two apart.
 constexpr uint32_t LD_POISON_BITS = 0x7FFFFFFFu;
@@ -159,6 +172,8 @@ struct Config {
   unsigned long long* clc_cursor  = nullptr;  // [1]: launch tag << 32 | the next cluster index to ask for
   uint32_t* clc_stage             = nullptr;  // [CLC_STAGE_SLOTS][4]: responses on their way to shared memory
   uint8_t* warp_state             = nullptr;  // [num_sms][WARP_SLOTS][WARP_STATE_BYTES], zeroed at enable()
+  uint32_t* tmem_readers          = nullptr;  // [num_sms][4][512]: each cell's last tcgen05.ld (tmem_war.h)
+  uint32_t* war_bars              = nullptr;  // [num_sms][WAR_BAR_SLOTS][WAR_BAR_WORDS], zeroed at enable()
   uint32_t num_sms      = 0;
   Schedule schedule     = Schedule::Eager;
   uint32_t enabled      = 0;        // 0x7C5E0001 once enable() ran

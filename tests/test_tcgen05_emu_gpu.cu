@@ -98,6 +98,7 @@ enum class Breach : int {
   SHAPE_M64,               // cta_group::1 M = 64 (legal, not emulated)
   SHAPE_PAIR_M128,         // cta_group::2 M = 128 (legal, not emulated)
   DEALLOC_PENDING,         // (late schedule) warp 1 issues an MMA and frees TMEM before any commit
+  TMEM_WAR,                // warp 0 overwrites the columns warps 1-3 read, told by a plain shared counter
 };
 
 struct MmaParams {
@@ -118,6 +119,7 @@ __global__ void __launch_bounds__(THREADS) mma_kernel(const __grid_constant__ Mm
   uint8_t* base = align_smem_1024(smem_raw);
   __shared__ uint64_t mma_bar;
   __shared__ uint32_t tmem_slot;
+  __shared__ uint32_t reads_done;  // TMEM_WAR: warps that have read
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const uint32_t rank = CTA_GROUP == 2 ? ptx::cluster_ctarank() : 0;
 
@@ -129,6 +131,7 @@ __global__ void __launch_bounds__(THREADS) mma_kernel(const __grid_constant__ Mm
   if (threadIdx.x == 0) {
     ptx::mbarrier_init(&mma_bar, 1);
     ptx::fence_mbarrier_init();
+    reads_done = 0;
   }
   ptx::barrier_cluster_arrive();
   ptx::barrier_cluster_wait();
@@ -211,6 +214,20 @@ __global__ void __launch_bounds__(THREADS) mma_kernel(const __grid_constant__ Mm
     }
   }
 
+  if (p.breach == Breach::TMEM_WAR) {
+    // Warps 1-3 tell warp 0 they have read their lane quarters through a shared-memory counter, which orders
+    // nothing for tcgen05 (no fence::before_thread_sync, no barrier): its MMA over those columns must trap.
+    if (warp != 0) {
+      __syncwarp();
+      if (lane == 0) atomicAdd(&reads_done, 1u);
+    } else if (ptx::elect_one_sync()) {
+      while (atomicAdd(&reads_done, 0u) != 3u) {
+      }
+      tc5::mma_f16_ss<CTA_GROUP>(tmem, kmajor_desc_sm100(p.a_tile, ptx::smem_addr(base) + p.a_off, 0),
+                                 kmajor_desc_sm100(p.b_tile, ptx::smem_addr(base) + p.b_off, 0), p.idesc, 0u);
+    }
+    __syncwarp();
+  }
   if (p.breach != Breach::NO_FENCE_BEFORE) tc5::fence_before_thread_sync();
   ptx::barrier_cluster_arrive();
   ptx::barrier_cluster_wait();
@@ -775,6 +792,7 @@ const TrapCase TRAPS[] = {
     {"shape_m64", Breach::SHAPE_M64, tc5emu::RULE_SHAPE_NOT_EMULATED, 1},
     {"shape_pair_m128", Breach::SHAPE_PAIR_M128, tc5emu::RULE_SHAPE_NOT_EMULATED, 2},
     {"dealloc_pending", Breach::DEALLOC_PENDING, tc5emu::RULE_DEALLOC_PENDING, 1, tc5emu::Schedule::Late},
+    {"tmem_war", Breach::TMEM_WAR, tc5emu::RULE_TMEM_WAR, 1},
 };
 
 int run_trap(const char* name) {
