@@ -146,7 +146,7 @@ TEST_CASE("a stage whose cluster pairs M tiles asks for M in whole pairs, and sa
   CHECK((m_msg.find("try M=256") != std::string::npos || m_msg.find("try M=512") != std::string::npos));
 }
 
-TEST_CASE("a decode kernel refuses M above its largest and names the limit; M from 1 to 16 passes") {
+TEST_CASE("a decode kernel refuses M above its largest and names the limit but takes M from 1 to 16") {
   // v8s: A's rows are its MMA's N, 16 at most; any N; K a multiple of 8 (the TMA stride rule).
   gemm::ShapeRule rule = gemm::any_mn_shape_rule(2);
   rule.m_max           = 16;
