@@ -24,6 +24,8 @@
 //     its plan's cost, a narrow iteration counted as half a wide one, NARROW_PERCENT_SM100, is less than the
 //     picked unit's); that half was measured on an H100 with the Hopper pair along M as here (the Hopper
 //     twin's pair now sits along N, and counts 36%): unmeasured on Blackwell.
+//  3. Decode (v8s; v8d at M <= 16): a kernel of its own, decode.cuh, which turns the tile around (B's rows on
+//     the MMA's M side, M = 128, A's at most 16 its N = 16) and splits K to fill the GPU (the Hopper twin's).
 //  v7's Cluster Launch Control (v7clc) is not carried over: every v8 plan is static.
 // Why it helps: a unit as large as v7's leaves SMs idle where the shape has few of them (skinny M, small
 // cubes); a smaller unit gives every SM work without a fixup. What it costs: a CTA alone loads all of B itself
