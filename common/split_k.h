@@ -28,8 +28,8 @@
 namespace gemm {
 
 struct SplitK {
-  int splits   = 1;  // K ranges per output tile: the grid is tiles x splits CTAs
-  int k_tiles  = 0;  // K tiles of every range but the last (which has the rest, at least one)
+  int splits  = 1;  // K ranges per output tile: the grid is tiles x splits CTAs
+  int k_tiles = 0;  // K tiles of every range but the last (which has the rest, at least one)
   // Split s covers K tiles [s * k_tiles, min((s + 1) * k_tiles, total)).
   GEMM_HD constexpr int begin(int s) const { return s * k_tiles; }
   GEMM_HD constexpr int end(int s, int total) const {
@@ -37,7 +37,7 @@ struct SplitK {
   }
 };
 
-constexpr int SPLIT_K_MAX_WAVE_SPLITS = 8;  // more tiles than slots: splits tried to fill the last wave
+constexpr int SPLIT_K_MAX_WAVE_SPLITS = 8;   // more tiles than slots: splits tried to fill the last wave
 constexpr int SPLIT_K_WAVE_PERCENT    = 99;  // ... until the waves are this full
 
 // tiles: output tiles; total_k_tiles: K tiles of the problem (>= 1); slots: CTAs resident at once on the GPU;

@@ -31,8 +31,8 @@ TEST_CASE("split_k: every K tile in exactly one non-empty split, one wave, no sh
             next = s.end(i, k_tiles);
           }
           REQUIRE(next == k_tiles);
-          // one wave where the tiles fit; otherwise the fewest splits (up to 8) whose waves are 99% full, else
-          // the fullest; never more than K allows in splits of min_k
+          // one wave where the tiles fit; otherwise the fewest splits (up to 8) whose waves are 99% full,
+          // else the fullest; never more than K allows in splits of min_k
           const int most = k_tiles / min_k > 1 ? k_tiles / min_k : 1;
           int wanted     = 1;
           if (tiles <= slots) {
@@ -41,7 +41,8 @@ TEST_CASE("split_k: every K tile in exactly one non-empty split, one wave, no sh
           } else {
             long best = -1;
             for (int c = 1; c <= 8 && c <= most; ++c) {
-              const long work = long(tiles) * c, waves = (work + slots - 1) / slots, full = 100 * work / (waves * slots);
+              const long work = long(tiles) * c, waves = (work + slots - 1) / slots,
+                         full = 100 * work / (waves * slots);
               if (full > best) best = full, wanted = c;
               if (full >= 99) break;
             }
@@ -56,8 +57,9 @@ TEST_CASE("split_k: every K tile in exactly one non-empty split, one wave, no sh
   std::printf("split_k: %d configurations\n", checked);
 }
 
-TEST_CASE("split_k: the H100 and H200 decode shapes (132 SMs, one decode CTA per SM, K tiles of 64, at least 4)",
-          "[split_k]") {
+TEST_CASE(
+    "split_k: the H100 and H200 decode shapes (132 SMs, one decode CTA per SM, K tiles of 64, at least 4)",
+    "[split_k]") {
   const int slots = 132;
   struct Case {
     int n, k, splits, k_tiles;  // the last split has the rest
@@ -67,11 +69,12 @@ TEST_CASE("split_k: the H100 and H200 decode shapes (132 SMs, one decode CTA per
       {8192, 28672, 2, 224},  // 64 tiles, 448 K tiles
       {10240, 8192, 1, 128},  // 80 tiles: one split, 80 of 132 SMs (2 splits would be two waves)
       {28672, 8192, 7, 19},   // 224 tiles: 1-3 splits fill 84% of their waves, 4 splits 96%, 7 splits 99%
-      {57344, 8192, 5, 26},   // 448 tiles: 1 split fills 84% of 4 waves, 2 splits 96% of 7, 5 splits 99.8% of 17
+      {57344, 8192, 5,
+       26},  // 448 tiles: 1 split fills 84% of 4 waves, 2 splits 96% of 7, 5 splits 99.8% of 17
   };
   for (const Case& c : cases) {
     const int tiles = (c.n + 127) / 128, k_tiles = (c.k + 63) / 64;
-    const SplitK s  = pick_split_k(tiles, k_tiles, slots, 4);
+    const SplitK s = pick_split_k(tiles, k_tiles, slots, 4);
     INFO("N " << c.n << " K " << c.k << " -> " << s.splits << " x " << s.k_tiles);
     CHECK(s.splits == c.splits);
     CHECK(s.k_tiles == c.k_tiles);

@@ -7,8 +7,9 @@
 // smallest): lane r holds B row n0 + r, column j A row j, so the epilogue's thread (lane) r holds column
 // n0 + r of C's 16 rows. K is split (common/split_k.h) so that tiles x splits CTAs fill the GPU in one wave;
 // the last split of a tile to count itself adds the partials in split order and stores C. Stages of 16 KB
-// of B and 2 KB of A, a ring of 8, one CTA per SM (the Hopper twin's measured choice). The roles are v4's: warp 0 loads, warp 1 allocates
-// TMEM and issues the MMAs, warps 2-5 (one per TMEM lane quarter) are the epilogue; one tile per CTA.
+// of B and 2 KB of A, a ring of 8, one CTA per SM (the Hopper twin's measured choice). The roles are v4's:
+// warp 0 loads, warp 1 allocates TMEM and issues the MMAs, warps 2-5 (one per TMEM lane quarter) are the
+// epilogue; one tile per CTA.
 //
 // Status: compiled for sm_100a; not run on Blackwell hardware by this project. Through the tcgen05 emulator
 // it passes against cuBLAS on an H100 (`matmul_v8 --emulate --variant v8s`); also model-checked (layout).
@@ -19,17 +20,17 @@
 // (Needs common/split_k.h, included by the file that includes this one, before its namespace.)
 namespace decode {
 
-constexpr int ROWS        = 128;  // rows of B per CTA: the MMA's M, one per TMEM lane
-constexpr int COLS        = 16;   // A's rows, padded: the MMA's N; the largest M this kernel takes
-constexpr int BLOCK_K     = 64;   // K of one tile load: 128 bytes of bf16
-constexpr int SLICE_K     = 64;   // K of one TMA box: one 128-byte swizzle span
-constexpr int MMA_K       = 16;
-constexpr int NUM_STAGES  = 8;
-constexpr int EPILOGUE_WARP0 = 2;  // warps 2-5: the epilogue, one per TMEM lane quarter
-constexpr int NUM_THREADS = 6 * 32;  // TMA, MMA, 4 x epilogue
-constexpr int TMEM_COLS   = 32;   // the smallest allocation; the accumulator uses COLS of them
-constexpr int PARTIAL_FLOATS = ROWS * COLS;  // a CTA's partial: lane r's 16 columns at 16 r
-constexpr int FIXUP_BATCH = 4;    // partials whose loads the last split issues before adding them
+constexpr int ROWS              = 128;  // rows of B per CTA: the MMA's M, one per TMEM lane
+constexpr int COLS              = 16;   // A's rows, padded: the MMA's N; the largest M this kernel takes
+constexpr int BLOCK_K           = 64;   // K of one tile load: 128 bytes of bf16
+constexpr int SLICE_K           = 64;   // K of one TMA box: one 128-byte swizzle span
+constexpr int MMA_K             = 16;
+constexpr int NUM_STAGES        = 8;
+constexpr int EPILOGUE_WARP0    = 2;            // warps 2-5: the epilogue, one per TMEM lane quarter
+constexpr int NUM_THREADS       = 6 * 32;       // TMA, MMA, 4 x epilogue
+constexpr int TMEM_COLS         = 32;           // the smallest allocation; the accumulator uses COLS of them
+constexpr int PARTIAL_FLOATS    = ROWS * COLS;  // a CTA's partial: lane r's 16 columns at 16 r
+constexpr int FIXUP_BATCH       = 4;  // partials whose loads the last split issues before adding them
 constexpr int MIN_SPLIT_K_TILES = 4;  // no split shorter than 4 K tiles (64 KB of B)
 constexpr uint32_t EPILOGUE_BAR = 1;  // named barrier of the four epilogue warps
 
@@ -48,7 +49,8 @@ GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYT
 constexpr int TMA_BOXES = 1;
 GEMM_HD constexpr TmaBox tma_box(KMajorTile, int row0, int k0, int) { return {0, {k0, row0, 0}}; }
 
-static_assert(ROWS == 128 && COLS % 16 == 0 && COLS <= 256, "cta_group::1 M = 128: N = 16..256 in steps of 16");
+static_assert(ROWS == 128 && COLS % 16 == 0 && COLS <= 256,
+              "cta_group::1 M = 128: N = 16..256 in steps of 16");
 static_assert(COLS <= TMEM_COLS && TMEM_COLS >= 32 && (TMEM_COLS & (TMEM_COLS - 1)) == 0,
               "TMEM allocations are powers of 2 >= 32 columns");
 static_assert(B_TILE_BYTES % 1024 == 0 && A_TILE_BYTES % 1024 == 0,
@@ -56,8 +58,9 @@ static_assert(B_TILE_BYTES % 1024 == 0 && A_TILE_BYTES % 1024 == 0,
 static_assert(BLOCK_K % MMA_K == 0, "a tile holds whole MMA K steps");
 static_assert(SMEM_BYTES + 1024 <= 227 * 1024, "the ring fits in the 227 KB of shared memory per block");
 
-// grid: tiles x split.splits CTAs, CTA b taking tile b / splits (rows 128 * tile of B, columns of C) and split
-// b % splits of its K tiles. workspace: one partial per CTA; counters: one per tile, 0 between launches.
+// grid: tiles x split.splits CTAs, CTA b taking tile b / splits (rows 128 * tile of B, columns of C) and
+// split b % splits of its K tiles. workspace: one partial per CTA; counters: one per tile, 0 between
+// launches.
 __global__ void __launch_bounds__(NUM_THREADS)
     decode_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                   __nv_bfloat16* c, int m, int n, int k, SplitK split, float* workspace, uint32_t* counters) {
@@ -72,7 +75,7 @@ __global__ void __launch_bounds__(NUM_THREADS)
 
   const int warp_id = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int tile = int(blockIdx.x) / split.splits, s_idx = int(blockIdx.x) % split.splits;
-  const int n0 = tile * ROWS;
+  const int n0      = tile * ROWS;
   const int k_total = num_k_tiles(k, BLOCK_K);
   const int k_begin = split.begin(s_idx), k_end = split.end(s_idx, k_total);
 
@@ -82,7 +85,7 @@ __global__ void __launch_bounds__(NUM_THREADS)
       ptx::mbarrier_init(&full_bar[s], 1);   // the producer's arrive_expect_tx
       ptx::mbarrier_init(&empty_bar[s], 1);  // the MMA thread's commit
     }
-    ptx::mbarrier_init(&acc_full_bar, 1);    // the commit after the last K tile
+    ptx::mbarrier_init(&acc_full_bar, 1);  // the commit after the last K tile
     ptx::fence_mbarrier_init();
   } else if (warp_id == 1) {
     tc5::tmem_alloc(&tmem_slot, TMEM_COLS);
@@ -97,8 +100,8 @@ __global__ void __launch_bounds__(NUM_THREADS)
     // ---- producer: one thread streams this CTA's range of B (and A's rows beside it) through the ring ----
     if (ptx::elect_one_sync()) {
       const uint64_t evict_first = ptx::createpolicy_evict_first();  // B is read once
-      int stage = 0;
-      uint32_t empty_phase = 1;  // 1 passes at once on the first lap
+      int stage                  = 0;
+      uint32_t empty_phase       = 1;  // 1 passes at once on the first lap
       for (int kt = k_begin; kt < k_end; ++kt) {
         ptx::mbarrier_wait(&empty_bar[stage], empty_phase, "empty_bar");
         // Both boxes are whole boxes: rows past N or M and K past K arrive as zeros, and count.
@@ -125,7 +128,7 @@ __global__ void __launch_bounds__(NUM_THREADS)
   } else if (warp_id == 1) {
     // ---- mma: one thread issues the MMAs of each full stage ----
     if (ptx::elect_one_sync()) {
-      int stage = 0;
+      int stage           = 0;
       uint32_t full_phase = 0;
       for (int kt = k_begin; kt < k_end; ++kt) {
         ptx::mbarrier_wait(&full_bar[stage], full_phase, "full_bar");
@@ -134,8 +137,8 @@ __global__ void __launch_bounds__(NUM_THREADS)
         const uint32_t a_addr = ptx::smem_addr(ring + a_tile_offset(stage));
 #pragma unroll
         for (int ks = 0; ks < BLOCK_K / MMA_K; ++ks)  // the MMA's A: B's rows; its B: A's rows
-          tc5::mma_f16_ss(tmem_acc, kmajor_desc_sm100(B_TILE, b_addr, ks), kmajor_desc_sm100(A_TILE, a_addr, ks),
-                          IDESC, (kt > k_begin || ks > 0) ? 1u : 0u);
+          tc5::mma_f16_ss(tmem_acc, kmajor_desc_sm100(B_TILE, b_addr, ks),
+                          kmajor_desc_sm100(A_TILE, a_addr, ks), IDESC, (kt > k_begin || ks > 0) ? 1u : 0u);
         tc5::commit(&empty_bar[stage]);  // arrives once the MMAs above have read this stage
         if (++stage == NUM_STAGES) {
           stage = 0;
@@ -149,7 +152,7 @@ __global__ void __launch_bounds__(NUM_THREADS)
     // ---- epilogue (warps 2-5): thread r of the warp of lane quarter q holds B row n0 + 32q + r, that is
     //      column n0 + 32q + r of C, for C's 16 rows (the accumulator's columns) ----
     const uint32_t lane0 = tmem_warp_lane_base(warp_id);
-    const int r = int(lane0) + lane;  // 0..127: the thread's index in the partial
+    const int r          = int(lane0) + lane;              // 0..127: the thread's index in the partial
     ptx::mbarrier_wait(&acc_full_bar, 0, "acc_full_bar");  // once per kernel: phase 0
     __syncwarp();
     tc5::fence_after_thread_sync();
@@ -166,11 +169,12 @@ __global__ void __launch_bounds__(NUM_THREADS)
       float* own = workspace + size_t(blockIdx.x) * PARTIAL_FLOATS;
 #pragma unroll
       for (int j = 0; j < COLS / 4; ++j)  // .cg: to L2, where the last split reads it
-        __stcg(reinterpret_cast<float4*>(own + 16 * r) + j, make_float4(v[4 * j], v[4 * j + 1], v[4 * j + 2], v[4 * j + 3]));
+        __stcg(reinterpret_cast<float4*>(own + 16 * r) + j,
+               make_float4(v[4 * j], v[4 * j + 1], v[4 * j + 2], v[4 * j + 3]));
       ptx::named_barrier_sync(EPILOGUE_BAR, 128);
       if (r == 0) {
         const uint32_t before = ptx::atom_add_acq_rel_gpu(counters + tile, 1u);
-        last_split = before == uint32_t(split.splits - 1);
+        last_split            = before == uint32_t(split.splits - 1);
         if (last_split) counters[tile] = 0;  // for the next launch, which starts after this one ends
       }
       ptx::named_barrier_sync(EPILOGUE_BAR, 128);
@@ -187,7 +191,8 @@ __global__ void __launch_bounds__(NUM_THREADS)
           for (int b = 0; b < FIXUP_BATCH; ++b) {
             const int s = s0 + b < split.splits ? s0 + b : split.splits - 1;  // past the end: the last again
 #pragma unroll
-            for (int j = 0; j < COLS / 4; ++j) p[b][j] = __ldcg(first + size_t(s) * (PARTIAL_FLOATS / 4) + 4 * r + j);
+            for (int j = 0; j < COLS / 4; ++j)
+              p[b][j] = __ldcg(first + size_t(s) * (PARTIAL_FLOATS / 4) + 4 * r + j);
           }
 #pragma unroll
           for (int b = 0; b < FIXUP_BATCH; ++b) {
@@ -230,18 +235,20 @@ __global__ void __launch_bounds__(NUM_THREADS)
 // zero-filled), the split from the occupancy query's resident CTAs, the workspace and counters where K is
 // split.
 inline Launch prepare(const GemmArgs& g) {
-  const CUtensorMap a_map = make_tensor_map(kmajor_tma_2d(g.m, g.k, COLS, SLICE_K, 2, Swizzle::B128), g.a, "A");
-  const CUtensorMap b_map = make_tensor_map(kmajor_tma_2d(g.n, g.k, ROWS, SLICE_K, 2, Swizzle::B128), g.b, "B");
+  const CUtensorMap a_map =
+      make_tensor_map(kmajor_tma_2d(g.m, g.k, COLS, SLICE_K, 2, Swizzle::B128), g.a, "A");
+  const CUtensorMap b_map =
+      make_tensor_map(kmajor_tma_2d(g.n, g.k, ROWS, SLICE_K, 2, Swizzle::B128), g.b, "B");
   CUDA_CHECK(cudaFuncSetAttribute(decode_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
   PersistentGrid grid = persistent_grid(decode_kernel, NUM_THREADS, SMEM_BYTES, 1, 1, 1, "v8s");
-  const int tiles = num_tiles(g.n, ROWS);
-  const SplitK split = pick_split_k(tiles, num_k_tiles(g.k, BLOCK_K), grid.max_clusters, MIN_SPLIT_K_TILES);
+  const int tiles     = num_tiles(g.n, ROWS);
+  const SplitK split  = pick_split_k(tiles, num_k_tiles(g.k, BLOCK_K), grid.max_clusters, MIN_SPLIT_K_TILES);
   grid.resize(tiles * split.splits);  // one CTA per tile and split, resident or not: no CTA waits for another
   std::shared_ptr<FixupMemory> fixup;  // the partials, and one counter per tile (FixupMemory's flags)
   if (split.splits > 1) fixup = std::make_shared<FixupMemory>(size_t(tiles) * split.splits, PARTIAL_FLOATS);
   float* workspace   = fixup ? fixup->workspace : nullptr;
   uint32_t* counters = fixup ? fixup->flags : nullptr;
-  auto* c = static_cast<__nv_bfloat16*>(g.c);
+  auto* c            = static_cast<__nv_bfloat16*>(g.c);
   const int m = int(g.m), n = int(g.n), k = int(g.k);
   return [=](cudaStream_t stream) mutable {
     grid.launch(stream, decode_kernel, a_map, b_map, c, m, n, k, split, workspace, counters);

@@ -26,20 +26,20 @@
 // (Needs common/split_k.h, included by the file that includes this one, before its namespace.)
 namespace decode {
 
-constexpr int ROWS        = 128;           // rows of B per CTA: the MMA's M side (two wgmma of 64)
-constexpr int COLS        = 16;            // A's rows, padded: the MMA's N; the largest M this kernel takes
-constexpr int SLICE_K     = 64;            // K of one TMA box: 128 bytes of bf16, one swizzle span
-constexpr int WGMMA_M     = 64;
-constexpr int WGMMA_K     = 16;
-constexpr int HALVES      = ROWS / WGMMA_M;  // wgmma per K step, one per 64-row half of B's tile
-constexpr int NUM_STAGES  = 8;             // 8 x 18 KB: one CTA per SM, 8 loads of B in flight
-constexpr int BLOCK_K     = SLICE_K;       // K of one stage: one TMA box per operand
-constexpr int NUM_THREADS = 128 + 32;      // the consumer warpgroup (warps 0-3), the producer warp (4)
-constexpr int ACC_REGS    = HALVES * WGMMA_M * COLS / 128;  // 16 fp32 accumulators per consumer thread
-constexpr int PARTIAL_FLOATS = ROWS * COLS;  // a CTA's partial: 2048 floats, thread t's 16 at 16 t
-constexpr int FIXUP_BATCH = 4;             // partials whose loads the last split issues before adding them
-constexpr int MIN_SPLIT_K_TILES = 4;       // no split shorter than 4 K tiles (64 KB of B)
-constexpr uint32_t C_BAR  = 1;             // named barrier of the consumer warpgroup
+constexpr int ROWS              = 128;  // rows of B per CTA: the MMA's M side (two wgmma of 64)
+constexpr int COLS              = 16;   // A's rows, padded: the MMA's N; the largest M this kernel takes
+constexpr int SLICE_K           = 64;   // K of one TMA box: 128 bytes of bf16, one swizzle span
+constexpr int WGMMA_M           = 64;
+constexpr int WGMMA_K           = 16;
+constexpr int HALVES            = ROWS / WGMMA_M;  // wgmma per K step, one per 64-row half of B's tile
+constexpr int NUM_STAGES        = 8;               // 8 x 18 KB: one CTA per SM, 8 loads of B in flight
+constexpr int BLOCK_K           = SLICE_K;         // K of one stage: one TMA box per operand
+constexpr int NUM_THREADS       = 128 + 32;  // the consumer warpgroup (warps 0-3), the producer warp (4)
+constexpr int ACC_REGS          = HALVES * WGMMA_M * COLS / 128;  // 16 fp32 accumulators per consumer thread
+constexpr int PARTIAL_FLOATS    = ROWS * COLS;  // a CTA's partial: 2048 floats, thread t's 16 at 16 t
+constexpr int FIXUP_BATCH       = 4;  // partials whose loads the last split issues before adding them
+constexpr int MIN_SPLIT_K_TILES = 4;  // no split shorter than 4 K tiles (64 KB of B)
+constexpr uint32_t C_BAR        = 1;  // named barrier of the consumer warpgroup
 
 // The MMA's A operand is B's tile, its B operand A's rows: both K-major, in the 128-byte swizzle.
 constexpr KMajorTile B_TILE{ROWS, BLOCK_K, 2, Swizzle::B128};
@@ -68,8 +68,7 @@ static_assert(PARTIAL_FLOATS == ACC_REGS * 128, "the partial holds the warpgroup
 // counters: one per tile, 0 between launches.
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     decode_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
-                  __nv_bfloat16* c, int m, int n, int k, SplitK split, float* workspace,
-                  uint32_t* counters) {
+                  __nv_bfloat16* c, int m, int n, int k, SplitK split, float* workspace, uint32_t* counters) {
 #if defined(GEMM_HAS_WGMMA)
   extern __shared__ uint8_t smem_raw[];
   uint8_t* ring = align_smem_1024(smem_raw);
@@ -79,7 +78,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 
   const int warp_id = threadIdx.x / 32;
   const int tile = int(blockIdx.x) / split.splits, s_idx = int(blockIdx.x) % split.splits;
-  const int n0 = tile * ROWS;
+  const int n0      = tile * ROWS;
   const int k_total = num_k_tiles(k, BLOCK_K);
   const int k_begin = split.begin(s_idx), k_end = split.end(s_idx, k_total);
 
@@ -96,13 +95,14 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     // ---- producer: one thread streams this CTA's range of B (and A's rows beside it) through the ring ----
     if (ptx::elect_one_sync()) {
       const uint64_t evict_first = ptx::createpolicy_evict_first();
-      int stage = 0;
-      uint32_t empty_phase = 1;  // 1 passes at once on the first lap
+      int stage                  = 0;
+      uint32_t empty_phase       = 1;  // 1 passes at once on the first lap
       for (int kt = k_begin; kt < k_end; ++kt) {
         ptx::mbarrier_wait(&empty_bar[stage], empty_phase, "empty_bar");
         // Both boxes are whole boxes: rows past N or M and K past K arrive as zeros, and count.
         ptx::mbarrier_arrive_expect_tx(&full_bar[stage], STAGE_BYTES);
-        ptx::tma_load_2d_hint(ring + b_tile_offset(stage), &b_map, &full_bar[stage], kt * BLOCK_K, n0, evict_first);
+        ptx::tma_load_2d_hint(ring + b_tile_offset(stage), &b_map, &full_bar[stage], kt * BLOCK_K, n0,
+                              evict_first);
         ptx::tma_load_2d(ring + a_tile_offset(stage), &a_map, &full_bar[stage], kt * BLOCK_K, 0);
         if (++stage == NUM_STAGES) {
           stage = 0;
@@ -118,14 +118,14 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   const int t = threadIdx.x, lane = t % 32;
   float acc[HALVES][8];
   const uint32_t ring_addr = ptx::smem_addr(ring);
-  int stage = 0;
-  uint32_t full_phase = 0;
+  int stage                = 0;
+  uint32_t full_phase      = 0;
   for (int kt = k_begin; kt < k_end; ++kt) {
     ptx::mbarrier_wait(&full_bar[stage], full_phase, "full_bar");
     wg::fence();
 #pragma unroll
     for (int ks = 0; ks < BLOCK_K / WGMMA_K; ++ks) {
-      const uint64_t a_rows = kmajor_desc_sm90(A_TILE, ring_addr + a_tile_offset(stage), ks);
+      const uint64_t a_rows     = kmajor_desc_sm90(A_TILE, ring_addr + a_tile_offset(stage), ks);
       const uint32_t accumulate = kt > k_begin || ks > 0 ? 1u : 0u;
 #pragma unroll
       for (int h = 0; h < HALVES; ++h) {
@@ -135,8 +135,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     }
     wg::commit_group();
     wg::wait_group<1>();  // the wgmmas of kt - 1 are done: their stage is free
-    if (kt > k_begin && t == 0)
-      ptx::mbarrier_arrive(&empty_bar[stage == 0 ? NUM_STAGES - 1 : stage - 1]);
+    if (kt > k_begin && t == 0) ptx::mbarrier_arrive(&empty_bar[stage == 0 ? NUM_STAGES - 1 : stage - 1]);
     if (++stage == NUM_STAGES) {
       stage = 0;
       full_phase ^= 1;
@@ -158,7 +157,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     ptx::named_barrier_sync(C_BAR, 128);
     if (t == 0) {
       const uint32_t before = ptx::atom_add_acq_rel_gpu(counters + tile, 1u);
-      last_split = before == uint32_t(split.splits - 1);
+      last_split            = before == uint32_t(split.splits - 1);
       if (last_split) counters[tile] = 0;  // for the next launch, which starts after this one ends
     }
     ptx::named_barrier_sync(C_BAR, 128);
@@ -168,14 +167,16 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     float sum[ACC_REGS];
 #pragma unroll
     for (int i = 0; i < ACC_REGS; ++i) sum[i] = 0.0f;
-    const float4* first = reinterpret_cast<const float4*>(workspace + size_t(blockIdx.x - s_idx) * PARTIAL_FLOATS);
+    const float4* first =
+        reinterpret_cast<const float4*>(workspace + size_t(blockIdx.x - s_idx) * PARTIAL_FLOATS);
     for (int s0 = 0; s0 < split.splits; s0 += FIXUP_BATCH) {
       float4 v[FIXUP_BATCH][ACC_REGS / 4];
 #pragma unroll
       for (int b = 0; b < FIXUP_BATCH; ++b) {
         const int s = s0 + b < split.splits ? s0 + b : split.splits - 1;  // past the end: the last again
 #pragma unroll
-        for (int i = 0; i < ACC_REGS / 4; ++i) v[b][i] = __ldcg(first + size_t(s) * (PARTIAL_FLOATS / 4) + 4 * t + i);
+        for (int i = 0; i < ACC_REGS / 4; ++i)
+          v[b][i] = __ldcg(first + size_t(s) * (PARTIAL_FLOATS / 4) + 4 * t + i);
       }
 #pragma unroll
       for (int b = 0; b < FIXUP_BATCH; ++b) {
@@ -212,19 +213,21 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 // The launch: tensor maps with B's 128-row box and A's 16-row box (rows past M zero-filled), the split from
 // the resident count of the occupancy query, the workspace and counters where K is split.
 inline Launch prepare(const GemmArgs& g) {
-  const CUtensorMap a_map = make_tensor_map(kmajor_tma_2d(g.m, g.k, COLS, SLICE_K, 2, Swizzle::B128), g.a, "A");
-  const CUtensorMap b_map = make_tensor_map(kmajor_tma_2d(g.n, g.k, ROWS, SLICE_K, 2, Swizzle::B128), g.b, "B");
+  const CUtensorMap a_map =
+      make_tensor_map(kmajor_tma_2d(g.m, g.k, COLS, SLICE_K, 2, Swizzle::B128), g.a, "A");
+  const CUtensorMap b_map =
+      make_tensor_map(kmajor_tma_2d(g.n, g.k, ROWS, SLICE_K, 2, Swizzle::B128), g.b, "B");
   CUDA_CHECK(cudaFuncSetAttribute(decode_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
   // The occupancy query's resident CTAs (clusters of one): three per SM
   PersistentGrid grid = persistent_grid(decode_kernel, NUM_THREADS, SMEM_BYTES, 1, 1, 1, "v8s (sm_90a)");
-  const int tiles = num_tiles(g.n, ROWS);
-  const SplitK split = pick_split_k(tiles, num_k_tiles(g.k, BLOCK_K), grid.max_clusters, MIN_SPLIT_K_TILES);
+  const int tiles     = num_tiles(g.n, ROWS);
+  const SplitK split  = pick_split_k(tiles, num_k_tiles(g.k, BLOCK_K), grid.max_clusters, MIN_SPLIT_K_TILES);
   grid.resize(tiles * split.splits);  // one CTA per tile and split, resident or not: no CTA waits for another
   std::shared_ptr<FixupMemory> fixup;  // the partials, and one counter per tile (FixupMemory's flags)
   if (split.splits > 1) fixup = std::make_shared<FixupMemory>(size_t(tiles) * split.splits, PARTIAL_FLOATS);
   float* workspace   = fixup ? fixup->workspace : nullptr;
   uint32_t* counters = fixup ? fixup->flags : nullptr;
-  auto* c = static_cast<__nv_bfloat16*>(g.c);
+  auto* c            = static_cast<__nv_bfloat16*>(g.c);
   const int m = int(g.m), n = int(g.n), k = int(g.k);
   return [=](cudaStream_t stream) mutable {
     grid.launch(stream, decode_kernel, a_map, b_map, c, m, n, k, split, workspace, counters);
