@@ -11,7 +11,8 @@
 //    of cuBLAS at 16 x 4096 x 4096 against 1.03x, on an H200);
 //  - tiles > slots: the waves' quantisation decides: the fewest splits (up to 8) whose waves are 99% full,
 //    else the fullest, since the last wave's few CTAs cannot keep enough loads in flight to hold the HBM's
-//    bandwidth (448 tiles on 132 SMs: 1 split, 3.4 waves, 0.97x of cuBLAS; 5 splits, 99.8% full, 1.02x);
+//    bandwidth (448 tiles on 132 SMs: 1 split, 3.4 waves, 0.97x of cuBLAS's first pick; 5 splits, 99.8% full,
+//    1.01-1.02x; on an H200);
 // and never a split shorter than `min_k_tiles` K tiles: each split writes a partial (16 x rows fp32) and the
 // tile's last split reads them all, which is worth it only against a sizeable piece of B. The K tiles are
 // then dealt out evenly (every split ceil(k_tiles / splits) long but the last), and the splits recounted so

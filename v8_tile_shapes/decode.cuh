@@ -12,7 +12,8 @@
 // epilogue; one tile per CTA.
 //
 // Status: compiled for sm_100a; not run on Blackwell hardware by this project. Through the tcgen05 emulator
-// it passes against cuBLAS on an H100 (`matmul_v8 --emulate --variant v8s`); also model-checked (layout).
+// it passes against cuBLAS on an H200 (Hopper; `matmul_v8 --emulate --variant v8s`); also model-checked (layout,
+// CuTe's instruction descriptor, SASS). It has no protocol model of its own: one tile per CTA, v4's roles.
 //
 // PTX ISA sections: as matmul_v8.cu (the cta_group::1 forms), and "atom" (.acq_rel, the split counter).
 #pragma once

@@ -36,7 +36,8 @@
 //
 // Status: compiled for sm_100a and sm_103a; not run on Blackwell hardware by this project, so no number of
 // its own. Through the tcgen05 emulator (common/tcgen05_emu.h) every variant passes against cuBLAS on an
-// H100: `matmul_v8 --emulate` (correctness only; emulation times nothing). Also model-checked: SASS per
+// H100 (v8s, the decode kernel, on an H200): `matmul_v8 --emulate` (correctness only; emulation times
+// nothing). Also model-checked: SASS per
 // kernel, the layout model.
 #include <cuda_bf16.h>
 
