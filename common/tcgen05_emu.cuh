@@ -52,7 +52,7 @@ constexpr uint32_t MIRRORS     = 16;  // pending multicast copies per CTA (a rin
 // Per CTA (static shared memory, under 256 bytes; the stages leave 1 KB for their barriers).
 struct CtaState {
   uint32_t magic;        // STATE_MAGIC once the first mbarrier_init of the CTA ran
-  uint32_t queue_len;    // Late: queued entries (Config::queue, slot queue_slot); Strict: entries issued (tail)
+  uint32_t queue_len;    // Late: entries queued (Config::queue, slot queue_slot); Strict: entries issued
   uint32_t queue_owner;  // Late, Strict: linear thread index + 1 of the thread that queued them
   uint32_t queue_slot;
   // Strict (strict_* below): entries run (head; [queue_done, queue_len) are pending), the lock every thread
@@ -88,7 +88,8 @@ __device__ __forceinline__ void st_state(uint32_t& w, uint32_t v) { atomicExch(&
 
 // One queued asynchronous operation (late and strict schedules; eager runs the same record at issue).
 using tc5queue::QueueEntry;
-using tc5queue::OP_MMA_F16, tc5queue::OP_COMMIT, tc5queue::OP_COMMIT_MULTICAST, tc5queue::OP_MMA_MX, tc5queue::OP_CP;
+using tc5queue::OP_COMMIT, tc5queue::OP_COMMIT_MULTICAST;
+using tc5queue::OP_CP, tc5queue::OP_MMA_F16, tc5queue::OP_MMA_MX;
 static_assert(sizeof(QueueEntry) <= QUEUE_ENTRY_BYTES, "the host allocates QUEUE_ENTRY_BYTES per entry");
 
 // ---- small helpers ----
@@ -178,7 +179,8 @@ struct LdRecord {
 };
 struct LaneState {
   unsigned long long tag;  // owner_tag() of the thread the flags are of
-  uint32_t flags, pad;
+  uint32_t flags;
+  uint32_t waiting;        // strict schedule: the barrier of its ptx::mbarrier_wait under way + 1 (0: none)
 };
 struct WarpState {
   unsigned long long tag;  // owner_tag() of the warp whose loads are pending
@@ -257,6 +259,7 @@ __device__ __forceinline__ uint32_t lane_flags(LaneState* l) {
   return __ldcg(&l->tag) == owner_tag() ? __ldcg(&l->flags) : 0u;
 }
 __device__ __forceinline__ void set_lane_flags(LaneState* l, uint32_t flags) {
+  if (__ldcg(&l->tag) != owner_tag()) __stcg(&l->waiting, 0u);  // a new thread in the slot waits on nothing
   __stcg(&l->tag, owner_tag());
   __stcg(&l->flags, flags);
 }
@@ -741,7 +744,8 @@ __device__ __noinline__ void dealloc(uint32_t taddr, uint32_t columns) {
   // Late: MMAs or copies still queued would write TMEM after it is freed (on the hardware: still in flight,
   // since no thread can have waited for their commit, which is queued behind them). Strict: the same, from
   // the queue's head (strict_on_dealloc).
-  if (ld_state(g_cta.magic) == STATE_MAGIC && g_config.schedule == Schedule::Late && ld_state(g_cta.queue_len) != 0)
+  if (ld_state(g_cta.magic) == STATE_MAGIC && g_config.schedule == Schedule::Late &&
+      ld_state(g_cta.queue_len) != 0)
     fail(RULE_DEALLOC_PENDING, ld_state(g_cta.queue_len), ld_state(g_cta.queue_owner) - 1);
   if (ld_state(g_cta.magic) == STATE_MAGIC && g_config.schedule == Schedule::Strict && sreg_laneid() == 0)
     strict_on_dealloc();
@@ -894,7 +898,7 @@ __device__ MmaTarget mma_target(Issuer is, int cta_group, uint32_t d, uint64_t a
   if ((d >> 16) != 0) fail(RULE_OUTSIDE_ALLOCATION, d);
   t.peer_smid = (require_allocated(t.smid, t.d_col, n, is.block) >> 16) - 1;
   t.b_rows    = n / uint32_t(cta_group);
-  for (int c = 1; c < cta_group && is.mirrors; ++c) {  // multicast copies into the peer it reads (tma_4d_multicast)
+  for (int c = 1; c < cta_group && is.mirrors; ++c) {  // multicast copies into the peer (tma_4d_multicast)
     apply_mirrors(t.a.start, t.rank + uint32_t(c));
     apply_mirrors(t.b.start, t.rank + uint32_t(c));
   }
@@ -1056,12 +1060,12 @@ __device__ __noinline__ void execute_cp_32x128b_warpx4(Issuer is, int cta_group,
 // every earlier MMA of the issuing thread has written TMEM: the writes are fenced at GPU scope, then each
 // arrival is a release (.cta on this thread's CTA's barrier, .cluster on another's). Under the strict schedule
 // the thread that runs it may be another of the CTA, or of the pair's other CTA, than the one that issued it.
-__device__ __noinline__ void execute_commit(uint32_t bar, uint32_t mask, uint32_t issuer_rank) {
+__device__ __noinline__ void execute_commit(uint32_t bar, uint32_t mask, uint32_t issuer_rank = 0xFFFFFFFFu) {
   __threadfence();
   // This CTA's barrier through its shared::cta address, the peers' through mapa: the forms the Hopper kernels
   // use, which compute-sanitizer's racecheck follows as synchronisation.
   const uint32_t me = sreg_ctarank();
-  if (mask == 0) mask = 1u << issuer_rank;
+  if (mask == 0) mask = 1u << (issuer_rank == 0xFFFFFFFFu ? me : issuer_rank);
   for (uint32_t r = 0; r < 16; ++r) {
     if (!((mask >> r) & 1u)) continue;
     if (r == me) {
@@ -1077,7 +1081,7 @@ __device__ __noinline__ void execute_commit(uint32_t bar, uint32_t mask, uint32_
 // ---- the late schedule's queue ----
 // One asynchronous operation, done now: at issue (eager) or when its queue is flushed (late, strict), by the
 // issuing thread or (strict) by whichever thread waits for it.
-__device__ void run(const QueueEntry& e) {
+__device__ __noinline__ void run(const QueueEntry& e) {
   // issuer 0: this thread's CTA (set only where another thread may run it: strict_enqueue)
   const Issuer is = e.block == 0 ? Issuer{sreg_smid(), sreg_ctarank(), block_linear() + 1, true}
                                  : Issuer{e.issuer & 0xFFFFu, e.issuer >> 16, e.block, false};
@@ -1149,7 +1153,8 @@ __device__ void queue_lock(uint32_t rank) {
   while (!queue_try_lock(rank)) __nanosleep(32);
 }
 __device__ __forceinline__ void queue_unlock(uint32_t rank) {
-  asm volatile("st.release.cluster.shared::cluster.u32 [%0], 0;" ::"r"(cta_word(g_cta.queue_lock, rank)) : "memory");
+  asm volatile("st.release.cluster.shared::cluster.u32 [%0], 0;" ::"r"(cta_word(g_cta.queue_lock, rank))
+               : "memory");
 }
 __device__ __forceinline__ QueueEntry* strict_queue(uint32_t rank) {
   return reinterpret_cast<QueueEntry*>(g_config.queue) +
@@ -1168,7 +1173,8 @@ __device__ __forceinline__ bool strict_pair_leader(uint32_t& rank) {
 // each once it has completed; then (strict_settle) an empty queue starts again at 0.
 __device__ __noinline__ void strict_run_through(uint32_t rank, uint32_t last) {
   QueueEntry* q         = strict_queue(rank);
-  const uint32_t head_w = cta_word(g_cta.queue_done, rank), tail = ld_cluster_u32(cta_word(g_cta.queue_len, rank));
+  const uint32_t head_w = cta_word(g_cta.queue_done, rank);
+  const uint32_t tail   = ld_cluster_u32(cta_word(g_cta.queue_len, rank));
   for (uint32_t i = ld_cluster_u32(head_w); i != tail && i != last + 1; ++i) {
     run(q[i % QUEUE_CAP]);
     st_cluster_u32(head_w, i + 1);
@@ -1185,7 +1191,7 @@ __device__ void strict_settle(uint32_t rank) {
 }
 
 __device__ __noinline__ void strict_enqueue(const QueueEntry& e, uint32_t slot, bool commit_now);
-__device__ bool strict_awaited(const QueueEntry& e, uint32_t rank);
+__device__ __noinline__ bool strict_awaited(const QueueEntry& e, uint32_t rank);
 // An MMA or cp under the strict schedule: the multicast copies into the peer that it reads are made now, by
 // this thread, which has waited on the barrier they complete on (tma_4d_multicast); the thread that runs it
 // may be the peer's. Then it is queued.
@@ -1218,8 +1224,8 @@ __device__ __noinline__ void strict_enqueue(const QueueEntry& e, uint32_t slot, 
     st_state(g_cta.queue_owner, me);
     st_state(g_cta.queue_slot, slot);
   }
-  QueueEntry* at = reinterpret_cast<QueueEntry*>(g_config.queue) + size_t(ld_state(g_cta.queue_slot)) * QUEUE_CAP +
-                   tail % QUEUE_CAP;
+  QueueEntry* at = reinterpret_cast<QueueEntry*>(g_config.queue) +
+                   size_t(ld_state(g_cta.queue_slot)) * QUEUE_CAP + tail % QUEUE_CAP;
   *at        = e;
   at->issuer = sreg_smid() | (rank << 16);  // who issued it: the thread that runs it may be another CTA's
   at->block  = block_linear() + 1;
@@ -1233,12 +1239,21 @@ __device__ __noinline__ void strict_enqueue(const QueueEntry& e, uint32_t slot, 
   queue_unlock(rank);
 }
 
+// tcgen05.commit under the strict schedule.
+__device__ __noinline__ void strict_commit(uint32_t bar, uint32_t mask, bool multicast) {
+  strict_enqueue(QueueEntry{multicast ? OP_COMMIT_MULTICAST : OP_COMMIT, bar, 0, 0, 0, mask, 0, 0}, 0, true);
+}
+
 // A thread waits on the barrier at shared::cta address `bar` (ptx::mbarrier_wait, before its first probe):
 // the last commit of CTA `rank`'s queue that arrives on it in this CTA, and everything before it, run now, by
 // this thread. Commits queued later for it run when they are queued (strict_enqueue): this thread is counted
 // in CtaState::waiting until its wait succeeds. Registered first, then the queue looked at under its lock: the
 // thread that queues a commit looks at the counts under the same lock, so one of the two finds the other.
-__device__ void strict_run_pending(uint32_t rank, uint32_t bar) {
+__device__ __noinline__ void strict_run_pending(uint32_t rank, uint32_t bar) {
+  uint32_t leader;
+  // bar | 1: `rank` is the even CTA of this odd CTA's pair, if it is paired (cta_group::2) at all
+  if ((bar & 1u) != 0 && !strict_pair_leader(leader)) return;
+  bar &= ~1u;
   const uint32_t me = sreg_ctarank();
   queue_lock(rank);
   const uint32_t head = ld_cluster_u32(cta_word(g_cta.queue_done, rank));
@@ -1251,30 +1266,36 @@ __device__ void strict_run_pending(uint32_t rank, uint32_t bar) {
 __device__ __forceinline__ uint32_t* waiting_word(uint32_t bar) {
   return &g_cta.waiting[tc5queue::barrier_index(bar) / 2];
 }
-__device__ __forceinline__ uint32_t waiting_one(uint32_t bar) { return 1u << (16 * (tc5queue::barrier_index(bar) % 2)); }
-__device__ __noinline__ void strict_begin_wait(uint32_t bar) {
-  if (!tracking()) return;
+__device__ __forceinline__ uint32_t waiting_one(uint32_t bar) {
+  return 1u << (16 * (tc5queue::barrier_index(bar) % 2));
+}
+// The thread counts as waiting on `bar` until its wait succeeds (strict_end_wait).
+__device__ __noinline__ void strict_count_wait(uint32_t bar) {
   LaneState* l = lane_state();
   if (__ldcg(&l->tag) != owner_tag()) set_lane_flags(l, 0);
   atomicAdd(waiting_word(bar), waiting_one(bar));
-  __stcg(&l->pad, bar + 1);
+  __stcg(&l->waiting, bar + 1);
+}
+__device__ __noinline__ void strict_begin_wait(uint32_t bar) {
+  if (!tracking()) return;
+  strict_count_wait(bar);
   strict_run_pending(sreg_ctarank(), bar);
-  uint32_t leader;
-  if (strict_pair_leader(leader)) strict_run_pending(leader, bar);
+  if ((sreg_ctarank() & 1u) != 0) strict_run_pending(sreg_ctarank() - 1, bar | 1u);  // | 1: only if paired
 }
 // The wait succeeded (on_mbarrier_waited): no longer counted.
 __device__ void strict_end_wait(uint32_t bar) {
   if (!tracking()) return;
   LaneState* l = lane_state();
-  if (__ldcg(&l->tag) != owner_tag() || __ldcg(&l->pad) != bar + 1) return;
-  __stcg(&l->pad, 0u);
+  if (__ldcg(&l->tag) != owner_tag() || __ldcg(&l->waiting) != bar + 1) return;
+  __stcg(&l->waiting, 0u);
   atomicSub(waiting_word(bar), waiting_one(bar));
 }
 // With CTA `rank`'s lock held, after queuing commit `e`: a thread of a CTA it arrives in waits on its barrier.
-__device__ bool strict_awaited(const QueueEntry& e, uint32_t rank) {
+__device__ __noinline__ bool strict_awaited(const QueueEntry& e, uint32_t rank) {
   const uint32_t mask = e.op == OP_COMMIT_MULTICAST ? e.arg : 1u << rank;
   for (uint32_t r = 0; r < 16; ++r)
-    if (((mask >> r) & 1u) != 0 && (ld_cluster_u32(cta_word(*waiting_word(e.d), r)) & (0xFFFFu * waiting_one(e.d))) != 0)
+    if (((mask >> r) & 1u) != 0 &&
+        (ld_cluster_u32(cta_word(*waiting_word(e.d), r)) & (0xFFFFu * waiting_one(e.d))) != 0)
       return true;
   return false;
 }
@@ -1299,8 +1320,8 @@ __device__ void strict_check_ld(uint32_t rank, uint32_t col, uint32_t n, uint32_
   const QueueEntry e    = q[at % QUEUE_CAP];
   const uint32_t commit = tc5queue::covering_commit(q, QUEUE_CAP, at, tail);
   const uint32_t bar    = commit != tail ? q[commit % QUEUE_CAP].d : 0xFFFFFFFFu;
-  const uint32_t mask   = commit != tail && q[commit % QUEUE_CAP].op == OP_COMMIT_MULTICAST ? q[commit % QUEUE_CAP].arg
-                                                                                            : 1u << rank;
+  const bool multicast  = commit != tail && q[commit % QUEUE_CAP].op == OP_COMMIT_MULTICAST;
+  const uint32_t mask   = multicast ? q[commit % QUEUE_CAP].arg : 1u << rank;
   queue_unlock(rank);
   const uint32_t first = (e.d & 0xFFFFu) > col ? (e.d & 0xFFFFu) : col;
   if (bar != 0xFFFFFFFFu)
@@ -1383,21 +1404,17 @@ __device__ __noinline__ void forward_flush() {
 }
 
 // Before this thread blocks or synchronises: the late schedule's queued work, and bytes owed to a peer; before
-// it waits on an mbarrier (bar), the strict schedule's commit it waits for (strict_begin_wait).
-// Late: the owner runs its queue before it blocks. Strict: `bar` is the barrier this thread is about to wait on
-// (strict_begin_wait). One function: one call site in the kernels' waits (each costs them registers).
-__device__ __noinline__ void queue_before_block(uint32_t bar) {
-  if (g_config.schedule == Schedule::Strict) strict_begin_wait(bar);
-  else flush_queue();
-}
-// wait_bar: ptx::mbarrier_wait's barrier | 1 (barriers are 8-byte aligned; 0: no wait on a barrier follows).
+// it waits on an mbarrier, the strict schedule's commits it waits for (strict_begin_wait). wait_bar:
+// ptx::mbarrier_wait's barrier | 1 (barriers are 8-byte aligned; 0: no wait on a barrier follows). Each
+// schedule's work is one call: what the calls here reach costs the emulated kernels registers.
 __device__ __forceinline__ void before_block(uint32_t wait_bar = 0) {
   if (ld_state(g_cta.magic) != STATE_MAGIC) return;
   const uint32_t me = tid_linear() + 1;
   if (ld_state(g_cta.fwd_owner) == me && ld_state(g_cta.fwd_bytes) != 0) forward_flush();
-  if ((g_config.schedule == Schedule::Late && ld_state(g_cta.queue_owner) == me && ld_state(g_cta.queue_len) != 0) ||
-      (g_config.schedule == Schedule::Strict && wait_bar != 0))
-    queue_before_block(wait_bar & ~1u);
+  if (g_config.schedule == Schedule::Late && ld_state(g_cta.queue_owner) == me && ld_state(g_cta.queue_len) != 0)
+    flush_queue();
+  else if (g_config.schedule == Schedule::Strict && wait_bar != 0)
+    strict_begin_wait(wait_bar & ~1u);
 }
 
 
@@ -1619,19 +1636,18 @@ __device__ __forceinline__ void commit(uint32_t bar, uint32_t mask, bool multica
   require_enabled();
   if (multicast && sreg_ctarank() % 2 != 0) fail(RULE_CTA_GROUP_RANK, sreg_ctarank());
   clear_lane_flags(F_UNPUB_MMA);  // the commit performs this thread's fence::before_thread_sync for them
-  const QueueEntry e{multicast ? OP_COMMIT_MULTICAST : OP_COMMIT, bar, 0, 0, 0, mask, 0, 0};
   // Strict: queued behind this CTA's pending work, or arriving now where none is pending.
   if (g_config.schedule == Schedule::Strict && ld_state(g_cta.magic) == STATE_MAGIC) {
-    strict_enqueue(e, 0, true);
+    strict_commit(bar, mask, multicast);
     return;
   }
   // Eager, or nothing of this CTA queued: every earlier MMA of this thread has written TMEM already.
   if (g_config.schedule == Schedule::Eager || ld_state(g_cta.magic) != STATE_MAGIC ||
       ld_state(g_cta.queue_len) == 0) {
-    execute_commit(bar, multicast ? mask : 0u, sreg_ctarank());
+    execute_commit(bar, multicast ? mask : 0u);
     return;
   }
-  enqueue(e, g_cta.queue_slot);
+  enqueue(QueueEntry{multicast ? OP_COMMIT_MULTICAST : OP_COMMIT, bar, 0, 0, 0, mask, 0, 0}, g_cta.queue_slot);
 }
 
 // tcgen05.ld.sync.aligned.32x32b.x{N}.b32 (PTX ISA "tcgen05.ld", "Matrix fragments ... .32x32b"): thread t

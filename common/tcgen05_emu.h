@@ -28,8 +28,9 @@ namespace gemm::tc5emu {
 //            lets TMA overwrite a stage before the commit that frees it arrives now reads the new bytes.
 //  - Strict: as late as the memory model allows: queued as under Late, and run only when a thread (any thread
 //            of the CTA, or of the pair's other CTA for a multicast commit) waits on the barrier a queued
-//            commit arrives on: everything up to and including that commit, then its arrival, then the wait
-//            polls again. Also, where the CTA must move on without a wait: its cluster barrier runs queued
+//            commit arrives on: a thread that begins such a wait runs everything up to and including the
+//            commits queued for it, with their arrivals; a commit queued while a thread already waits on its
+//            barrier runs at once. Also, where the CTA must move on without a wait: its cluster barrier runs queued
 //            commits that track nothing pending (arrivals no one waited for), and a dealloc with MMAs or copies
 //            still queued traps. Not at the issuing thread's own waits, barriers or fences. A tcgen05.ld of
 //            columns a queued MMA or cp will write traps (RULE_LD_PENDING_WRITE): a read ordered after the

@@ -16,14 +16,22 @@ namespace {
 constexpr uint32_t CAP = 8;  // a small ring, so that the tests wrap it
 
 // kind::f16 instruction descriptor bits for N (17-22: N >> 3); the rest does not matter here.
-constexpr uint32_t idesc_n(uint32_t n) { return (n >> 3) << 17; }
+constexpr uint32_t idesc_n(uint32_t n) {
+  return (n >> 3) << 17;
+}
 
 QueueEntry mma(uint32_t col, uint32_t n, int cta_group = 1) {
   return QueueEntry{OP_MMA_F16 + uint32_t(cta_group - 1), col, 0, 0, idesc_n(n), 1, 0, 0, 0, 0};
 }
-QueueEntry mma_mx(uint32_t col, uint32_t n) { return QueueEntry{OP_MMA_MX + 1, col, 0, 0, idesc_n(n), 1, 0, 0, 0, 0}; }
-QueueEntry cp(uint32_t col) { return QueueEntry{OP_CP + 1, col, 0, 0, 0, 0, 0, 0, 0, 0}; }
-QueueEntry commit(uint32_t bar) { return QueueEntry{OP_COMMIT, bar, 0, 0, 0, 0, 0, 0, 0, 0}; }
+QueueEntry mma_mx(uint32_t col, uint32_t n) {
+  return QueueEntry{OP_MMA_MX + 1, col, 0, 0, idesc_n(n), 1, 0, 0, 0, 0};
+}
+QueueEntry cp(uint32_t col) {
+  return QueueEntry{OP_CP + 1, col, 0, 0, 0, 0, 0, 0, 0, 0};
+}
+QueueEntry commit(uint32_t bar) {
+  return QueueEntry{OP_COMMIT, bar, 0, 0, 0, 0, 0, 0, 0, 0};
+}
 QueueEntry commit_multicast(uint32_t bar, uint32_t mask) {
   return QueueEntry{OP_COMMIT_MULTICAST, bar, 0, 0, 0, mask, 0, 0, 0, 0};
 }
@@ -66,10 +74,10 @@ TEST_CASE("the operations: which write TMEM and their cta_group and the columns 
 }
 
 TEST_CASE("a tcgen05.ld overlaps a queued MMA or cp exactly where their columns meet") {
-  const QueueEntry acc1 = mma(128, 128);  // v6's second accumulator: columns [128, 256)
-  CHECK_FALSE(writes_columns(acc1, 0, 0, 0, 128));    // the first accumulator: no overlap
-  CHECK_FALSE(writes_columns(acc1, 0, 0, 120, 8));    // [120, 128): touches, does not overlap
-  CHECK(writes_columns(acc1, 0, 0, 120, 9));          // [120, 129)
+  const QueueEntry acc1 = mma(128, 128);            // v6's second accumulator: columns [128, 256)
+  CHECK_FALSE(writes_columns(acc1, 0, 0, 0, 128));  // the first accumulator: no overlap
+  CHECK_FALSE(writes_columns(acc1, 0, 0, 120, 8));  // [120, 128): touches, does not overlap
+  CHECK(writes_columns(acc1, 0, 0, 120, 9));        // [120, 129)
   CHECK(writes_columns(acc1, 0, 0, 255, 1));
   CHECK_FALSE(writes_columns(acc1, 0, 0, 256, 32));
   // The lane field of the MMA's address is not a column (the emulated MMAs write all 128 lanes).
@@ -83,7 +91,7 @@ TEST_CASE("a tcgen05.ld overlaps a queued MMA or cp exactly where their columns 
 TEST_CASE("cta_group::2 work of the even CTA writes the odd CTA's TMEM but cta_group::1 only its own") {
   const QueueEntry pair = mma(0, 256, 2), alone = mma(0, 128, 1);
   CHECK(writes_columns(pair, 0, 0, 0, 8));
-  CHECK(writes_columns(pair, 0, 1, 0, 8));   // the odd CTA reads what the even CTA's pair MMA writes
+  CHECK(writes_columns(pair, 0, 1, 0, 8));        // the odd CTA reads what the even CTA's pair MMA writes
   CHECK_FALSE(writes_columns(pair, 0, 2, 0, 8));  // another pair of a larger cluster: not this one
   CHECK(writes_columns(pair, 2, 3, 0, 8));
   CHECK_FALSE(writes_columns(alone, 0, 1, 0, 8));  // v8's CTA alone in a cluster of two
@@ -107,7 +115,8 @@ TEST_CASE("a wait is for the first queued commit that arrives on its barrier in 
 
 TEST_CASE("a multicast commit arrives in every CTA of its mask at the barrier's offset in each") {
   const uint32_t done = 0x438, tmem_full = 0x480;
-  const Ring q(0, {mma(0, 256, 2), commit_multicast(done, 0b11), mma(0, 256, 2), commit_multicast(tmem_full, 0b11)});
+  const Ring q(
+      0, {mma(0, 256, 2), commit_multicast(done, 0b11), mma(0, 256, 2), commit_multicast(tmem_full, 0b11)});
   CHECK(q.first_commit_on(0, done, 0) == 1);
   CHECK(q.first_commit_on(0, done, 1) == 1);  // the odd CTA's producer finds it in the even CTA's queue
   CHECK(q.first_commit_on(0, tmem_full, 1) == 3);
@@ -159,13 +168,15 @@ TEST_CASE("a wait begun runs every commit queued for its barrier by then and onl
   CHECK(pair.first_write(0, 1, 256, 8) == 5);
 }
 
-TEST_CASE("waiters are counted per barrier index: a kernel's neighbouring barriers get indices of their own") {
+TEST_CASE(
+    "waiters are counted per barrier index: a kernel's neighbouring barriers get indices of their own") {
   // v4's fifteen barriers, 8 bytes apart: fifteen indices.
   uint32_t seen = 0;
   for (uint32_t i = 0; i < 15; ++i) {
     CHECK((seen & (1u << barrier_index(0x400 + 8 * i))) == 0);
     seen |= 1u << barrier_index(0x400 + 8 * i);
   }
-  CHECK(barrier_index(0x400) == barrier_index(0x400 + 256));  // 256 bytes apart: shared (earlier, never wrong)
+  CHECK(barrier_index(0x400) ==
+        barrier_index(0x400 + 256));  // 256 bytes apart: shared (earlier, never wrong)
   CHECK(barrier_index(0xFFF8) < 32);
 }
