@@ -1148,11 +1148,15 @@ __device__ __forceinline__ bool queue_try_lock(uint32_t rank) {
                : "memory");
   return old == 0;
 }
-// Held only while a thread enqueues, runs or reads the queue, none of which waits for another thread.
+// Held only while a thread enqueues, runs or reads the queue, none of which waits for another thread. The
+// entries and TMEM are global memory that threads of two SMs write and read under the lock: GPU-scope fences
+// on both sides, so that no SM reads a stale line of its L1.
 __device__ void queue_lock(uint32_t rank) {
   while (!queue_try_lock(rank)) __nanosleep(32);
+  __threadfence();
 }
 __device__ __forceinline__ void queue_unlock(uint32_t rank) {
+  __threadfence();
   asm volatile("st.release.cluster.shared::cluster.u32 [%0], 0;" ::"r"(cta_word(g_cta.queue_lock, rank))
                : "memory");
 }
