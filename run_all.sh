@@ -21,7 +21,7 @@
 #                                         heuristic picks (cuBLAS at its best; both ratios in the log)
 #   ./run_all.sh --build-only             configure and build only (machines without a GPU)
 #   ./run_all.sh --emulate                on an H100/H200: every Blackwell (sm_100a) variant of every stage through
-#                                         the tcgen05 emulator, eager and late schedules, at a few small shapes
+#                                         the tcgen05 emulator, eager, late and strict schedules, at a few shapes
 #                                         per stage (ragged ones for v6 and mxfp8; --sizes replaces them), a
 #                                         PASS/FAIL table; verification only, no timing (docs/emulation.md)
 # Exits non-zero if any kernel fails verification.
@@ -96,7 +96,7 @@ if [ "$emulate" = 1 ]; then
   mkdir -p "$root/results"
   log="$root/results/emulate_$(date +%Y%m%d-%H%M%S).log"
   : >"$log"
-  table="| stage | variant | shape | eager | late |\n|---|---|---|---|---|\n"
+  table="| stage | variant | shape | eager | late | strict |\n|---|---|---|---|---|---|\n"
   status=0
   for s in $stages; do
     [ -x "$build/$s" ] || { echo "run_all.sh: no stage binary $s in $build" >&2; exit 2; }
@@ -126,9 +126,10 @@ if [ "$emulate" = 1 ]; then
                                  res[v, sched] = r }
         END { for (i = 1; i <= nv; i++) { v = order[i]
                 e = ((v, "eager") in res) ? res[v, "eager"] : "-"; l = ((v, "late") in res) ? res[v, "late"] : "-"
-                printf "| %s | %s | %s | %s | %s |\n", st, v, sh, e, l } }')
+                x = ((v, "strict") in res) ? res[v, "strict"] : "-"
+                printf "| %s | %s | %s | %s | %s | %s |\n", st, v, sh, e, l, x } }')
       if [ -z "$rows" ]; then
-        rows="| ${s#matmul_} | (none: exit $rc) | ${m}x${n}x${k} | FAIL | FAIL |"
+        rows="| ${s#matmul_} | (none: exit $rc) | ${m}x${n}x${k} | FAIL | FAIL | FAIL |"
         status=1
         echo "$out" | tail -n 5 >&2
       fi

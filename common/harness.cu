@@ -283,8 +283,9 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
   bool all_pass = true;
   if (opt.emulate) {
     std::vector<tc5emu::Schedule> schedules;
-    if (opt.schedule != "late") schedules.push_back(tc5emu::Schedule::Eager);
-    if (opt.schedule != "eager") schedules.push_back(tc5emu::Schedule::Late);
+    for (const tc5emu::Schedule each :
+         {tc5emu::Schedule::Eager, tc5emu::Schedule::Late, tc5emu::Schedule::Strict})
+      if (schedule_selected(opt.schedule, tc5emu::schedule_name(each))) schedules.push_back(each);
     for (const Variant* v : chosen)
       for (const tc5emu::Schedule schedule : schedules) {
         const std::string bad_setup = tc5emu::enable(schedule);
@@ -296,7 +297,7 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
         std::vector<uint16_t> out_host;
         CompareResult check     = check_launch(launch, sets[0], ref_host, &out_host);
         const std::string held  = tc5emu::check_all_freed();
-        std::printf("check %-5s emulated, %-5s schedule: %s", v->name, tc5emu::schedule_name(schedule),
+        std::printf("check %-5s emulated, %-6s schedule: %s", v->name, tc5emu::schedule_name(schedule),
                     check.summary().c_str());
         if (!check.pass && check.first_bad != SIZE_MAX)
           std::printf("  (first bad element: row %zu, col %zu)", check.first_bad / size_t(opt.n),

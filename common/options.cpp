@@ -48,7 +48,8 @@ std::string usage(const char* prog) {
   --emulate             on an H100/H200: run this stage's sm_100a (Blackwell) kernels through the tcgen05
                         emulator (common/tcgen05_emu.h) and verify them against cuBLAS. Emulation checks
                         correctness only: nothing is timed
-  --schedule S          with --emulate: eager, late or both (default) of the emulator's MMA schedules
+  --schedule S          with --emulate: eager, late, strict, or both (default: all three) of the emulator's
+                        MMA schedules (docs/emulation.md)
   --cublas-best N       cuBLAS at its best: time the first N algorithms of cuBLASLt's heuristic (its
                         32 MB workspace each) once, and pair every kernel against the fastest as well as
                         against the first pick (both ratios reported; default 0: the first pick only)
@@ -126,8 +127,9 @@ std::string parse_options(int argc, const char* const* argv, Options& opt) {
       opt.cublas_best = int(v);
     } else if (!std::strcmp(a, "--schedule")) {
       const char* s = value(a);
-      if (s == nullptr || !(!std::strcmp(s, "eager") || !std::strcmp(s, "late") || !std::strcmp(s, "both")))
-        return std::string("--schedule needs eager, late or both, got '") + (s ? s : "") + "'";
+      if (s == nullptr || !(!std::strcmp(s, "eager") || !std::strcmp(s, "late") || !std::strcmp(s, "strict") ||
+                            !std::strcmp(s, "both")))
+        return std::string("--schedule needs eager, late, strict or both, got '") + (s ? s : "") + "'";
       opt.schedule = s;
     } else {
       return std::string("unknown option '") + a + "' (see --help)";
@@ -139,6 +141,10 @@ std::string parse_options(int argc, const char* const* argv, Options& opt) {
   if (!opt.emulate && opt.schedule != "both") return "--schedule is an option of --emulate";
   if (opt.cublas_best > 0 && opt.iters == 0) return "--cublas-best times cuBLAS: it needs --iters > 0";
   return "";
+}
+
+bool schedule_selected(const std::string& option, const char* name) {
+  return option == "both" || option == name;
 }
 
 int64_t nearest_multiple(int64_t value, int64_t multiple) {

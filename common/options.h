@@ -22,7 +22,8 @@ struct Options {
   std::string trace;            // --trace FILE: one profiled launch, written as a Chrome trace (trace.h)
   bool emulate = false;         // --emulate: the sm_100a kernels on a Hopper GPU, through the tcgen05
                                 // emulator (common/tcgen05_emu.h): verification only, no timing
-  std::string schedule = "both";  // --schedule eager|late|both: the emulator's MMA schedules to run
+  std::string schedule = "both";  // --schedule eager|late|strict|both: the emulator's MMA schedules to run
+                                  // ("both": every one, schedule_selected)
   int cublas_best = 0;  // --cublas-best N: also pair against the fastest of the heuristic's first N picks
   bool help = false;
 };
@@ -30,6 +31,9 @@ struct Options {
 // Parses argv. Returns an empty string on success, else a message naming the bad option and what it accepts.
 std::string parse_options(int argc, const char* const* argv, Options& opt);
 std::string usage(const char* prog);
+// Whether --schedule `option` runs the emulator's schedule `name` (tc5emu::schedule_name: eager, late,
+// strict): the one it names, or every one for "both" (the default).
+bool schedule_selected(const std::string& option, const char* name);
 
 // What a variant needs of the problem shape: multiples of its tiles.
 struct ShapeRule {

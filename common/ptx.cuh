@@ -12,8 +12,8 @@
 
 // With GEMM_TCGEN05_EMULATE (a Blackwell file compiled for sm_90a, common/tcgen05_emu.h), the emulator hooks
 // in where a thread initialises barriers, blocks, or announces bytes on a peer's barrier, and where it arrives
-// or synchronises (the tcgen05 fence rules and TMEM write-after-read: tc5emu::on_mbarrier_arrive,
-// on_mbarrier_waited, on_barrier_arrive, on_barrier_waited). Nothing otherwise.
+// or synchronises (the tcgen05 fence rules, TMEM write-after-read and the strict schedule: before_block,
+// on_mbarrier_arrive, on_mbarrier_waited, on_barrier_arrive, on_barrier_waited). Nothing otherwise.
 #if defined(GEMM_TCGEN05_EMULATE)
 #include "common/tcgen05_emu.cuh"  // defines GEMM_TC5_EMULATED in the device passes that emulate
 #endif
@@ -109,7 +109,7 @@ __device__ __forceinline__ uint32_t smid() {
 #endif
 template <bool CLUSTER_SCOPE = false>
 __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity, const char* name = "mbarrier") {
-  GEMM_EMU_HOOK(tc5emu::before_block());
+  GEMM_EMU_HOOK(tc5emu::before_block(smem_addr(bar) | 1u));  // | 1: the barrier the strict schedule runs for
 #if defined(GEMM_DEBUG_HANG)
   const uint64_t start = globaltimer_ns();
   while (!mbarrier_try_wait_parity<CLUSTER_SCOPE>(bar, parity)) {
@@ -173,6 +173,7 @@ __device__ __forceinline__ uint32_t mapa_shared_cluster(const void* p, uint32_t 
 __device__ __forceinline__ void barrier_cluster_arrive() {
   GEMM_EMU_HOOK(tc5emu::on_cluster_arrive());  // emulated Cluster Launch Control: a canceled cluster exits
   GEMM_EMU_HOOK(tc5emu::before_block());
+  GEMM_EMU_HOOK(tc5emu::strict_before_cluster_arrive());
   GEMM_EMU_HOOK(tc5emu::on_barrier_arrive(tc5emu::SYNC_CLUSTER));
   asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
 }

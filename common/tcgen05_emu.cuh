@@ -7,9 +7,9 @@
 //    st.global.cg) so that the epilogue warps of both CTAs of a pair see what the MMA thread wrote once they
 //    have waited on the commit's barrier and fenced (tcgen05.fence::after_thread_sync -> fence.acq_rel.gpu).
 //  - Allocation: per SM a bitmask of 32-column granules and, per granule, its owner (global memory).
-//  - Per CTA, in 64 bytes of static shared memory: the late schedule's queue head and the cta_group::2 TMA
-//    forwarding state. Initialised by the first ptx::mbarrier_init of the CTA (every kernel initialises its
-//    barriers before any TMA or MMA, and publishes them with a barrier).
+//  - Per CTA, in under 384 bytes of static shared memory: the late and strict schedules' queue state and the
+//    cta_group::2 TMA forwarding state. Initialised by the first ptx::mbarrier_init of the CTA (every kernel
+//    initialises its barriers before any TMA or MMA, and publishes them with a barrier).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +21,7 @@
 #include <cuda_runtime.h>
 
 #include "common/tcgen05_emu.h"
+#include "common/tcgen05_queue.h"
 #include "common/tmem_war.h"
 
 #if defined(GEMM_TCGEN05_EMULATE)
@@ -51,9 +52,17 @@ constexpr uint32_t MIRRORS     = 16;  // pending multicast copies per CTA (a rin
 // Per CTA (static shared memory, under 256 bytes; the stages leave 1 KB for their barriers).
 struct CtaState {
   uint32_t magic;        // STATE_MAGIC once the first mbarrier_init of the CTA ran
-  uint32_t queue_len;    // Late: queued entries (Config::queue, slot queue_slot)
-  uint32_t queue_owner;  // Late: linear thread index + 1 of the thread that queued them
+  uint32_t queue_len;    // Late: entries queued (Config::queue, slot queue_slot); Strict: entries issued
+  uint32_t queue_owner;  // Late, Strict: linear thread index + 1 of the thread that queued them
   uint32_t queue_slot;
+  // Strict (strict_* below): entries run (head; [queue_done, queue_len) are pending), the lock every thread
+  // that reads or runs the queue holds (this CTA's, or the pair's odd CTA through distributed shared memory),
+  // and pair_mark() once this CTA has allocated TMEM with cta_group::2 (its odd CTA then looks for the pair's
+  // work in the even CTA's queue).
+  uint32_t queue_done, queue_lock, pair;
+  // Strict: the threads of this CTA inside a ptx::mbarrier_wait, per tc5queue::barrier_index of the barrier
+  // (two 16-bit counts per word): a commit queued for a barrier someone waits on runs at once.
+  uint32_t waiting[16];
   uint64_t fwd_bar;      // cta_group::2 TMA into a peer's barrier: the local barrier the copies complete on
   uint32_t fwd_phase;
   uint32_t fwd_target;   // shared::cluster address of the peer barrier the bytes are owed to
@@ -67,7 +76,7 @@ struct CtaState {
   // first mbarrier_init; war_off: the tracking lost an arrival or a wait of this CTA, so its checks are off.
   uint32_t war_smid, war_block, war_launch, war_off;
 };
-static_assert(sizeof(CtaState) <= 256, "the emulator's per-CTA state must leave the stages' barriers room");
+static_assert(sizeof(CtaState) <= 384, "the emulator's per-CTA state must leave the stages' barriers room");
 __shared__ CtaState g_cta;
 // The words of g_cta that threads other than their owner read (magic, the queue's length and owner, the
 // forwarding's bytes and owner: before_block() runs in every thread that waits or fences, also while the
@@ -77,17 +86,11 @@ __shared__ CtaState g_cta;
 __device__ __forceinline__ uint32_t ld_state(uint32_t& w) { return atomicOr(&w, 0u); }
 __device__ __forceinline__ void st_state(uint32_t& w, uint32_t v) { atomicExch(&w, v); }
 
-// One queued asynchronous operation (late schedule).
-struct QueueEntry {
-  uint32_t op;  // OP_* below
-  uint32_t d;   // MMA, cp: TMEM address; commit: barrier's shared::cta address
-  uint64_t a, b;        // MMA: shared-memory descriptors of A and B; cp: of the source (a)
-  uint32_t idesc, arg;  // MMA: accumulate; multicast commit: CTA mask
-  uint32_t sfa, sfb;    // block-scaled MMA: the scales' TMEM addresses
-};
+// One queued asynchronous operation (late and strict schedules; eager runs the same record at issue).
+using tc5queue::QueueEntry;
+using tc5queue::OP_COMMIT, tc5queue::OP_COMMIT_MULTICAST;
+using tc5queue::OP_CP, tc5queue::OP_MMA_F16, tc5queue::OP_MMA_MX;
 static_assert(sizeof(QueueEntry) <= QUEUE_ENTRY_BYTES, "the host allocates QUEUE_ENTRY_BYTES per entry");
-// The queued operations; the MMA and cp codes + cta_group - 1.
-enum : uint32_t { OP_MMA_F16 = 1, OP_COMMIT = 3, OP_COMMIT_MULTICAST = 4, OP_MMA_MX = 5, OP_CP = 7 };
 
 // ---- small helpers ----
 __device__ __forceinline__ uint32_t tid_linear() {
@@ -176,7 +179,8 @@ struct LdRecord {
 };
 struct LaneState {
   unsigned long long tag;  // owner_tag() of the thread the flags are of
-  uint32_t flags, pad;
+  uint32_t flags;
+  uint32_t waiting;        // strict schedule: the barrier of its ptx::mbarrier_wait under way + 1 (0: none)
 };
 struct WarpState {
   unsigned long long tag;  // owner_tag() of the warp whose loads are pending
@@ -255,6 +259,7 @@ __device__ __forceinline__ uint32_t lane_flags(LaneState* l) {
   return __ldcg(&l->tag) == owner_tag() ? __ldcg(&l->flags) : 0u;
 }
 __device__ __forceinline__ void set_lane_flags(LaneState* l, uint32_t flags) {
+  if (__ldcg(&l->tag) != owner_tag()) __stcg(&l->waiting, 0u);  // a new thread in the slot waits on nothing
   __stcg(&l->tag, owner_tag());
   __stcg(&l->flags, flags);
 }
@@ -557,10 +562,12 @@ __device__ __noinline__ void on_mbarrier_arrive(uint32_t bar, bool cluster_addre
   on_publish(SYNC_MBARRIER);
   if (war_tracking()) war_publish(cluster_address ? war_find_cluster(bar) : war_find(sreg_smid(), block_linear() + 1, bar));
 }
+__device__ void strict_end_wait(uint32_t bar);  // the strict schedule, below
 // An mbarrier try_wait that succeeded.
 __device__ __noinline__ void on_mbarrier_waited(uint32_t bar) {
   on_thread_sync(SYNC_MBARRIER);
   if (war_tracking()) war_join(war_find(sreg_smid(), block_linear() + 1, bar));
+  if (g_config.schedule == Schedule::Strict) strict_end_wait(bar);
 }
 // Before bar.sync / __syncthreads (SYNC_BARRIER) or barrier.cluster.arrive (SYNC_CLUSTER): the CTA's vector,
 // and for the cluster barrier every other CTA's of the cluster too. Those are reached through distributed
@@ -591,6 +598,9 @@ __device__ __forceinline__ void on_mbarrier_init(uint32_t bar) {
   war_on_mbarrier_init(bar);
   st_state(g_cta.queue_len, 0);
   st_state(g_cta.queue_owner, 0);
+  st_state(g_cta.queue_done, 0);
+  st_state(g_cta.queue_lock, 0);
+  for (uint32_t i = 0; i < 16; ++i) st_state(g_cta.waiting[i], 0);
   g_cta.fwd_phase  = 0;
   g_cta.fwd_target = 0;
   st_state(g_cta.fwd_bytes, 0);
@@ -630,6 +640,13 @@ __device__ void set_owner(uint32_t smid, uint32_t first, uint32_t granules, uint
   }
   __threadfence();
 }
+
+// CtaState::pair of a CTA that allocated TMEM with cta_group::2: its launch and block, so that a later CTA in
+// the same shared memory never inherits it.
+__device__ __forceinline__ uint32_t pair_mark() {
+  return (war_launch() * 0x9E3779B1u) ^ (block_linear() + 1u) ^ 0x2C7A0000u;
+}
+__device__ __noinline__ void mark_pair() { st_state(g_cta.pair, pair_mark()); }
 
 template <int CTA_GROUP>
 __device__ __noinline__ void alloc(uint32_t* slot, uint32_t columns) {
@@ -675,6 +692,7 @@ __device__ __noinline__ void alloc(uint32_t* slot, uint32_t columns) {
       }
     }
     set_owner(smid, first, granules, warp | (granules << 8) | ((peer_smid + 1) << 16));
+    if (CTA_GROUP == 2) mark_pair();
     // The address goes back through shared memory, as tcgen05.alloc's does: lane 0, column first * 32.
     asm volatile("st.shared.u32 [%0], %1;" ::"r"(smem_u32(slot)), "r"(first * GRANULE) : "memory");
   }
@@ -687,13 +705,12 @@ __device__ __forceinline__ void relinquish_alloc_permit() {
   require_converged(2);  // the emulator never blocks a co-resident CTA's allocation on a permit
 }
 
-// This CTA's allocation on its own SM that holds column `col`: first granule, granules, info; traps when the
-// column is not allocated to this CTA.
+// The allocation of block `me` (linear index + 1; this CTA's by default) on SM `smid` that holds column `col`:
+// first granule, granules, info; traps when the column is not allocated to that block.
 __device__ void lookup_allocation(uint32_t smid, uint32_t col, uint32_t& first, uint32_t& granules,
-                                  uint32_t& info) {
+                                  uint32_t& info, uint32_t me = block_linear() + 1) {
   if (col >= TMEM_COLS) fail(RULE_OUTSIDE_ALLOCATION, col);
-  const uint32_t me = block_linear() + 1;
-  uint32_t g        = col / GRANULE;
+  uint32_t g = col / GRANULE;
   if (owner_of(smid, g)[0] != me) fail(RULE_OUTSIDE_ALLOCATION, col, owner_of(smid, g)[0]);
   while (owner_of(smid, g)[1] == 0) {  // walk back to the allocation's first granule
     if (g == 0 || owner_of(smid, g - 1)[0] != me) fail(RULE_OUTSIDE_ALLOCATION, col);
@@ -703,13 +720,16 @@ __device__ void lookup_allocation(uint32_t smid, uint32_t col, uint32_t& first, 
   info     = owner_of(smid, g)[1];
   granules = (info >> 8) & 0xFFu;
 }
-// Columns [col, col + n) must lie in one allocation of this CTA.
-__device__ __forceinline__ uint32_t require_allocated(uint32_t smid, uint32_t col, uint32_t n) {
+// Columns [col, col + n) must lie in one allocation of block `me` (this CTA by default).
+__device__ __forceinline__ uint32_t require_allocated(uint32_t smid, uint32_t col, uint32_t n,
+                                                      uint32_t me = block_linear() + 1) {
   uint32_t first, granules, info;
-  lookup_allocation(smid, col, first, granules, info);
+  lookup_allocation(smid, col, first, granules, info, me);
   if (col + n > (first + granules) * GRANULE) fail(RULE_OUTSIDE_ALLOCATION, col, n);
   return info;
 }
+
+__device__ void strict_on_dealloc();  // with the strict schedule, below
 
 template <int CTA_GROUP>
 __device__ __noinline__ void dealloc(uint32_t taddr, uint32_t columns) {
@@ -722,9 +742,13 @@ __device__ __noinline__ void dealloc(uint32_t taddr, uint32_t columns) {
   if (first * GRANULE != col || granules * GRANULE != columns) fail(RULE_DEALLOC_RANGE, taddr, columns);
   require_lds_waited();
   // Late: MMAs or copies still queued would write TMEM after it is freed (on the hardware: still in flight,
-  // since no thread can have waited for their commit, which is queued behind them).
-  if (ld_state(g_cta.magic) == STATE_MAGIC && ld_state(g_cta.queue_len) != 0)
+  // since no thread can have waited for their commit, which is queued behind them). Strict: the same, from
+  // the queue's head (strict_on_dealloc).
+  if (ld_state(g_cta.magic) == STATE_MAGIC && g_config.schedule == Schedule::Late &&
+      ld_state(g_cta.queue_len) != 0)
     fail(RULE_DEALLOC_PENDING, ld_state(g_cta.queue_len), ld_state(g_cta.queue_owner) - 1);
+  if (ld_state(g_cta.magic) == STATE_MAGIC && g_config.schedule == Schedule::Strict && sreg_laneid() == 0)
+    strict_on_dealloc();
   __syncwarp();
   if (threadIdx.x % 32 == 0) {
     for (uint32_t g = first; g < first + granules; ++g) owner_of(smid, g)[0] = 0, owner_of(smid, g)[1] = 0;
@@ -850,40 +874,48 @@ __device__ __forceinline__ void load_row(const SmemOperand& op, uint32_t row, ui
 // shared memory, N/2..N-1 in CTA 1's. K is summed in order, in fp32, then added to D unless !accumulate.
 __device__ void apply_mirrors(uint32_t addr, uint32_t rank);  // below, with the multicast TMA
 
-// What both kinds of MMA start from: the operands' descriptors, D's columns (allocated to this CTA for N
-// columns) and, for cta_group::2, the peer's SM and the multicast copies into the peer that the MMA reads.
+// Who issued an operation that runs now (QueueEntry::issuer, ::block): its SM, cluster rank and block, and
+// whether this thread makes the multicast copies it reads (apply_mirrors): under the strict schedule the
+// issuing thread made them at issue, and the thread that runs it may be the pair's other CTA's.
+struct Issuer {
+  uint32_t smid, rank, block;
+  bool mirrors;
+};
+
+// What both kinds of MMA start from: the operands' descriptors, D's columns (allocated to the issuing CTA
+// for N columns) and, for cta_group::2, the peer's SM and the multicast copies into the peer that the MMA reads.
 struct MmaTarget {
   SmemOperand a, b;
-  uint32_t smid, rank, d_col, peer_smid, b_rows;  // b_rows: rows of B in each CTA
+  uint32_t smid, rank, exec, d_col, peer_smid, b_rows;  // exec: this thread's rank; b_rows: rows of B per CTA
 };
-__device__ MmaTarget mma_target(int cta_group, uint32_t d, uint64_t adesc, uint64_t bdesc, uint32_t n) {
+__device__ MmaTarget mma_target(Issuer is, int cta_group, uint32_t d, uint64_t adesc, uint64_t bdesc,
+                                uint32_t n) {
   MmaTarget t;
   t.a = decode_smem_desc(adesc);
   t.b = decode_smem_desc(bdesc);
-  t.smid = sreg_smid(), t.rank = sreg_ctarank();
+  t.smid = is.smid, t.rank = is.rank, t.exec = sreg_ctarank();
   t.d_col = d & 0xFFFFu;
   if ((d >> 16) != 0) fail(RULE_OUTSIDE_ALLOCATION, d);
-  t.peer_smid = (require_allocated(t.smid, t.d_col, n) >> 16) - 1;
+  t.peer_smid = (require_allocated(t.smid, t.d_col, n, is.block) >> 16) - 1;
   t.b_rows    = n / uint32_t(cta_group);
-  for (int c = 1; c < cta_group; ++c) {  // multicast copies into the peer this MMA reads (tma_4d_multicast)
+  for (int c = 1; c < cta_group && is.mirrors; ++c) {  // multicast copies into the peer (tma_4d_multicast)
     apply_mirrors(t.a.start, t.rank + uint32_t(c));
     apply_mirrors(t.b.start, t.rank + uint32_t(c));
   }
   return t;
 }
 
-__device__ __noinline__ void execute_mma_f16(int cta_group, uint32_t d, uint64_t adesc, uint64_t bdesc,
-                                             uint32_t idesc, uint32_t accumulate) {
+__device__ __noinline__ void execute_mma_f16(Issuer is, int cta_group, uint32_t d, uint64_t adesc,
+                                             uint64_t bdesc, uint32_t idesc, uint32_t accumulate) {
   const F16Idesc id = decode_idesc_f16(idesc, cta_group);
-  const MmaTarget t = mma_target(cta_group, d, adesc, bdesc, id.n);
+  const MmaTarget t = mma_target(is, cta_group, d, adesc, bdesc, id.n);
   const SmemOperand &a = t.a, &b = t.b;
   const uint32_t smid = t.smid, rank = t.rank, d_col = t.d_col, peer_smid = t.peer_smid, b_rows = t.b_rows;
   for (int c = 0; c < cta_group; ++c) {
-    const bool remote     = c != 0;
-    const uint32_t c_smid = remote ? peer_smid : smid;
+    const uint32_t c_smid = c != 0 ? peer_smid : smid;
     for (uint32_t r = 0; r < 128; ++r) {
       float x[16];
-      load_row(a, r, rank + uint32_t(c), remote, id.a_bf16, id.neg_a, x);
+      load_row(a, r, rank + uint32_t(c), rank + uint32_t(c) != t.exec, id.a_bf16, id.neg_a, x);
       float* drow = tmem_cell(c_smid, r, d_col);
       for (uint32_t n = 0; n < id.n; n += 4) {
         float acc[4];
@@ -891,7 +923,7 @@ __device__ __noinline__ void execute_mma_f16(int cta_group, uint32_t d, uint64_t
         for (int j = 0; j < 4; ++j) {
           const uint32_t col = n + uint32_t(j), b_cta = col / b_rows;
           float y[16];
-          load_row(b, col % b_rows, rank + b_cta, b_cta != 0, id.b_bf16, id.neg_b, y);
+          load_row(b, col % b_rows, rank + b_cta, rank + b_cta != t.exec, id.b_bf16, id.neg_b, y);
           float s = 0.0f;
 #pragma unroll
           for (int k = 0; k < 16; ++k) s = fmaf(x[k], y[k], s);
@@ -958,22 +990,22 @@ __device__ __forceinline__ int scale_exponent(uint32_t smid, uint32_t lane, uint
 // SF id; A's from the quarter of its own lane, B's from quarter (i / 32) % 4, so a scale tile not copied to
 // every quarter reads poison somewhere. Each CTA applies the scales in its own TMEM: B's must be there whole.
 // The block's 32 products are summed in fp32, in K order, scaled by 2^(ea + eb - 254), and added to D.
-__device__ __noinline__ void execute_mma_mx(int cta_group, uint32_t d, uint64_t adesc, uint64_t bdesc,
-                                            uint32_t idesc, uint32_t sfa, uint32_t sfb, uint32_t accumulate) {
+__device__ __noinline__ void execute_mma_mx(Issuer is, int cta_group, uint32_t d, uint64_t adesc,
+                                            uint64_t bdesc, uint32_t idesc, uint32_t sfa, uint32_t sfb,
+                                            uint32_t accumulate) {
   const MxIdesc id   = decode_idesc_mxf8f6f4(idesc, cta_group);
-  const MmaTarget t  = mma_target(cta_group, d, adesc, bdesc, id.n);
+  const MmaTarget t  = mma_target(is, cta_group, d, adesc, bdesc, id.n);
   const SmemOperand &a = t.a, &b = t.b;
   const uint32_t smid = t.smid, rank = t.rank, d_col = t.d_col, peer_smid = t.peer_smid, b_rows = t.b_rows;
   const uint32_t sfa_col = sfa & 0xFFFFu, sfb_col = sfb & 0xFFFFu;
   if ((sfa >> 16) != 0 || (sfb >> 16) != 0) fail(RULE_OUTSIDE_ALLOCATION, sfa, sfb);
-  require_allocated(smid, sfa_col, 128 / 32);
-  require_allocated(smid, sfb_col, id.n / 32);
+  require_allocated(smid, sfa_col, 128 / 32, is.block);
+  require_allocated(smid, sfb_col, id.n / 32, is.block);
   for (int c = 0; c < cta_group; ++c) {
-    const bool remote     = c != 0;
-    const uint32_t c_smid = remote ? peer_smid : smid;
+    const uint32_t c_smid = c != 0 ? peer_smid : smid;
     for (uint32_t r = 0; r < 128; ++r) {
       float x[32];
-      load_row_e4m3(a, r, rank + uint32_t(c), remote, id.neg_a, x);
+      load_row_e4m3(a, r, rank + uint32_t(c), rank + uint32_t(c) != t.exec, id.neg_a, x);
       const int ea = scale_exponent(c_smid, r, sfa_col + r / 32, id.sfa_id);
       float* drow  = tmem_cell(c_smid, r, d_col);
       for (uint32_t n = 0; n < id.n; n += 4) {
@@ -982,7 +1014,7 @@ __device__ __noinline__ void execute_mma_mx(int cta_group, uint32_t d, uint64_t 
         for (int j = 0; j < 4; ++j) {
           const uint32_t col = n + uint32_t(j), b_cta = col / b_rows;
           float y[32];
-          load_row_e4m3(b, col % b_rows, rank + b_cta, b_cta != 0, id.neg_b, y);
+          load_row_e4m3(b, col % b_rows, rank + b_cta, rank + b_cta != t.exec, id.neg_b, y);
           float s = 0.0f;
 #pragma unroll
           for (int k = 0; k < 32; ++k) s = fmaf(x[k], y[k], s);
@@ -1002,18 +1034,19 @@ __device__ __noinline__ void execute_mma_mx(int cta_group, uint32_t d, uint64_t 
 // 32 rows of 16 bytes from shared memory (the descriptor's canonical K-major layout: row r at start +
 // (r / 8) * SBO + (r % 8) * 16) to TMEM: row r to lane 32 q + r of every quarter q, its 4 words to columns
 // col .. col + 3. cta_group::2: each CTA of the pair copies from its own shared memory into its own TMEM.
-__device__ __noinline__ void execute_cp_32x128b_warpx4(int cta_group, uint32_t taddr, uint64_t sdesc) {
+__device__ __noinline__ void execute_cp_32x128b_warpx4(Issuer is, int cta_group, uint32_t taddr,
+                                                       uint64_t sdesc) {
   const SmemOperand src = decode_smem_desc(sdesc);
   if (src.span != 0) fail(RULE_SMEM_DESC, uint32_t(sdesc >> 32), uint32_t(sdesc));  // swizzled: not emulated
   if ((taddr >> 16) != 0) fail(RULE_CP_ADDRESS, taddr);
-  const uint32_t smid = sreg_smid(), rank = sreg_ctarank(), col = taddr & 0xFFFFu;
-  const uint32_t info = require_allocated(smid, col, 4);
+  const uint32_t smid = is.smid, rank = is.rank, exec = sreg_ctarank(), col = taddr & 0xFFFFu;
+  const uint32_t info = require_allocated(smid, col, 4, is.block);
   const uint32_t peer_smid = (info >> 16) - 1;
   for (int c = 0; c < cta_group; ++c) {
     const uint32_t c_smid = c == 0 ? smid : peer_smid;
-    if (c != 0) apply_mirrors(src.start, rank + uint32_t(c));
+    if (c != 0 && is.mirrors) apply_mirrors(src.start, rank + uint32_t(c));
     for (uint32_t r = 0; r < 32; ++r) {
-      const uint4 v = lds128(operand_chunk(src, r, 0), rank + uint32_t(c), c != 0);
+      const uint4 v = lds128(operand_chunk(src, r, 0), rank + uint32_t(c), rank + uint32_t(c) != exec);
       for (uint32_t q = 0; q < 4; ++q) {
         unsigned int* cell = reinterpret_cast<unsigned int*>(tmem_cell(c_smid, 32 * q + r, col));
         __stcg(cell + 0, v.x), __stcg(cell + 1, v.y), __stcg(cell + 2, v.z), __stcg(cell + 3, v.w);
@@ -1023,15 +1056,16 @@ __device__ __noinline__ void execute_cp_32x128b_warpx4(int cta_group, uint32_t t
 }
 
 // ---- the commit (PTX ISA "tcgen05.commit") ----
-// Arrives once on the barrier (in each CTA of `mask`; mask 0: this CTA's) after every earlier MMA of this
-// thread has written TMEM: the writes are fenced at GPU scope, then each arrival is a release (.cta on this
-// CTA's barrier, .cluster on a peer's).
-__device__ __noinline__ void execute_commit(uint32_t bar, uint32_t mask) {
+// Arrives once on the barrier (in each CTA of `mask`; mask 0: the issuing CTA's, rank `issuer_rank`) after
+// every earlier MMA of the issuing thread has written TMEM: the writes are fenced at GPU scope, then each
+// arrival is a release (.cta on this thread's CTA's barrier, .cluster on another's). Under the strict schedule
+// the thread that runs it may be another of the CTA, or of the pair's other CTA, than the one that issued it.
+__device__ __noinline__ void execute_commit(uint32_t bar, uint32_t mask, uint32_t issuer_rank = 0xFFFFFFFFu) {
   __threadfence();
   // This CTA's barrier through its shared::cta address, the peers' through mapa: the forms the Hopper kernels
   // use, which compute-sanitizer's racecheck follows as synchronisation.
   const uint32_t me = sreg_ctarank();
-  if (mask == 0) mask = 1u << me;
+  if (mask == 0) mask = 1u << (issuer_rank == 0xFFFFFFFFu ? me : issuer_rank);
   for (uint32_t r = 0; r < 16; ++r) {
     if (!((mask >> r) & 1u)) continue;
     if (r == me) {
@@ -1045,17 +1079,22 @@ __device__ __noinline__ void execute_commit(uint32_t bar, uint32_t mask) {
 }
 
 // ---- the late schedule's queue ----
-// One asynchronous operation, done now: at issue (eager) or when its queue is flushed (late).
-__device__ void run(const QueueEntry& e) {
+// One asynchronous operation, done now: at issue (eager) or when its queue is flushed (late, strict), by the
+// issuing thread or (strict) by whichever thread waits for it.
+__device__ __noinline__ void run(const QueueEntry& e) {
+  // issuer 0: this thread's CTA (set only where another thread may run it: strict_enqueue)
+  const Issuer is = e.block == 0 ? Issuer{sreg_smid(), sreg_ctarank(), block_linear() + 1, true}
+                                 : Issuer{e.issuer & 0xFFFFu, e.issuer >> 16, e.block, false};
   if (e.op == OP_MMA_F16 || e.op == OP_MMA_F16 + 1)
-    execute_mma_f16(int(e.op - OP_MMA_F16 + 1), e.d, e.a, e.b, e.idesc, e.arg);
+    execute_mma_f16(is, int(e.op - OP_MMA_F16 + 1), e.d, e.a, e.b, e.idesc, e.arg);
   else if (e.op == OP_MMA_MX || e.op == OP_MMA_MX + 1)
-    execute_mma_mx(int(e.op - OP_MMA_MX + 1), e.d, e.a, e.b, e.idesc, e.sfa, e.sfb, e.arg);
+    execute_mma_mx(is, int(e.op - OP_MMA_MX + 1), e.d, e.a, e.b, e.idesc, e.sfa, e.sfb, e.arg);
   else if (e.op == OP_CP || e.op == OP_CP + 1)
-    execute_cp_32x128b_warpx4(int(e.op - OP_CP + 1), e.d, e.a);
+    execute_cp_32x128b_warpx4(is, int(e.op - OP_CP + 1), e.d, e.a);
   else
-    execute_commit(e.d, e.op == OP_COMMIT_MULTICAST ? e.arg : 0u);
+    execute_commit(e.d, e.op == OP_COMMIT_MULTICAST ? e.arg : 0u, is.rank);
 }
+
 
 __device__ __forceinline__ QueueEntry* queue_base() {
   return reinterpret_cast<QueueEntry*>(g_config.queue) + size_t(g_cta.queue_slot) * QUEUE_CAP;
@@ -1074,11 +1113,272 @@ __device__ void enqueue(const QueueEntry& e, uint32_t slot) {
   if (ld_state(g_cta.magic) != STATE_MAGIC) fail(RULE_QUEUE, 0, 0);
   const uint32_t owner = ld_state(g_cta.queue_owner);
   if (ld_state(g_cta.queue_len) != 0 && owner != me) fail(RULE_QUEUE, owner - 1, me - 1);
-  if (ld_state(g_cta.queue_len) == QUEUE_CAP) flush_queue();
+  if (ld_state(g_cta.queue_len) == LATE_QUEUE_FLUSH) flush_queue();
   if (ld_state(g_cta.queue_len) == 0) st_state(g_cta.queue_owner, me), g_cta.queue_slot = slot;
   const uint32_t at = ld_state(g_cta.queue_len);
   queue_base()[at] = e;
   st_state(g_cta.queue_len, at + 1);
+}
+
+// ---- the strict schedule (PTX ISA "tcgen05 Memory Consistency Model", "mbarrier based completion
+//      mechanism") ----
+// An MMA or cp runs no earlier than some thread can tell that it has: when a thread waits on the barrier a
+// queued commit arrives on. A thread that begins a wait (ptx::mbarrier_wait, any thread of the issuing CTA, or
+// of the pair's odd CTA for a multicast commit) runs the queue up to and including the commits queued for
+// that barrier, performing their arrivals, and is counted as waiting until its wait succeeds; a commit queued
+// while a thread waits for its barrier runs at once (the wait's next probe would have run it: the waiting
+// loop itself has no hook, whose call would cost the kernels registers). The queue is the issuing CTA's
+// (CtaState, Config::queue), reached by the pair's odd CTA through distributed shared memory (the even CTA
+// issues every cta_group::2 operation): a lock in the issuing CTA's shared memory (cluster-scope acquire and
+// release) orders the issuing thread's enqueue, the runs and the reads of the queue, so that what one thread
+// ran (TMEM written, the head advanced) is seen by the next that holds it. Entries run one at a time in issue
+// order, and the head passes an entry only once it has completed: a reader that finds an MMA between head and
+// tail has found one that no wait has run.
+__device__ __forceinline__ bool strict_schedule() { return g_config.schedule == Schedule::Strict; }
+// Word `w` of g_cta in CTA `rank` of the cluster, through its shared::cluster window (this CTA's own too).
+__device__ __forceinline__ uint32_t cta_word(uint32_t& w, uint32_t rank) { return war_mapa(&w, rank); }
+__device__ __forceinline__ void st_cluster_u32(uint32_t caddr, uint32_t v) {
+  asm volatile("st.relaxed.cluster.shared::cluster.u32 [%0], %1;" ::"r"(caddr), "r"(v) : "memory");
+}
+__device__ __forceinline__ bool queue_try_lock(uint32_t rank) {
+  uint32_t old;
+  asm volatile("atom.acquire.cluster.shared::cluster.cas.b32 %0, [%1], 0, 1;"
+               : "=r"(old)
+               : "r"(cta_word(g_cta.queue_lock, rank))
+               : "memory");
+  return old == 0;
+}
+// Held only while a thread enqueues, runs or reads the queue, none of which waits for another thread. The
+// entries and TMEM are global memory that threads of two SMs write and read under the lock: GPU-scope fences
+// on both sides, so that no SM reads a stale line of its L1.
+__device__ void queue_lock(uint32_t rank) {
+  while (!queue_try_lock(rank)) __nanosleep(32);
+  __threadfence();
+}
+__device__ __forceinline__ void queue_unlock(uint32_t rank) {
+  __threadfence();
+  asm volatile("st.release.cluster.shared::cluster.u32 [%0], 0;" ::"r"(cta_word(g_cta.queue_lock, rank))
+               : "memory");
+}
+__device__ __forceinline__ QueueEntry* strict_queue(uint32_t rank) {
+  return reinterpret_cast<QueueEntry*>(g_config.queue) +
+         size_t(ld_cluster_u32(cta_word(g_cta.queue_slot, rank))) * QUEUE_CAP;
+}
+// Whether CTA `rank` (not this one) holds a queue this CTA's threads must look at: it is the even CTA of this
+// CTA's cta_group::2 pair (its state is set: it initialised its barriers before the cluster barrier that every
+// kernel passes before its first wait or tcgen05.ld).
+__device__ __forceinline__ bool strict_pair_leader(uint32_t& rank) {
+  const uint32_t me = sreg_ctarank();
+  if ((me & 1u) == 0 || ld_state(g_cta.pair) != pair_mark()) return false;
+  rank = me - 1;
+  return ld_cluster_u32(cta_word(g_cta.magic, rank)) == STATE_MAGIC;
+}
+// With CTA `rank`'s lock held: runs its pending entries up to and including entry `last`, the head passing
+// each once it has completed; then (strict_settle) an empty queue starts again at 0.
+__device__ __noinline__ void strict_run_through(uint32_t rank, uint32_t last) {
+  QueueEntry* q         = strict_queue(rank);
+  const uint32_t head_w = cta_word(g_cta.queue_done, rank);
+  const uint32_t tail   = ld_cluster_u32(cta_word(g_cta.queue_len, rank));
+  for (uint32_t i = ld_cluster_u32(head_w); i != tail && i != last + 1; ++i) {
+    run(q[i % QUEUE_CAP]);
+    st_cluster_u32(head_w, i + 1);
+  }
+}
+__device__ void strict_settle(uint32_t rank) {
+  const uint32_t head = ld_cluster_u32(cta_word(g_cta.queue_done, rank));
+  const uint32_t tail = ld_cluster_u32(cta_word(g_cta.queue_len, rank));
+  if (head == tail) {
+    st_cluster_u32(cta_word(g_cta.queue_done, rank), 0);
+    st_cluster_u32(cta_word(g_cta.queue_len, rank), 0);
+    st_cluster_u32(cta_word(g_cta.queue_owner, rank), 0);
+  }
+}
+
+__device__ __noinline__ void strict_enqueue(const QueueEntry& e, uint32_t slot, bool commit_now);
+__device__ __noinline__ bool strict_awaited(const QueueEntry& e, uint32_t rank);
+// An MMA or cp under the strict schedule: the multicast copies into the peer that it reads are made now, by
+// this thread, which has waited on the barrier they complete on (tma_4d_multicast); the thread that runs it
+// may be the peer's. Then it is queued.
+__device__ __noinline__ void strict_issue(const QueueEntry& e, uint32_t slot, int cta_group, bool cp) {
+  if (cta_group == 2) {
+    apply_mirrors(decode_smem_desc(e.a).start, sreg_ctarank() + 1);
+    if (!cp) apply_mirrors(decode_smem_desc(e.b).start, sreg_ctarank() + 1);
+  }
+  strict_enqueue(e, slot, false);
+}
+// The issuing thread queues `e` (slot: its queue's, when the queue starts). A commit with nothing pending
+// before it arrives at once (commit_now): what it tracks has completed. Past QUEUE_CAP pending entries the
+// oldest runs early (an emulator limit; the kernels of the series stay far below). Unlike the late schedule's,
+// the queue may take operations of several threads of the CTA: any thread runs it, in issue order (which
+// orders more than the ISA does between threads, never less).
+__device__ __noinline__ void strict_enqueue(const QueueEntry& e, uint32_t slot, bool commit_now) {
+  const uint32_t me = tid_linear() + 1, rank = sreg_ctarank();
+  if (ld_state(g_cta.magic) != STATE_MAGIC) fail(RULE_QUEUE, 0, 0);
+  queue_lock(rank);
+  uint32_t head = ld_state(g_cta.queue_done), tail = ld_state(g_cta.queue_len);
+  if (head == tail && commit_now) {
+    queue_unlock(rank);
+    run(e);
+    return;
+  }
+  if (tail - head == QUEUE_CAP) strict_run_through(rank, head++);
+  if (head == tail) {
+    head = tail = 0;
+    st_state(g_cta.queue_done, 0);
+    st_state(g_cta.queue_owner, me);
+    st_state(g_cta.queue_slot, slot);
+  }
+  QueueEntry* at = reinterpret_cast<QueueEntry*>(g_config.queue) +
+                   size_t(ld_state(g_cta.queue_slot)) * QUEUE_CAP + tail % QUEUE_CAP;
+  *at        = e;
+  at->issuer = sreg_smid() | (rank << 16);  // who issued it: the thread that runs it may be another CTA's
+  at->block  = block_linear() + 1;
+  st_state(g_cta.queue_len, tail + 1);
+  if (tc5queue::is_commit(e.op)) {
+    if (strict_awaited(e, rank)) {  // a thread already waits for it: it runs now, as that wait would run it
+      strict_run_through(rank, tail);
+      strict_settle(rank);
+    }
+  }
+  queue_unlock(rank);
+}
+
+// tcgen05.commit under the strict schedule.
+__device__ __noinline__ void strict_commit(uint32_t bar, uint32_t mask, bool multicast) {
+  strict_enqueue(QueueEntry{multicast ? OP_COMMIT_MULTICAST : OP_COMMIT, bar, 0, 0, 0, mask, 0, 0}, 0, true);
+}
+
+// A thread waits on the barrier at shared::cta address `bar` (ptx::mbarrier_wait, before its first probe):
+// the last commit of CTA `rank`'s queue that arrives on it in this CTA, and everything before it, run now, by
+// this thread. Commits queued later for it run when they are queued (strict_enqueue): this thread is counted
+// in CtaState::waiting until its wait succeeds. Registered first, then the queue looked at under its lock: the
+// thread that queues a commit looks at the counts under the same lock, so one of the two finds the other.
+__device__ __noinline__ void strict_run_pending(uint32_t rank, uint32_t bar) {
+  uint32_t leader;
+  // bar | 1: `rank` is the even CTA of this odd CTA's pair, if it is paired (cta_group::2) at all
+  if ((bar & 1u) != 0 && !strict_pair_leader(leader)) return;
+  bar &= ~1u;
+  const uint32_t me = sreg_ctarank();
+  queue_lock(rank);
+  const uint32_t head = ld_cluster_u32(cta_word(g_cta.queue_done, rank));
+  const uint32_t tail = ld_cluster_u32(cta_word(g_cta.queue_len, rank));
+  const uint32_t last = tc5queue::last_commit_on(strict_queue(rank), QUEUE_CAP, head, tail, rank, bar, me);
+  if (last != tail) strict_run_through(rank, last);
+  strict_settle(rank);
+  queue_unlock(rank);
+}
+__device__ __forceinline__ uint32_t* waiting_word(uint32_t bar) {
+  return &g_cta.waiting[tc5queue::barrier_index(bar) / 2];
+}
+__device__ __forceinline__ uint32_t waiting_one(uint32_t bar) {
+  return 1u << (16 * (tc5queue::barrier_index(bar) % 2));
+}
+// The thread counts as waiting on `bar` until its wait succeeds (strict_end_wait).
+__device__ __noinline__ void strict_count_wait(uint32_t bar) {
+  LaneState* l = lane_state();
+  if (__ldcg(&l->tag) != owner_tag()) set_lane_flags(l, 0);
+  atomicAdd(waiting_word(bar), waiting_one(bar));
+  __stcg(&l->waiting, bar + 1);
+}
+__device__ __noinline__ void strict_begin_wait(uint32_t bar) {
+  if (!tracking()) return;
+  strict_count_wait(bar);
+  strict_run_pending(sreg_ctarank(), bar);
+  if ((sreg_ctarank() & 1u) != 0) strict_run_pending(sreg_ctarank() - 1, bar | 1u);  // | 1: only if paired
+}
+// The wait succeeded (on_mbarrier_waited): no longer counted.
+__device__ void strict_end_wait(uint32_t bar) {
+  if (!tracking()) return;
+  LaneState* l = lane_state();
+  if (__ldcg(&l->tag) != owner_tag() || __ldcg(&l->waiting) != bar + 1) return;
+  __stcg(&l->waiting, 0u);
+  atomicSub(waiting_word(bar), waiting_one(bar));
+}
+// With CTA `rank`'s lock held, after queuing commit `e`: a thread of a CTA it arrives in waits on its barrier.
+__device__ __noinline__ bool strict_awaited(const QueueEntry& e, uint32_t rank) {
+  const uint32_t mask = e.op == OP_COMMIT_MULTICAST ? e.arg : 1u << rank;
+  for (uint32_t r = 0; r < 16; ++r)
+    if (((mask >> r) & 1u) != 0 &&
+        (ld_cluster_u32(cta_word(*waiting_word(e.d), r)) & (0xFFFFu * waiting_one(e.d))) != 0)
+      return true;
+  return false;
+}
+
+// tcgen05.ld of columns [col, col + n) of lane quarter `quarter` (lane 0 of the converged warp, for the
+// warp): no pending MMA or cp of CTA `rank`'s queue may write them (PTX ISA "mbarrier based completion
+// mechanism": their results are there only once the commit that tracks them has arrived, and a thread that
+// waited for that arrival finds them run).
+__device__ void strict_check_ld(uint32_t rank, uint32_t col, uint32_t n, uint32_t quarter) {
+  const uint32_t me = sreg_ctarank();
+  queue_lock(rank);
+  const uint32_t head = ld_cluster_u32(cta_word(g_cta.queue_done, rank));
+  const uint32_t tail = ld_cluster_u32(cta_word(g_cta.queue_len, rank));
+  const QueueEntry* q = strict_queue(rank);
+  const uint32_t at   = tc5queue::find_first(q, QUEUE_CAP, head, tail, [&](const QueueEntry& e) {
+    return tc5queue::writes_columns(e, rank, me, col, n);
+  });
+  if (at == tail) {
+    queue_unlock(rank);
+    return;
+  }
+  const QueueEntry e    = q[at % QUEUE_CAP];
+  const uint32_t commit = tc5queue::covering_commit(q, QUEUE_CAP, at, tail);
+  const uint32_t bar    = commit != tail ? q[commit % QUEUE_CAP].d : 0xFFFFFFFFu;
+  const bool multicast  = commit != tail && q[commit % QUEUE_CAP].op == OP_COMMIT_MULTICAST;
+  const uint32_t mask   = multicast ? q[commit % QUEUE_CAP].arg : 1u << rank;
+  queue_unlock(rank);
+  const uint32_t first = (e.d & 0xFFFFu) > col ? (e.d & 0xFFFFu) : col;
+  if (bar != 0xFFFFFFFFu)
+    printf("tcgen05 emulator: tcgen05.ld of column %u (lane quarter %u) in CTA rank %u: a tcgen05.%s issued by CTA "
+           "rank %u that writes it is still in flight; the tcgen05.commit that tracks it arrives on the mbarrier "
+           "at shared::cta 0x%x (of CTAs 0x%x): wait on it (then tcgen05.fence::after_thread_sync) before the "
+           "load\n",
+           first, quarter, me, tc5queue::is_cp(e.op) ? "cp" : "mma", rank, bar, mask);
+  else
+    printf("tcgen05 emulator: tcgen05.ld of column %u (lane quarter %u) in CTA rank %u: a tcgen05.%s issued by CTA "
+           "rank %u that writes it is still in flight, and no tcgen05.commit issued yet tracks it\n",
+           first, quarter, me, tc5queue::is_cp(e.op) ? "cp" : "mma", rank);
+  fail(RULE_LD_PENDING_WRITE, first | (quarter << 12) | (rank << 16), bar);
+}
+__device__ __noinline__ void strict_on_ld(uint32_t taddr, uint32_t n) {
+  if (!strict_schedule() || sreg_laneid() != 0 || ld_state(g_cta.magic) != STATE_MAGIC) return;
+  const uint32_t col = taddr & 0xFFFFu, quarter = (taddr >> 16) / 32;
+  strict_check_ld(sreg_ctarank(), col, n, quarter);
+  uint32_t leader;
+  if (strict_pair_leader(leader)) strict_check_ld(leader, col, n, quarter);
+}
+
+// ptx::barrier_cluster_arrive: the CTA moves on to a point where its cluster's other CTAs may exit. Commits
+// still queued that track nothing pending (arrivals no thread waited for) arrive now, while every CTA they
+// arrive in still runs; queued MMAs or copies stay, and the dealloc after traps on them.
+__device__ __noinline__ void strict_before_cluster_arrive() {
+  if (!strict_schedule() || ld_state(g_cta.magic) != STATE_MAGIC ||
+      ld_state(g_cta.queue_done) == ld_state(g_cta.queue_len))
+    return;
+  const uint32_t rank = sreg_ctarank();
+  queue_lock(rank);
+  const uint32_t head = ld_state(g_cta.queue_done), tail = ld_state(g_cta.queue_len);
+  const uint32_t work = tc5queue::find_first(strict_queue(rank), QUEUE_CAP, head, tail,
+                                             [](const QueueEntry& e) { return tc5queue::writes_tmem(e.op); });
+  if (work == tail && head != tail) strict_run_through(rank, tail - 1);
+  strict_settle(rank);
+  queue_unlock(rank);
+}
+// tcgen05.dealloc: MMAs or copies still queued would write TMEM after it is freed (no thread has waited for
+// their commit): a trap. Queued commits alone arrive now (a CTA of one; a pair's ran at its cluster barrier).
+__device__ void strict_on_dealloc() {
+  const uint32_t rank = sreg_ctarank();
+  queue_lock(rank);
+  const uint32_t head = ld_state(g_cta.queue_done), tail = ld_state(g_cta.queue_len);
+  const uint32_t work = tc5queue::find_first(strict_queue(rank), QUEUE_CAP, head, tail,
+                                             [](const QueueEntry& e) { return tc5queue::writes_tmem(e.op); });
+  if (work != tail) {
+    queue_unlock(rank);
+    fail(RULE_DEALLOC_PENDING, tail - head, ld_state(g_cta.queue_owner) - 1);
+  }
+  if (head != tail) strict_run_through(rank, tail - 1);
+  strict_settle(rank);
+  queue_unlock(rank);
 }
 
 // ---- cta_group::2 TMA completing on a peer's barrier ----
@@ -1107,13 +1407,20 @@ __device__ __noinline__ void forward_flush() {
   st_state(g_cta.fwd_bytes, 0), st_state(g_cta.fwd_owner, 0), g_cta.fwd_target = 0;
 }
 
-// Before this thread blocks or synchronises: the late schedule's queued work, and bytes owed to a peer.
-__device__ __forceinline__ void before_block() {
+// Before this thread blocks or synchronises: the late schedule's queued work, and bytes owed to a peer; before
+// it waits on an mbarrier, the strict schedule's commits it waits for (strict_begin_wait). wait_bar:
+// ptx::mbarrier_wait's barrier | 1 (barriers are 8-byte aligned; 0: no wait on a barrier follows). Each
+// schedule's work is one call: what the calls here reach costs the emulated kernels registers.
+__device__ __forceinline__ void before_block(uint32_t wait_bar = 0) {
   if (ld_state(g_cta.magic) != STATE_MAGIC) return;
   const uint32_t me = tid_linear() + 1;
   if (ld_state(g_cta.fwd_owner) == me && ld_state(g_cta.fwd_bytes) != 0) forward_flush();
-  if (ld_state(g_cta.queue_owner) == me && ld_state(g_cta.queue_len) != 0) flush_queue();
+  if (g_config.schedule == Schedule::Late && ld_state(g_cta.queue_owner) == me && ld_state(g_cta.queue_len) != 0)
+    flush_queue();
+  else if (g_config.schedule == Schedule::Strict && wait_bar != 0)
+    strict_begin_wait(wait_bar & ~1u);
 }
+
 
 __device__ __forceinline__ uint32_t cta_rank_of(uint32_t cluster_addr) {
   uint32_t r;
@@ -1223,6 +1530,7 @@ __device__ void apply_mirrors(uint32_t addr, uint32_t rank) {
 // A load of the warp (all 32 lanes, converged): noted for its wait::ld, oldest first. Past LD_PENDING_CAP the
 // oldest is dropped (its registers stay poison) and the next wait::ld traps as not emulated.
 __device__ __noinline__ void record_ld(uint32_t taddr, unsigned long long dst, uint32_t n) {
+  strict_on_ld(taddr, n);
   int same = 0;
   __match_all_sync(0xffffffffu, dst, &same);
   if (!same) fail(RULE_EMULATOR_LIMIT, 3, uint32_t(dst));
@@ -1289,7 +1597,9 @@ __device__ __noinline__ void issue(const QueueEntry& e) {
   }
   if ((e.d >> 16) != 0) fail(cp ? RULE_CP_ADDRESS : RULE_OUTSIDE_ALLOCATION, e.d);
   require_allocated(sreg_smid(), col, cp ? 4u : 16u);
-  enqueue(e, sreg_smid() * GRANULES + col / GRANULE);
+  const uint32_t slot = sreg_smid() * GRANULES + col / GRANULE;
+  if (g_config.schedule == Schedule::Late) enqueue(e, slot);
+  else strict_issue(e, slot, cta_group, cp);
 }
 // tcgen05.mma of either kind (the entry says which): the pair's rules, then the MMA now (eager) or queued
 // (late; the checks that need no shared memory now, the rest when it runs).
@@ -1330,6 +1640,11 @@ __device__ __forceinline__ void commit(uint32_t bar, uint32_t mask, bool multica
   require_enabled();
   if (multicast && sreg_ctarank() % 2 != 0) fail(RULE_CTA_GROUP_RANK, sreg_ctarank());
   clear_lane_flags(F_UNPUB_MMA);  // the commit performs this thread's fence::before_thread_sync for them
+  // Strict: queued behind this CTA's pending work, or arriving now where none is pending.
+  if (g_config.schedule == Schedule::Strict && ld_state(g_cta.magic) == STATE_MAGIC) {
+    strict_commit(bar, mask, multicast);
+    return;
+  }
   // Eager, or nothing of this CTA queued: every earlier MMA of this thread has written TMEM already.
   if (g_config.schedule == Schedule::Eager || ld_state(g_cta.magic) != STATE_MAGIC ||
       ld_state(g_cta.queue_len) == 0) {

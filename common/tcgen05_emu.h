@@ -19,15 +19,26 @@ namespace gemm::tc5emu {
 
 // When an asynchronous tcgen05.mma reads its shared-memory operands and writes TMEM. PTX ISA "tcgen05
 // Memory Consistency Model": anywhere between its issue and the arrival of the tcgen05.commit that tracks
-// it. The emulator offers the two ends of that window:
-//  - Eager: at issue. A kernel that reads TMEM too early, or reuses a stage too early, may still pass.
-//  - Late:  as late as the issuing thread allows: MMAs, copies and commits are queued and done just before
-//           that thread next waits on an mbarrier, arrives at a cluster or named barrier, announces bytes on a
-//           peer's barrier or executes tcgen05.fence::before_thread_sync, or when 64 are queued (not at
-//           __syncthreads or a plain mbarrier arrive). A dealloc while any are queued traps. A kernel that
-//           lets TMA overwrite a stage before the commit that frees it arrives now reads the new bytes.
-enum class Schedule : uint32_t { Eager = 0, Late = 1 };
-inline const char* schedule_name(Schedule s) { return s == Schedule::Eager ? "eager" : "late"; }
+// it. The emulator offers both ends of that window, and the last point a thread can tell:
+//  - Eager:  at issue. A kernel that reads TMEM too early, or reuses a stage too early, may still pass.
+//  - Late:   as late as the issuing thread allows: MMAs, copies and commits are queued and done just before
+//            that thread next waits on an mbarrier, arrives at a cluster or named barrier, announces bytes on a
+//            peer's barrier or executes tcgen05.fence::before_thread_sync, or when 64 are queued (not at
+//            __syncthreads or a plain mbarrier arrive). A dealloc while any are queued traps. A kernel that
+//            lets TMA overwrite a stage before the commit that frees it arrives now reads the new bytes.
+//  - Strict: as late as the memory model allows: queued as under Late, and run only when a thread (any thread
+//            of the CTA, or of the pair's other CTA for a multicast commit) waits on the barrier a queued
+//            commit arrives on: a thread that begins such a wait runs everything up to and including the
+//            commits queued for it, with their arrivals; a commit queued while a thread already waits on its
+//            barrier runs at once. Also, where the CTA must move on without a wait: its cluster barrier runs queued
+//            commits that track nothing pending (arrivals no one waited for), and a dealloc with MMAs or copies
+//            still queued traps. Not at the issuing thread's own waits, barriers or fences. A tcgen05.ld of
+//            columns a queued MMA or cp will write traps (RULE_LD_PENDING_WRITE): a read ordered after the
+//            MMAs' issue (a CTA barrier) but not after their commit's arrival.
+enum class Schedule : uint32_t { Eager = 0, Late = 1, Strict = 2 };
+inline const char* schedule_name(Schedule s) {
+  return s == Schedule::Eager ? "eager" : s == Schedule::Late ? "late" : "strict";
+}
 
 // The ISA rules the emulator enforces: a kernel that breaks one traps, and trap_report() names it.
 enum Rule : uint32_t {
@@ -65,10 +76,13 @@ enum Rule : uint32_t {
   RULE_FENCE_BEFORE,        // an arrive or barrier after the thread's uncommitted mma/cp or its ld, without
                             // fence::before_thread_sync between (values: the arrive as above; 2 mma/cp, 4 ld)
   RULE_SHAPE_NOT_EMULATED,  // not an ISA violation: a legal M the emulator does not emulate (values: M, N)
-  RULE_DEALLOC_PENDING,     // (Late) tcgen05.dealloc while MMAs or copies of this CTA are still queued
+  RULE_DEALLOC_PENDING,     // (Late, Strict) tcgen05.dealloc while MMAs or copies of this CTA are still queued
   RULE_TMEM_WAR,            // an MMA or tcgen05.cp writes TMEM cells another warp read, not ordered after that
                             // warp's release (values: column | quarter << 12 | CTA rank << 16; the reading warp,
                             // CTA rank * 16 + warp id)
+  RULE_LD_PENDING_WRITE,    // (Strict) tcgen05.ld of TMEM columns a queued MMA or cp of the CTA (or the pair's)
+                            // will write: no wait on the commit that tracks it (values: column | quarter << 12
+                            // | issuing CTA rank << 16; the commit's barrier address, or 0xFFFFFFFF: none yet)
   RULE_COUNT
 };
 #if defined(__CUDACC__)
@@ -92,7 +106,13 @@ inline const char* rule_text(uint32_t rule) {
                                          "(cta_group::1 M = 64, cta_group::2 M = 128: 64 rows of D per CTA; "
                                          "block-scaled cta_group::1): not an ISA violation";
     case RULE_DEALLOC_PENDING: return "tcgen05.dealloc while MMAs or copies this CTA issued are still queued "
-                                      "(late schedule): TMEM freed before any thread waited for their commit";
+                                      "(late or strict schedule): TMEM freed before any thread waited for "
+                                      "their commit";
+    case RULE_LD_PENDING_WRITE: return "tcgen05.ld of TMEM columns that an MMA or tcgen05.cp still in flight will "
+                                       "write (strict schedule): the reader did not wait on the mbarrier of the "
+                                       "tcgen05.commit that tracks it (PTX ISA \"mbarrier based completion "
+                                       "mechanism\", \"Non-pipelined instructions, different thread\"; a "
+                                       "CTA barrier after the MMAs' issue is not enough)";
     case RULE_SMEM_DESC: return "shared-memory descriptor: version bits 46-48 must be 0b001, reserved bits 0, "
                                 "base offset 0, swizzle code 0/2/4/6";
     case RULE_SMEM_ALIGN: return "shared-memory descriptor: swizzled operand not aligned to its swizzle pattern";
@@ -136,8 +156,10 @@ inline const char* rule_text(uint32_t rule) {
   }
 }
 
-// The late schedule's queue: QUEUE_CAP entries of QUEUE_ENTRY_BYTES per (SM, allocation granule).
-constexpr uint32_t QUEUE_CAP = 64, QUEUE_ENTRY_BYTES = 48;
+// The late and strict schedules' queue (common/tcgen05_queue.h): QUEUE_CAP entries of QUEUE_ENTRY_BYTES per
+// (SM, allocation granule). Late runs its queue when LATE_QUEUE_FLUSH are queued; strict runs the oldest entry
+// early only when all QUEUE_CAP hold pending work (an emulator limit: every kernel of the series stays below).
+constexpr uint32_t QUEUE_CAP = 128, QUEUE_ENTRY_BYTES = 48, LATE_QUEUE_FLUSH = 64;
 // Tensor maps the host built (common/tma.cpp make_tensor_map) since enable(), with their box's bytes: the
 // emulated multicast TMA needs the bytes of one copy, which a CUtensorMap does not say in a documented way.
 constexpr uint32_t MAP_CAP = 1024, MAP_WORDS = 36;  // the map's 128 bytes, its box bytes, 16-byte aligned
@@ -165,7 +187,7 @@ struct Config {
                                     // (peer SM + 1) << 16 (cta_group::2) at the allocation's first granule
   uint32_t* pair_mail   = nullptr;  // [2 * pair_slots]: the cta_group::2 allocation exchange, per cluster
   uint32_t pair_slots   = 0;
-  uint8_t* queue        = nullptr;  // Late: [num_sms * 16] per-CTA queues (slot: SM, allocation granule)
+  uint8_t* queue        = nullptr;  // Late, Strict: [num_sms * 16] per-CTA queues (slot: SM, allocation granule)
   uint32_t* maps        = nullptr;  // [MAP_CAP][MAP_WORDS]: tensor maps noted since enable(), see MAP_CAP
   uint32_t* map_count   = nullptr;  // [1]
   unsigned long long* clc_cluster = nullptr;  // [CLC_SLOTS]: launch tag << 32 | CLC_RUNNING or CLC_CANCELED

@@ -358,8 +358,9 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaFree(abs_sum));
     if (opt.emulate) {
       std::vector<tc5emu::Schedule> schedules;
-      if (opt.schedule != "late") schedules.push_back(tc5emu::Schedule::Eager);
-      if (opt.schedule != "eager") schedules.push_back(tc5emu::Schedule::Late);
+      for (const tc5emu::Schedule each :
+           {tc5emu::Schedule::Eager, tc5emu::Schedule::Late, tc5emu::Schedule::Strict})
+        if (schedule_selected(opt.schedule, tc5emu::schedule_name(each))) schedules.push_back(each);
       const MxGemmArgs g{s.a8, s.sfa,    s.b8,      s.sfb,    s.c_kernel, m,        n,
                          k,    a8_bytes, sfa_bytes, b8_bytes, sfb_bytes,  c32_bytes};
       for (const Chosen& v : chosen)
@@ -377,7 +378,7 @@ int main(int argc, char** argv) {
           CUDA_CHECK(cudaMemcpy(out.data(), s.c_kernel, c32_bytes, cudaMemcpyDeviceToHost));
           const MxCheck check    = check_mx_output(out.data(), ref.data(), bound.data(), count, k);
           const std::string held = tc5emu::check_all_freed();
-          std::printf("check %-10s emulated, %-5s schedule: %s", v.name, tc5emu::schedule_name(schedule),
+          std::printf("check %-10s emulated, %-6s schedule: %s", v.name, tc5emu::schedule_name(schedule),
                       check.summary().c_str());
           if (!check.pass && check.first_bad != SIZE_MAX)
             std::printf("  (first bad element: row %zu, col %zu: %.6g vs %.6g)", check.first_bad / size_t(n),

@@ -37,8 +37,8 @@
 //
 // Emulated (built again as test_mxfp8_sm100_emu_gpu with GEMM_MXFP8_EMULATED): the same kernel source
 // compiled for sm_90a through the tcgen05 emulator (common/tcgen05_emu.h), on an H100/H200, under the
-// emulator's eager and late schedules. Hopper has no cuBLASLt MXFP8 GEMM, so every verdict is (u): the kernel
-// against the exact CPU result, with the same bound (the emulator sums each MX block in fp32, in K order);
+// emulator's eager, late and strict schedules. Hopper has no cuBLASLt MXFP8 GEMM, so every verdict is (u): the
+// kernel against the exact CPU result, with the same bound (the emulator sums each MX block in fp32, in K order);
 // every SM's TMEM must be free again after each launch.
 //
 // Shapes. The kernel's unit of work is a pair tile of 256 x 256 (two CTAs of BLOCK_M = 128 rows, BLOCK_N =
@@ -443,7 +443,8 @@ void run_shapes(Kind kind) {
                        p.exact.size() * sizeof(float)};
 #if defined(GEMM_MXFP8_EMULATED)
     REQUIRE(mxfp8_sm100_emulated_check_args(g).empty());
-    for (const tc5emu::Schedule schedule : {tc5emu::Schedule::Eager, tc5emu::Schedule::Late}) {
+    for (const tc5emu::Schedule schedule :
+         {tc5emu::Schedule::Eager, tc5emu::Schedule::Late, tc5emu::Schedule::Strict}) {
       const std::string bad_setup = tc5emu::enable(schedule);
       REQUIRE(bad_setup.empty());
       for (const MxSm100Variant& v : mxfp8_sm100_emulated_variants()) {
@@ -451,7 +452,7 @@ void run_shapes(Kind kind) {
         const std::vector<float> out = run_poisoned(d, p.exact.size(), [&] { launch(nullptr); });
         const std::string held       = tc5emu::check_all_freed();
         const Verdict verdict        = settle(p, out, nullptr, "emulated on Hopper: no cuBLASLt MXFP8 there");
-        std::printf("  %-10s %-5s %s%s%s", v.name, tc5emu::schedule_name(schedule), verdict.text.c_str(),
+        std::printf("  %-10s %-6s %s%s%s", v.name, tc5emu::schedule_name(schedule), verdict.text.c_str(),
                     held.empty() ? "" : "  ", held.empty() ? "" : (held + "\n").c_str());
         INFO(kind_name(kind) << " " << v.name << " " << tc5emu::schedule_name(schedule) << " M=" << s.m
                              << " N=" << s.n << " K=" << s.k << " seed " << test_seed()
@@ -484,8 +485,8 @@ void run_shapes(Kind kind) {
 }  // namespace
 
 #if defined(GEMM_MXFP8_EMULATED)
-#define EXACT_CASE "mxfp8 sm100 emulated: exact inputs, kernel == the exact result bit for bit, eager and late"
-#define RANDOM_CASE "mxfp8 sm100 emulated: random inputs, kernel within the fp32-sum bound, eager and late"
+#define EXACT_CASE "mxfp8 sm100 emulated: exact inputs, kernel == the exact result bit for bit, every schedule"
+#define RANDOM_CASE "mxfp8 sm100 emulated: random inputs, kernel within the fp32-sum bound, every schedule"
 #else
 #define EXACT_CASE "mxfp8 sm100 GPU: exact inputs, kernel == cuBLASLt MXFP8 == the exact result bit for bit"
 #define RANDOM_CASE \

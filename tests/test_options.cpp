@@ -64,6 +64,39 @@ TEST_CASE("the cuBLAS-at-its-best option takes a number of heuristic algorithms,
   CHECK(opt.cublas_best == 8);
 }
 
+TEST_CASE("the --schedule option picks the emulator's schedules: eager or late or strict or both (every one and the default)") {
+  using gemm::schedule_selected;
+  const char* const names[] = {"eager", "late", "strict"};
+  {
+    Options opt;
+    REQUIRE(parse({"--emulate"}, opt).empty());
+    CHECK(opt.schedule == "both");
+    for (const char* s : names) CHECK(schedule_selected(opt.schedule, s));
+  }
+  for (const char* chosen : names) {
+    Options opt;
+    INFO("--schedule " << chosen);
+    REQUIRE(parse({"--emulate", "--schedule", chosen}, opt).empty());
+    CHECK(opt.schedule == chosen);
+    for (const char* s : names) CHECK(schedule_selected(opt.schedule, s) == (std::string(s) == chosen));
+  }
+  {
+    Options opt;
+    REQUIRE(parse({"--emulate", "--schedule", "both"}, opt).empty());
+    for (const char* s : names) CHECK(schedule_selected(opt.schedule, s));
+  }
+  for (const char* bad : {"all", "Strict", "lazy", ""}) {
+    Options opt;
+    INFO("--schedule '" << bad << "'");
+    const std::string msg = parse({"--emulate", "--schedule", bad}, opt);
+    CHECK(msg.find("--schedule needs eager, late, strict or both") != std::string::npos);
+  }
+  Options missing, without_emulate;
+  CHECK(parse({"--emulate", "--schedule"}, missing).find("--schedule") != std::string::npos);
+  CHECK(parse({"--schedule", "strict"}, without_emulate) == "--schedule is an option of --emulate");
+  CHECK(gemm::usage("matmul_v1").find("strict") != std::string::npos);
+}
+
 TEST_CASE("invalid values are refused with a message naming the option") {
   const std::vector<std::vector<const char*>> bad = {{"--m", "0"},
                                                      {"--m", "-128"},

@@ -3,8 +3,8 @@
 // One source, two GPUs:
 //  - on a Blackwell GPU (sm_100a) the tc5:: wrappers are the real instructions: this is a bring-up of
 //    tcgen05.alloc / mma / commit / ld / dealloc before any kernel (never run in this project: no B200 here);
-//  - on a Hopper GPU (sm_90a) they are the tcgen05 emulator's (common/tcgen05_emu.h), under its eager and
-//    late schedules: this proves the emulator against the model before the stages run through it.
+//  - on a Hopper GPU (sm_90a) they are the tcgen05 emulator's (common/tcgen05_emu.h), under its eager, late
+//    and strict schedules: this proves the emulator against the model before the stages run through it.
 //
 //   test_tcgen05_emu_gpu mma         every tcgen05 tile of tests/stage_configs.h (its A and B rows): the tile
 //                                    filled with random bf16 (printed seed; GEMM_TEST_SEED replays), the K
@@ -97,8 +97,10 @@ enum class Breach : int {
   ARRIVE_NOT_COMMIT,       // a plain mbarrier.arrive where tcgen05.commit belongs
   SHAPE_M64,               // cta_group::1 M = 64 (legal, not emulated)
   SHAPE_PAIR_M128,         // cta_group::2 M = 128 (legal, not emulated)
-  DEALLOC_PENDING,         // (late schedule) warp 1 issues an MMA and frees TMEM before any commit
+  DEALLOC_PENDING,         // (late, strict schedules) warp 1 issues an MMA and frees TMEM before any commit
   TMEM_WAR,                // warp 0 overwrites the columns warps 1-3 read, told by a plain shared counter
+  LD_PENDING_WRITE,        // (strict schedule) the loads follow the MMAs' commit through a CTA barrier (the
+                           // pair: a cluster barrier, and only the odd CTA loads), not a wait on its mbarrier
 };
 
 struct MmaParams {
@@ -185,7 +187,19 @@ __global__ void __launch_bounds__(THREADS) mma_kernel(const __grid_constant__ Mm
       tc5::commit_multicast<CTA_GROUP>(&mma_bar, 0b11);
     }
   }
-  ptx::mbarrier_wait(&mma_bar, 0, "mma_bar");
+  if (p.breach == Breach::LD_PENDING_WRITE) {
+    // Every thread passes a barrier after the issue and the commit, none waits on mma_bar: the MMAs may still
+    // be in flight when the loads below read their columns.
+    tc5::fence_before_thread_sync();
+    if constexpr (CTA_GROUP == 1) {
+      __syncthreads();
+    } else {
+      ptx::barrier_cluster_arrive();
+      ptx::barrier_cluster_wait();
+    }
+  } else {
+    ptx::mbarrier_wait(&mma_bar, 0, "mma_bar");
+  }
   if (p.breach != Breach::NO_FENCE_AFTER_WAIT) tc5::fence_after_thread_sync();
   if (p.breach == Breach::BARRIER_AFTER_FENCE) __syncthreads();
 
@@ -197,7 +211,9 @@ __global__ void __launch_bounds__(THREADS) mma_kernel(const __grid_constant__ Mm
     for (int i = 0; i < 17; ++i) tc5::ld_32x32b_x8(tmem_addr(tmem, 32u * uint32_t(warp), 0), v);
     tc5::wait_ld();
   }
-  for (int col = 0; col < n_cta; col += 8) {
+  // LD_PENDING_WRITE of the pair: only the odd CTA loads (it finds the MMAs in the even CTA's queue).
+  const bool loads = !(p.breach == Breach::LD_PENDING_WRITE && CTA_GROUP == 2 && rank == 0);
+  for (int col = 0; col < n_cta && loads; col += 8) {
     float v[8];
     uint32_t col_addr = uint32_t(col);
     if (p.breach == Breach::OUTSIDE_ALLOCATION) col_addr += TMEM_COLS;
@@ -792,7 +808,10 @@ const TrapCase TRAPS[] = {
     {"shape_m64", Breach::SHAPE_M64, tc5emu::RULE_SHAPE_NOT_EMULATED, 1},
     {"shape_pair_m128", Breach::SHAPE_PAIR_M128, tc5emu::RULE_SHAPE_NOT_EMULATED, 2},
     {"dealloc_pending", Breach::DEALLOC_PENDING, tc5emu::RULE_DEALLOC_PENDING, 1, tc5emu::Schedule::Late},
+    {"dealloc_pending_strict", Breach::DEALLOC_PENDING, tc5emu::RULE_DEALLOC_PENDING, 1, tc5emu::Schedule::Strict},
     {"tmem_war", Breach::TMEM_WAR, tc5emu::RULE_TMEM_WAR, 1},
+    {"ld_pending_write", Breach::LD_PENDING_WRITE, tc5emu::RULE_LD_PENDING_WRITE, 1, tc5emu::Schedule::Strict},
+    {"ld_pending_write_pair", Breach::LD_PENDING_WRITE, tc5emu::RULE_LD_PENDING_WRITE, 2, tc5emu::Schedule::Strict},
 };
 
 int run_trap(const char* name) {
@@ -895,7 +914,8 @@ int main(int argc, char** argv) {
   bool pass   = true;
   int n_cases = 0;
   const std::vector<tc5emu::Schedule> schedules =
-      gpu == Gpu::HOPPER ? std::vector<tc5emu::Schedule>{tc5emu::Schedule::Eager, tc5emu::Schedule::Late}
+      gpu == Gpu::HOPPER ? std::vector<tc5emu::Schedule>{tc5emu::Schedule::Eager, tc5emu::Schedule::Late,
+                                                         tc5emu::Schedule::Strict}
                          : std::vector<tc5emu::Schedule>{tc5emu::Schedule::Eager};
   for (const tc5emu::Schedule s : schedules) {
     if (gpu == Gpu::HOPPER) {
