@@ -43,32 +43,12 @@
 //     cudaOccupancyMaxActiveClusters), or only as many as the plan has ranges for. The workspace (one 64 KB
 //     partial and one flag per consumer warpgroup of each CTA) is allocated once per prepared launch, as
 //     cuBLAS's workspace is.
-//  6. Dynamic scheduling (v7e): the same pieces, taken at run time from a global atomic counter instead of
-//     walked from a fixed per-worker list, so that a cluster on a faster SM can take more of them. The plan
-//     is v7d's, its stream-K ranges cut DYNAMIC_SPLIT (2) times shorter (more pieces than clusters), in one
-//     global order (common/streamk.h, streamk_dynamic_order): every partial, then the whole units, then the
-//     finishers, so a finisher never waits for a piece that no running cluster holds (the proof: streamk.h;
-//     the CPU model hangs on the finisher-first order). Cluster c starts with piece c; then CTA 0's producer
-//     thread draws (atom.add.relaxed.gpu) once it has issued the first load of its current piece, and
-//     writes the piece into the same slot of a 4-slot task ring in both CTAs (st.shared::cluster, then
-//     mbarrier.arrive.release.cluster on each CTA's task_full_bar); every role of both CTAs reads every
-//     piece (both CTAs must work on the same one) and releases the slot on CTA 0's task_empty_bar. A cluster
-//     that draws past the end counts itself on a second counter (atom.add.acq_rel.gpu); the one that
-//     completes the count lowers both to 0. Every cluster draws past the end exactly once and draws nothing
-//     after it, so that cluster is the last to touch either counter; its acquire reads from the release
-//     sequence of every earlier "done" increment, each of which follows its cluster's last draw, so every
-//     draw happens before the reset. The next launch finds both at 0: no host work between launches.
-//     The grid is sized to the clusters that fit at once (persistent): the first pieces are held from the
-//     start by clusters that must all be running, and every cluster launched draws at least once, so one
-//     that starts after the work is gone costs its launch and setup for nothing.
-//     What Cluster Launch Control (the Blackwell file) adds over a counter: it cancels clusters that have
-//     not been launched yet, so its grid is one cluster per unit, sized by the problem alone (no occupancy
-//     query), and a canceled cluster costs nothing; there is no state in global memory to leave reset for
-//     the next launch (nor to keep two launches in flight on two streams from sharing); and the answer is
-//     written by the hardware into both CTAs' shared memory with a complete_tx, where the counter costs an
-//     atomic round trip to L2 per piece and a broadcast in software (remote stores and arrivals).
-//     Measured slower than v7d at every shape tried (docs/performance/dynamic-scheduling.md): the finer
-//     pieces cost more in fixups than the balance wins back.
+//  6. Dynamic scheduling (v7e), in a file of its own (work_counter_sm90.cuh): the same pieces, taken at run
+//     time from a global atomic counter instead of walked from a fixed per-worker list, so that a cluster on
+//     a faster SM can take more of them; every role of both CTAs reads every drawn piece from a task ring in
+//     shared memory. Each role takes its pieces through work_counter::Pieces<DYNAMIC>: the plan's, or the
+//     counter's. Measured slower than v7d at every shape tried (docs/performance/dynamic-scheduling.md): the
+//     finer pieces cost more in fixups than the balance wins back.
 //  Which unit a piece covers, how wide a tile is and where the L2 keeps what are the next stage's
 //  questions (v8_tile_shapes): here every unit is v6's CTA pair, 256 x 256.
 //
@@ -80,7 +60,7 @@
 // workers are then on units far apart in C at the same time.
 //
 // PTX ISA sections: as v6, plus "Memory Consistency Model" (release and acquire patterns at .gpu scope,
-// release sequences), "st" (.release.gpu; v7e: .shared::cluster), "ld" (.acquire.gpu, .cg), "atom" (v7e).
+// release sequences), "st" (.release.gpu), "ld" (.acquire.gpu, .cg); v7e's: work_counter_sm90.cuh.
 #include <cuda_bf16.h>
 
 #include <memory>
