@@ -33,7 +33,7 @@
 // 1-CTA commits onto its own barriers, its own TMEM, its epilogue's release counting 4. Mutants caught: half
 // of B announced (the pair's count), a finisher that does not wait.
 //
-// The global work counter (the Hopper twin's v7e, v7_streamk/matmul_v7_sm90.cu) on the same model: the pieces
+// The global work counter (Hopper's v7e, v7_streamk/work_counter_sm90.cuh) on the same model: the pieces
 // of a plan over more ranges than clusters, in the dynamic order (common/streamk.h), drawn at run time. CTA 0's
 // producer draws (the counter is a shared integer: each draw an atomic step, the clusters' draws interleaving
 // as the threads run), one piece ahead of its own reads, and writes each piece into a ring slot of both CTAs
@@ -78,7 +78,8 @@ using protocol::Machine;
 
 namespace {
 
-// The kernel's constants (v7_streamk/matmul_v7.cu); NUM_STAGES and CLC_SLOTS also vary below.
+// The kernel's constants (v7_streamk/matmul_v7.cu; the CLC ring's: v7_streamk/clc_handout.cuh); NUM_STAGES
+// and CLC_SLOTS also vary below.
 constexpr int BLOCK_M = 128, BLOCK_N = 256, BLOCK_K = 64, CLUSTER_SIZE = 2, B_HALF_ROWS = BLOCK_N / 2;
 constexpr int NUM_ACCUMULATORS = 2, NUM_EPILOGUE_WARPS = 4, GROUP_M = 16, NUM_WARPS = 6;
 constexpr uint32_t A_BYTES = 16384, B_BYTES = 16384, RESPONSE_BYTES = 16;

@@ -22,13 +22,10 @@
 //     to its own in K order before it stores C: the order is the plan's, so runs are bit-identical. Whole
 //     pieces are stored as in v6. The finisher reaches a split unit at the end of its range, the partial
 //     writers at the start of theirs: every worker is resident (the persistent grid), nobody waits in a cycle.
-//  3. Cluster Launch Control (v7clc): one cluster per unit instead of one per SM. The producer thread of CTA 0
-//     asks clusterlaunchcontrol.try_cancel (common/clc.cuh) for the next unit as soon as it starts loading
-//     the current one, with the multicast form, so the 16-byte response lands in both CTAs. Its answer,
-//     "canceled cluster x" (whose unit this cluster now does) or "nothing left" (the loop ends), is read by
-//     every role of both CTAs. A ring of CLC_SLOTS responses, each with a full barrier in every CTA (this
-//     CTA's producer announces the 16 bytes; the response completes them) and an empty barrier on CTA 0
-//     (every reader of both CTAs arrives after reading), lets the producer run ahead of the epilogue.
+//  3. Cluster Launch Control (v7clc), in a file of its own (clc_handout.cuh): one cluster per unit instead of
+//     one per SM, a running cluster taking over the unit of one not launched yet. Each role walks its work
+//     through clc_handout::Work<CLC, role>: the plan's pieces, or CLC's whole units; the kernel declares
+//     the CLC ring's arrays (static shared memory) and hands them over.
 // Why it helps: stream-K gives every SM the same amount of work when the units do not fill the GPU (skinny
 // and small shapes, a last wave); CLC lets the GPU balance whole units at run time (a slow cluster takes
 // fewer), and a cluster that never gets an SM costs nothing. What it costs: stream-K, a 32 KB partial written
@@ -83,12 +80,6 @@ constexpr int NUM_ACCUMULATORS = 2;   // the TMEM ring: the MMAs fill one while 
 constexpr int TMEM_COLS   = NUM_ACCUMULATORS * BLOCK_N;  // one fp32 TMEM column per output column, twice
 // tmem_empty_bar's count: every epilogue warp of both CTAs (CTA 0's MMAs write both CTAs' TMEM)
 constexpr uint32_t EPILOGUE_ARRIVALS = NUM_EPILOGUE_WARPS * CLUSTER_SIZE;
-// The CLC ring: responses in flight or being read. The producer asks one unit ahead; the epilogue, the last
-// reader, trails it by the TMEM ring's two accumulators and the smem ring's stages (at most about 3 units).
-constexpr int CLC_SLOTS = 4;
-// clc_empty_bar's count: every reader of a response, in both CTAs: the producer thread and the four epilogue
-// warps of each CTA, and CTA 0's MMA thread.
-constexpr uint32_t CLC_READERS = CLUSTER_SIZE * (1 + NUM_EPILOGUE_WARPS) + 1;
 // Stream-K (v7a-v7d): the fixup's unit of exchange is one epilogue warp's share of a tile, its 32 TMEM lanes
 // (rows) x BLOCK_N columns of fp32: 32 KB, with one flag. Laid out chunk-major ([BLOCK_N / 8][32 lanes][8]) so
 // that one warp's 8 columns of all 32 rows are 1 KB contiguous in global memory.
@@ -138,7 +129,6 @@ static_assert(NUM_STAGES >= 2, "a pipeline needs one stage to multiply and at le
 static_assert(NUM_STAGES == 7, "128-row A and B-half tiles, 64 K: 7 stages of 32 KB fit in 227 KB");
 static_assert(SMEM_BYTES <= SMEM_BUDGET,
               "the ring must fit in the 227 KB of shared memory per block: use fewer stages");
-static_assert(CLC_SLOTS >= 2, "the producer asks for the next unit while the others still read this one");
 
 // ---- where the TMA box of a K tile goes: the kernel issues exactly this one (tests/test_stage_table.cpp
 //      checks it against the layout model's table) ----
@@ -150,12 +140,16 @@ GEMM_HD constexpr TmaBox tma_box(KMajorTile tile, int row0, int k0, int j) {
   return {uint32_t(j * tile.rows * 128), {k0 + j * SLICE_K, row0, 0}};
 }
 
+// v7clc's handout, Cluster Launch Control: the CLC ring and each role's walk through its units.
+#include "v7_streamk/clc_handout.cuh"
+
 // ---- the kernel ----
 // TRACE: the in-kernel profiler's `prof.` lines record each warp's waits and issues (--trace); compiled out
 // of the TRACE=false instantiation, which is the one checked and timed (common/profiler.cuh).
-// CLC: where the work comes from. true (v7clc): one cluster per unit, whole units handed out at run time by
-// Cluster Launch Control. false (v7a-v7d): a persistent grid, each cluster (worker) walking the pieces of a
-// stream-K plan fixed on the host (common/streamk.h), with the fixup through `workspace` and `flags`.
+// CLC: where the work comes from. false (v7a-v7d): a persistent grid, each cluster (worker) walking the pieces
+// of a stream-K plan fixed on the host (common/streamk.h), with the fixup through `workspace` and `flags`.
+// true (v7clc): one cluster per unit, whole units handed out at run time by Cluster Launch Control
+// (clc_handout.cuh).
 template <bool TRACE, bool CLC>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     matmul_v7_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
@@ -171,9 +165,11 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   __shared__ uint64_t tmem_full_bar[NUM_ACCUMULATORS];   // accumulator a holds a finished tile (both CTAs)
   __shared__ uint64_t tmem_empty_bar[NUM_ACCUMULATORS];  // (CTA 0's only) both epilogues have read it
   __shared__ uint32_t tmem_slot;     // tcgen05.alloc writes the TMEM base address here
-  __shared__ clc::Response clc_response[CLC_SLOTS];  // the answers of try_cancel: which unit comes next
-  __shared__ uint64_t clc_full_bar[CLC_SLOTS];   // the response in slot i has landed in this CTA
-  __shared__ uint64_t clc_empty_bar[CLC_SLOTS];  // (CTA 0's only) every reader of both CTAs has read it
+  // v7clc's ring (clc_handout.cuh): the responses of try_cancel, and their full and empty barriers
+  __shared__ clc::Response clc_response[clc_handout::CLC_SLOTS];
+  __shared__ uint64_t clc_full_bar[clc_handout::CLC_SLOTS];
+  __shared__ uint64_t clc_empty_bar[clc_handout::CLC_SLOTS];
+  const clc_handout::Ring clc_ring{clc_response, clc_full_bar, clc_empty_bar};
 
   const int warp_id = threadIdx.x / 32;
   const int lane    = threadIdx.x % 32;
@@ -190,31 +186,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   const int cluster_id = int(blockIdx.x) / CLUSTER_SIZE;  // CLC: its first unit; stream-K: its worker index
   const TileSchedule<ScheduleKind::Grouped> order(tiles_m, tiles_n, 1, 0, CLUSTER_SIZE, cta_rank, GROUP_M);
   const int num_k_tiles = gemm::num_k_tiles(k, BLOCK_K);  // the last one may be short: TMA zero-fills it
-  const auto whole_unit = [&](int unit) {
-    StreamKPiece p;
-    p.unit = unit, p.k_begin = 0, p.k_end = num_k_tiles, p.k_tiles = num_k_tiles, p.role = StreamKPiece::Whole;
-    return p;
-  };
-  // The CLC ring: each role keeps its own slot and phase (in registers).
-  // read_response: wait until the response in `slot` has landed in this CTA and read it. The proxy fence: the
-  // next response in this slot is written by the async proxy, after this generic read (PTX ISA example of
-  // clusterlaunchcontrol.try_cancel). The reader then releases the slot on CTA 0 (release_response), with
-  // release semantics at cluster scope, which CTA 0's producer acquires at cluster scope in its wait on
-  // clc_empty_bar: a read in either CTA happens before the next request into the same slot. (A relaxed
-  // arrival, or a .cta acquire, orders nothing across CTAs in the PTX memory model.)
-  const auto read_response = [&](int slot, uint32_t full_phase) {
-    ptx::mbarrier_wait(&clc_full_bar[slot], full_phase, "clc_full_bar");
-    const clc::Response r = clc::load_response(&clc_response[slot]);
-    ptx::fence_proxy_async_shared();
-    return r;
-  };
-  const auto release_response = [&](int slot) {
-    ptx::mbarrier_arrive_release_cluster(ptx::mapa_shared_cluster(&clc_empty_bar[slot], 0));
-  };
-  // The unit a response names (the canceled cluster's: its first CTA's blockIdx.x / 2), or -1: none left.
-  const auto unit_of = [](const clc::Response& r) {
-    return clc::is_canceled(r) ? int(clc::first_ctaid_x(r)) / CLUSTER_SIZE : -1;
-  };
+
   Profiler<TRACE> prof(trace, /*role=*/warp_id, /*records=*/true);
   prof.begin(Ev::Setup);
 
@@ -228,10 +200,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       ptx::mbarrier_init(&tmem_full_bar[a], 1);                   // CTA 0's multicast commit after a tile
       ptx::mbarrier_init(&tmem_empty_bar[a], EPILOGUE_ARRIVALS);  // every epilogue warp of the unit
     }
-    for (int i = 0; i < CLC_SLOTS; ++i) {
-      ptx::mbarrier_init(&clc_full_bar[i], 1);             // this CTA's producer's expect_tx; + the 16 bytes
-      ptx::mbarrier_init(&clc_empty_bar[i], CLC_READERS);  // every reader of both CTAs (CTA 0's)
-    }
+    clc_ring.init();
     ptx::fence_mbarrier_init();
   }
   // Cluster barrier 1: both CTAs have started and initialised their barriers before either allocates.
@@ -276,29 +245,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       };
       int stage            = 0;  // ring stage of the next load: carries across tiles
       uint32_t empty_phase = 1;  // parity of the "empty" phase to wait for: 1 passes at once on the first lap
-      int clc_slot = 0;              // the CLC ring: slot of the next request and of the next response read
-      uint32_t clc_full_phase  = 0;  // parity of clc_full_bar[clc_slot]: flips when clc_slot wraps
-      uint32_t clc_empty_phase = 1;  // (CTA 0) parity of clc_empty_bar[clc_slot]: 1 passes on the first lap
-      // request: ask for the unit after the current one, into clc_slot. Each producer announces the 16 bytes
-      // of the response on its own CTA's full barrier; CTA 0's then waits until every reader of both CTAs has
-      // released the slot's previous response, and asks. (A request after an observed failure would be
-      // undefined: the loop ends at the first failed response.)
-      const auto request = [&] {
-        ptx::mbarrier_arrive_expect_tx(&clc_full_bar[clc_slot], clc::CLC_RESPONSE_BYTES);
-        if (cta_rank == 0) {
-          ptx::mbarrier_wait</*CLUSTER_SCOPE=*/true>(&clc_empty_bar[clc_slot], clc_empty_phase, "clc_empty_bar");
-          clc::try_cancel_multicast(&clc_response[clc_slot], &clc_full_bar[clc_slot]);
-        }
-      };
-      StreamKWork work(plan, cluster_id);
+      clc_handout::Work<CLC, clc_handout::PRODUCER> work(plan, cluster_id, clc_ring, num_k_tiles, cta_rank);
       StreamKPiece piece;
-      bool more = true;
-      if constexpr (CLC) {
-        piece = whole_unit(cluster_id);  // this cluster's own unit first
-        request();
-      } else {
-        more = work.next(piece);
-      }
+      bool more = work.first(piece);
       while (more) {
         const ScheduledTile t = order.tile_of_unit(piece.unit);
         const int m0 = t.m * BLOCK_M, b_row0 = t.n * BLOCK_N + cta_rank * B_TILE.rows;
@@ -314,24 +263,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
             empty_phase ^= 1;
           }
         }
-        if constexpr (CLC) {
-          // the next unit: the response to the request made before this unit's loads
-          const clc::Response r = read_response(clc_slot, clc_full_phase);
-          release_response(clc_slot);
-          if (++clc_slot == CLC_SLOTS) {
-            clc_slot = 0;
-            clc_full_phase ^= 1;
-            clc_empty_phase ^= 1;
-          }
-          const int unit = unit_of(r);
-          more           = unit >= 0;
-          if (more) {
-            piece = whole_unit(unit);
-            request();
-          }
-        } else {
-          more = work.next(piece);
-        }
+        more = work.next(piece);
       }
       // Exit: wait for the release of the last NUM_STAGES loads, so that no commit is still on its way to
       // this CTA's mma_done_bar when it exits: the next CTA on this SM initialises its barriers at the same
@@ -355,15 +287,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       uint32_t full_phase = 0;  // parity of this use of the stage's "full" barrier: flips when `stage` wraps
       int acc                  = 0;  // the accumulator of this tile: carries across tiles
       uint32_t acc_empty_phase = 1;  // parity of tmem_empty_bar[acc] to wait for: 1 passes on the first lap
-      int clc_slot             = 0;  // the CLC ring: slot of the next response to read, and its parity
-      uint32_t clc_full_phase  = 0;
-      StreamKWork work(plan, cluster_id);
+      clc_handout::Work<CLC, clc_handout::MMA> work(plan, cluster_id, clc_ring, num_k_tiles, cta_rank);
       StreamKPiece piece;
-      bool more = true;
-      if constexpr (CLC)
-        piece = whole_unit(cluster_id);
-      else
-        more = work.next(piece);
+      bool more = work.first(piece);
       while (more) {
         // wait until the epilogues of both CTAs have read this accumulator's previous tile
         prof.begin(Ev::WaitEmpty);
@@ -402,19 +328,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           acc = 0;
           acc_empty_phase ^= 1;
         }
-        if constexpr (CLC) {
-          const clc::Response r = read_response(clc_slot, clc_full_phase);
-          release_response(clc_slot);
-          if (++clc_slot == CLC_SLOTS) {
-            clc_slot = 0;
-            clc_full_phase ^= 1;
-          }
-          const int unit = unit_of(r);
-          more           = unit >= 0;
-          if (more) piece = whole_unit(unit);
-        } else {
-          more = work.next(piece);
-        }
+        more = work.next(piece);
       }
     }
     __syncwarp();
@@ -426,18 +340,12 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     const bool vector_stores = n % 8 == 0;  // rows start 16-B aligned: 8 columns in one 16-byte store
     int acc                 = 0;
     uint32_t acc_full_phase = 0;  // parity of tmem_full_bar[acc]: flips when `acc` wraps
-    int clc_slot            = 0;  // the CLC ring: slot of the next response to read, and its parity
-    uint32_t clc_full_phase = 0;
     // Stream-K: this warp's share of a partial (its 32 rows), and its flag, for worker w.
     const int quarter  = int(lane0) / 32;
     const auto slot_of = [&](int w) { return (w * CLUSTER_SIZE + cta_rank) * NUM_EPILOGUE_WARPS + quarter; };
-    StreamKWork work(plan, cluster_id);
+    clc_handout::Work<CLC, clc_handout::EPILOGUE> work(plan, cluster_id, clc_ring, num_k_tiles, cta_rank);
     StreamKPiece piece;
-    bool more = true;
-    if constexpr (CLC)
-      piece = whole_unit(cluster_id);
-    else
-      more = work.next(piece);
+    bool more = work.first(piece);
     while (more) {
       const ScheduledTile t = order.tile_of_unit(piece.unit);
       prof.begin(Ev::WaitMma);
@@ -459,8 +367,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       // orders the other lanes' stores before lane 0's release). A finisher first waits for the flags of the
       // later segments' workers (acquire), one lane per segment, lowers each for the next launch, and then adds
       // their partials to its own sums in K order: the order is the plan's, so two runs give the same bits.
-      const bool partial  = !CLC && piece.role == StreamKPiece::Partial;
-      const bool finisher = !CLC && piece.role == StreamKPiece::Finisher && t.valid;
+      const bool partial  = piece.role == StreamKPiece::Partial;
+      const bool finisher = piece.role == StreamKPiece::Finisher && t.valid;
       const int last      = finisher ? plan.last_worker(piece.unit) : cluster_id;
       if (partial && t.valid) {
         float* part = workspace + size_t(slot_of(cluster_id)) * PARTIAL_FLOATS + lane * 8;
@@ -526,26 +434,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         acc = 0;
         acc_full_phase ^= 1;
       }
-      // one lane reads the response and releases it (the one arrival of this warp); the others get the unit
-      // from it. (Had every lane read it, the other 31 reads would be ordered before lane 0's release only by
-      // __syncwarp, which compute-sanitizer's racecheck does not follow: tools/probes/racecheck_mbarrier_ring.cu.)
-      if constexpr (CLC) {
-        int next = -1;
-        if (lane == 0) {
-          const clc::Response r = read_response(clc_slot, clc_full_phase);
-          release_response(clc_slot);
-          next = unit_of(r);
-        }
-        const int unit = __shfl_sync(0xffffffffu, next, 0);
-        if (++clc_slot == CLC_SLOTS) {
-          clc_slot = 0;
-          clc_full_phase ^= 1;
-        }
-        more = unit >= 0;
-        if (more) piece = whole_unit(unit);
-      } else {
-        more = work.next(piece);
-      }
+      more = work.next(piece);
     }
   }
 
@@ -585,49 +474,36 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
   // A cluster of 2 CTAs along x: blockIdx.x 2c and 2c + 1. The persistent grid's query also says how many
   // clusters fit at once (stream-K's workers; the trace's estimate for CLC).
   PersistentGrid grid = persistent_grid(kernel, NUM_THREADS, SMEM_BYTES, CLUSTER_SIZE, tiles_m, tiles_n, "v7");
-  StreamKPlan plan;
-  std::shared_ptr<FixupMemory> fixup;
-  if (CLC) {
-    // One cluster per unit (the CLC grid): the GPU starts as many as fit; the others are canceled by the
-    // running ones or start when an SM frees up.
-    grid.clusters    = units;
-    grid.cfg.gridDim = dim3(unsigned(units * CLUSTER_SIZE));
-  } else {
-    // The plan (the Hopper twin's): data-parallel on v6's grid, at most one cluster per unit; stream-K and
-    // hybrid on every cluster that can be resident (a finisher waits for other workers, which must all be
-    // running), or only as many as the plan gives a stream-K range where it has no whole units. The
-    // picking rule's constant is the Hopper twin's measurement: unmeasured on Blackwell.
-    StreamKPolicy policy = POLICY;
-    int min_iters        = MIN_SK_ITERS;
-    if (PICK) {
-      const StreamKChoice choice = pick_streamk(units, iters, grid.max_clusters, FIXUP_ITERS);
-      policy                     = choice.policy;
-      min_iters                  = choice.min_iters;
-    }
-    const int workers = policy == StreamKPolicy::DataParallel ? grid.clusters : grid.max_clusters;
-    plan              = make_streamk_plan(units, iters, workers, policy, min_iters);
-    grid.resize(plan.dp_units > 0 ? plan.workers : plan.sk_workers);
-    if (plan.sk_workers > 0)  // one partial and one flag per epilogue warp of each CTA (common/fixup_memory.h)
-      fixup = std::make_shared<FixupMemory>(size_t(grid.clusters * CLUSTER_SIZE) * NUM_EPILOGUE_WARPS,
-                                            PARTIAL_FLOATS);
+  // The plan (the Hopper twin's): data-parallel on v6's grid, at most one cluster per unit; stream-K and
+  // hybrid on every cluster that can be resident (a finisher waits for other workers, which must all be
+  // running), or only as many as the plan gives a stream-K range where it has no whole units. The picking
+  // rule's constant is the Hopper twin's measurement: unmeasured on Blackwell.
+  StreamKPolicy policy = POLICY;
+  int min_iters        = MIN_SK_ITERS;
+  if (PICK) {
+    const StreamKChoice choice = pick_streamk(units, iters, grid.max_clusters, FIXUP_ITERS);
+    policy                     = choice.policy;
+    min_iters                  = choice.min_iters;
   }
+  const int workers      = policy == StreamKPolicy::DataParallel ? grid.clusters : grid.max_clusters;
+  const StreamKPlan plan = make_streamk_plan(units, iters, workers, policy, min_iters);
+  // v7clc: one cluster per unit instead (clc_handout.cuh), whose kernel reads no plan: the GPU starts as many
+  // as fit; the others are canceled by the running ones or start when an SM frees up.
+  grid.resize(CLC ? units : plan.dp_units > 0 ? plan.workers : plan.sk_workers);
+  std::shared_ptr<FixupMemory> fixup;
+  if (plan.sk_workers > 0)  // one partial and one flag per epilogue warp of each CTA (common/fixup_memory.h)
+    fixup = std::make_shared<FixupMemory>(size_t(grid.clusters * CLUSTER_SIZE) * NUM_EPILOGUE_WARPS,
+                                          PARTIAL_FLOATS);
   float* workspace = fixup ? fixup->workspace : nullptr;
   uint32_t* flags  = fixup ? fixup->flags : nullptr;
   TraceBuffer buf;  // --trace: per CTA and warp, setup, 2 events per K tile or per piece, the tail, teardown
   if (trace) {
-    uint32_t most = 0;
-    if (CLC) {
-      // How many units a cluster takes is decided at run time: room for twice the fair share; events past
-      // it are counted, not written (common/profiler.cuh).
-      const int turns = 2 * int(ceil_div(int64_t(units), grid.max_clusters > 0 ? grid.max_clusters : 1));
-      most            = uint32_t(2 * turns * (iters + 1));
-    } else {
-      for (int w = 0; w < grid.clusters; ++w) {
-        uint32_t events = 0;
-        StreamKWork work(plan, w);
-        for (StreamKPiece p; work.next(p);) events += uint32_t(2 * (p.k_end - p.k_begin) + 2);
-        most = events > most ? events : most;
-      }
+    uint32_t most = CLC ? clc_handout::trace_events(units, grid.max_clusters, iters) : 0;
+    for (int w = 0; !CLC && w < grid.clusters; ++w) {
+      uint32_t events = 0;
+      StreamKWork work(plan, w);
+      for (StreamKPiece p; work.next(p);) events += uint32_t(2 * (p.k_end - p.k_begin) + 2);
+      most = events > most ? events : most;
     }
     buf = trace->allocate(grid.cfg.gridDim.x,
                           {"warp 0 TMA", "warp 1 MMA", "warp 2 epilogue", "warp 3 epilogue",

@@ -43,32 +43,12 @@
 //     cudaOccupancyMaxActiveClusters), or only as many as the plan has ranges for. The workspace (one 64 KB
 //     partial and one flag per consumer warpgroup of each CTA) is allocated once per prepared launch, as
 //     cuBLAS's workspace is.
-//  6. Dynamic scheduling (v7e): the same pieces, taken at run time from a global atomic counter instead of
-//     walked from a fixed per-worker list, so that a cluster on a faster SM can take more of them. The plan
-//     is v7d's, its stream-K ranges cut DYNAMIC_SPLIT (2) times shorter (more pieces than clusters), in one
-//     global order (common/streamk.h, streamk_dynamic_order): every partial, then the whole units, then the
-//     finishers, so a finisher never waits for a piece that no running cluster holds (the proof: streamk.h;
-//     the CPU model hangs on the finisher-first order). Cluster c starts with piece c; then CTA 0's producer
-//     thread draws (atom.add.relaxed.gpu) once it has issued the first load of its current piece, and
-//     writes the piece into the same slot of a 4-slot task ring in both CTAs (st.shared::cluster, then
-//     mbarrier.arrive.release.cluster on each CTA's task_full_bar); every role of both CTAs reads every
-//     piece (both CTAs must work on the same one) and releases the slot on CTA 0's task_empty_bar. A cluster
-//     that draws past the end counts itself on a second counter (atom.add.acq_rel.gpu); the one that
-//     completes the count lowers both to 0. Every cluster draws past the end exactly once and draws nothing
-//     after it, so that cluster is the last to touch either counter; its acquire reads from the release
-//     sequence of every earlier "done" increment, each of which follows its cluster's last draw, so every
-//     draw happens before the reset. The next launch finds both at 0: no host work between launches.
-//     The grid is sized to the clusters that fit at once (persistent): the first pieces are held from the
-//     start by clusters that must all be running, and every cluster launched draws at least once, so one
-//     that starts after the work is gone costs its launch and setup for nothing.
-//     What Cluster Launch Control (the Blackwell file) adds over a counter: it cancels clusters that have
-//     not been launched yet, so its grid is one cluster per unit, sized by the problem alone (no occupancy
-//     query), and a canceled cluster costs nothing; there is no state in global memory to leave reset for
-//     the next launch (nor to keep two launches in flight on two streams from sharing); and the answer is
-//     written by the hardware into both CTAs' shared memory with a complete_tx, where the counter costs an
-//     atomic round trip to L2 per piece and a broadcast in software (remote stores and arrivals).
-//     Measured slower than v7d at every shape tried (docs/performance/dynamic-scheduling.md): the finer
-//     pieces cost more in fixups than the balance wins back.
+//  6. Dynamic scheduling (v7e), in a file of its own (work_counter_sm90.cuh): the same pieces, taken at run
+//     time from a global atomic counter instead of walked from a fixed per-worker list, so that a cluster on
+//     a faster SM can take more of them; every role of both CTAs reads every drawn piece from a task ring in
+//     shared memory. Each role takes its pieces through work_counter::Pieces<DYNAMIC>: the plan's, or the
+//     counter's. Measured slower than v7d at every shape tried (docs/performance/dynamic-scheduling.md): the
+//     finer pieces cost more in fixups than the balance wins back.
 //  Which unit a piece covers, how wide a tile is and where the L2 keeps what are the next stage's
 //  questions (v8_tile_shapes): here every unit is v6's CTA pair, 256 x 256.
 //
@@ -80,11 +60,10 @@
 // workers are then on units far apart in C at the same time.
 //
 // PTX ISA sections: as v6, plus "Memory Consistency Model" (release and acquire patterns at .gpu scope,
-// release sequences), "st" (.release.gpu; v7e: .shared::cluster), "ld" (.acquire.gpu, .cg), "atom" (v7e).
+// release sequences), "st" (.release.gpu), "ld" (.acquire.gpu, .cg); v7e's: work_counter_sm90.cuh.
 #include <cuda_bf16.h>
 
 #include <memory>
-#include <vector>
 
 #include "common/check.h"
 #include "common/descriptors.cuh"
@@ -103,12 +82,6 @@
 // measured choice (v6) is the default; -DGEMM_V7_SM90_C_PARTS=1 builds the other one.
 #ifndef GEMM_V7_SM90_C_PARTS
 #define GEMM_V7_SM90_C_PARTS 2
-#endif
-// DYNAMIC_SPLIT: v7e cuts the picking rule's stream-K ranges this many times finer, so that a fast cluster can
-// draw more pieces than a slow one (docs/performance/dynamic-scheduling.md); -DGEMM_V7_SM90_DYNAMIC_SPLIT=1 or
-// 4 builds the others that were measured.
-#ifndef GEMM_V7_SM90_DYNAMIC_SPLIT
-#define GEMM_V7_SM90_DYNAMIC_SPLIT 2
 #endif
 
 namespace gemm {
@@ -137,10 +110,6 @@ constexpr int C_BOXES        = C_PART_COLS / C_BOX_COLS;  // TMA store boxes per
 constexpr int MIN_SK_ITERS   = 4;                   // stream-K (v7b, v7c): no range shorter than 4 K tiles
 constexpr int FIXUP_ITERS    = 4;                   // v7d's rule: a partial written or read ~ 4 K tiles
 constexpr int PARTIAL_FLOATS = ACC_REGS * 128;      // the fixup's slot: one warpgroup's fp32 partial
-constexpr int DYNAMIC_SPLIT  = GEMM_V7_SM90_DYNAMIC_SPLIT;  // v7e: ranges this many times shorter than v7d's
-constexpr int TASK_SLOTS     = 4;                   // v7e: pieces drawn and not yet read by every role
-// v7e: the readers of each drawn piece, in both CTAs: the producer thread and each consumer warpgroup
-constexpr uint32_t TASK_READERS = CLUSTER_SIZE * (1 + NUM_CONSUMERS);
 
 constexpr KMajorTile A_TILE{BLOCK_M, BLOCK_K, 2, Swizzle::B128};
 constexpr KMajorTile B_TILE{BLOCK_N, BLOCK_K, 2, Swizzle::B128};
@@ -201,7 +170,6 @@ static_assert(C_OFFSET % 1024 == 0 && C_BOX_BYTES % 1024 == 0, "each C box start
 static_assert(NUM_CONSUMERS + 1 <= 16, "named barriers 1..NUM_CONSUMERS, one per consumer warpgroup");
 static_assert(SMEM_BYTES + 1024 <= SMEM_BUDGET,
               "the ring and the C buffer must fit in the 227 KB of shared memory per block");
-static_assert(DYNAMIC_SPLIT >= 1 && TASK_SLOTS >= 2, "v7e: the drawing thread works one piece ahead");
 static_assert(partial_float4(3, 5) == 5 * 128 + 3,
               "the fixup's partial as common/streamk.h has it (the CPU test checks that)");
 
@@ -226,13 +194,8 @@ __device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
   return *reinterpret_cast<const uint32_t*>(&v);
 }
 
-// v7e's work: the pieces in their dynamic order (common/streamk.h), and two counters, 0 between launches:
-// counters[0] the next piece to draw, counters[1] the clusters that drew past the end.
-struct DynamicWork {
-  const StreamKTask* tasks = nullptr;
-  int count                = 0;
-  uint32_t* counters       = nullptr;
-};
+// v7e's work counter: the task ring and each role's pieces, drawn at run time.
+#include "v7_streamk/work_counter_sm90.cuh"
 
 // ---- the kernel ----
 // TRACE: the in-kernel profiler's `prof.` lines record each role's waits and issues (--trace); compiled out
@@ -241,13 +204,13 @@ struct DynamicWork {
 // ranges, or both. c_tma: N % 8 == 0, C is stored through c_map; else with predicated st.global.
 // workspace, flags: one fp32 partial and one flag per consumer warpgroup of every CTA (the fixup). A flag is
 // 0 between launches: raised (1) by its partial's writer, lowered again by the finisher that consumes it.
-// DYNAMIC (v7e): the pieces are not StreamKWork's but drawn at run time from `dyn` (see "the work counter").
+// DYNAMIC (v7e): the pieces are not StreamKWork's but drawn at run time from `dyn` (work_counter_sm90.cuh).
 template <bool TRACE, bool DYNAMIC>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     matmul_v7_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                      const __grid_constant__ CUtensorMap c_map, __nv_bfloat16* c, int m, int n, int k,
-                     bool c_tma, const StreamKPlan plan, float* workspace, uint32_t* flags, const DynamicWork dyn,
-                     TraceBuffer trace) {
+                     bool c_tma, const StreamKPlan plan, float* workspace, uint32_t* flags,
+                     const work_counter::DynamicWork dyn, TraceBuffer trace) {
 #if defined(GEMM_HAS_WGMMA)
   extern __shared__ uint8_t smem_raw[];
   uint8_t* ring = align_smem_1024(smem_raw);  // stage s: A tile at s * STAGE_BYTES, then its B tile
@@ -255,9 +218,12 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   auto b_smem   = [&](int s) { return ring + b_tile_offset(s); };
   __shared__ uint64_t tma_full_bar[NUM_STAGES];  // "full": the TMA bytes of the K tile in stage s have landed
   __shared__ uint64_t mma_done_bar[NUM_STAGES];  // "empty": all 4 consumers of the pair are done with stage s
-  __shared__ StreamKTask task_ring[TASK_SLOTS];   // v7e: the pieces drawn for this cluster, in draw order
-  __shared__ uint64_t task_full_bar[TASK_SLOTS];  // v7e: the piece in slot i has been written into this CTA
-  __shared__ uint64_t task_empty_bar[TASK_SLOTS];  // v7e (CTA 0's only): every reader of both CTAs has read it
+  // v7e's task ring (work_counter_sm90.cuh): the pieces drawn for this cluster, and their full and empty
+  // barriers
+  __shared__ StreamKTask task_ring[work_counter::TASK_SLOTS];
+  __shared__ uint64_t task_full_bar[work_counter::TASK_SLOTS];
+  __shared__ uint64_t task_empty_bar[work_counter::TASK_SLOTS];
+  const work_counter::Ring tasks{task_ring, task_full_bar, task_empty_bar};
 
   const int warp_id   = threadIdx.x / 32;
   const int lane      = threadIdx.x % 32;
@@ -272,58 +238,13 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   Profiler<TRACE> prof(trace, /*role=*/warpgroup, /*records=*/warp_id % 4 == 0);
   prof.begin(Ev::Setup);
 
-  // ---- v7e, the work counter: cluster c starts with piece c of the order (every role reads it from global
-  //      memory); counter value i stands for piece clusters + i. CTA 0's producer thread draws the next piece
-  //      with an atomicAdd once it has issued the first load of the current one (the round trip to L2 then
-  //      overlaps the loads), and writes it into the same slot of the task ring of both CTAs
-  //      (st.shared::cluster, then an arrival with release at cluster scope on each CTA's task_full_bar).
-  //      Every role of both CTAs reads every piece (so all walk the same ones) and releases the slot on CTA
-  //      0's task_empty_bar, with release at cluster scope; the drawer acquires it there before it writes the
-  //      slot again. A cluster that draws past the end writes "none" (unit -1), which ends every role's loop,
-  //      and counts itself on counters[1]; the last cluster of the grid to do so lowers both counters to 0
-  //      for the next launch. ----
-  const int clusters = int(gridDim.x) / CLUSTER_SIZE;
-  bool first_task    = true;  // the cluster's own piece (`worker` of the order) comes first, undrawn
-  int task_slot = 0;           // the ring slot this role reads next, and its parity (each role keeps its own)
-  uint32_t task_phase = 0;
-  // read_task: wait until the next piece is in this CTA's slot (acquire at cluster scope: CTA 1's was written
-  // from CTA 0) and read it; false at "none". owner: the plan's worker of the piece, its slot in the fixup.
-  const auto read_task = [&](StreamKPiece& piece, int& owner) {
-    if (first_task) {
-      const StreamKTask t = dyn.tasks[worker];
-      piece               = piece_of(t, plan.iters);
-      owner               = t.worker;
-      return true;
-    }
-    ptx::mbarrier_wait</*CLUSTER_SCOPE=*/true>(&task_full_bar[task_slot], task_phase, "task_full_bar");
-    const StreamKTask t = task_ring[task_slot];
-    piece               = piece_of(t, plan.iters);
-    owner               = t.worker;
-    return t.unit >= 0;
-  };
-  // release_task: once every thread of the role has read the slot, one (`arrives`) releases it on CTA 0.
-  const auto release_task = [&](bool arrives) {
-    if (first_task) {
-      first_task = false;
-      return;
-    }
-    if (arrives) ptx::mbarrier_arrive_release_cluster(ptx::mapa_shared_cluster(&task_empty_bar[task_slot], 0));
-    if (++task_slot == TASK_SLOTS) {
-      task_slot = 0;
-      task_phase ^= 1;
-    }
-  };
-
   // ---- setup: the barriers by one thread ----
   if (warp_id == 0 && ptx::elect_one_sync()) {
     for (int s = 0; s < NUM_STAGES; ++s) {
       ptx::mbarrier_init(&tma_full_bar[s], 1);  // one arrival: this CTA's TMA thread (the peer's adds bytes)
       ptx::mbarrier_init(&mma_done_bar[s], NUM_CONSUMERS * CLUSTER_SIZE);  // every consumer of the pair
     }
-    for (int i = 0; i < TASK_SLOTS; ++i) {
-      ptx::mbarrier_init(&task_full_bar[i], 1);              // CTA 0's drawer, once per piece written
-      ptx::mbarrier_init(&task_empty_bar[i], TASK_READERS);  // every reader of both CTAs (CTA 0's)
-    }
+    tasks.init();
     ptx::fence_mbarrier_init();
   }
   // Both CTAs' barriers are initialised before either CTA multicasts into or arrives on the other's.
@@ -337,44 +258,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     if (warp_id == 0 && ptx::elect_one_sync()) {
       int stage            = 0;  // ring stage of the next K tile: carried across output tiles
       uint32_t empty_phase = 1;  // parity of the "empty" phase to wait for: 1 passes at once on the first lap
-      // v7e: CTA 0's producer thread is the drawer. draw: take the next piece from the counter (or "none",
-      // past the end: then count this cluster done, and the last cluster of the grid lowers both counters;
-      // the acq_rel increments order every cluster's draws before that reset), wait until every reader has
-      // read the slot's previous piece, and write the piece into the slot in both CTAs.
-      int draw_slot = 0;              // the slot of the next piece drawn
-      uint32_t draw_empty_phase = 1;  // parity of task_empty_bar[draw_slot]: 1 passes on the first lap
-      const auto draw = [&] {
-        const int i = clusters + int(ptx::atom_add_relaxed_gpu(&dyn.counters[0], 1));
-        StreamKTask t{-1, 0, 0, 0};
-        if (i < dyn.count) {
-          t = dyn.tasks[i];
-        } else if (ptx::atom_add_acq_rel_gpu(&dyn.counters[1], 1) == uint32_t(clusters - 1)) {
-          dyn.counters[0] = 0;  // every cluster has drawn its last: nobody touches them again in this launch
-          dyn.counters[1] = 0;
-        }
-        ptx::mbarrier_wait</*CLUSTER_SCOPE=*/true>(&task_empty_bar[draw_slot], draw_empty_phase, "task_empty_bar");
-        for (int peer = 0; peer < CLUSTER_SIZE; ++peer) {
-          ptx::st_shared_cluster_v4(ptx::mapa_shared_cluster(&task_ring[draw_slot], uint32_t(peer)), t.unit,
-                                    t.k_begin, t.k_end, t.worker);
-          ptx::mbarrier_arrive_release_cluster(ptx::mapa_shared_cluster(&task_full_bar[draw_slot], uint32_t(peer)));
-        }
-        if (++draw_slot == TASK_SLOTS) {
-          draw_slot = 0;
-          draw_empty_phase ^= 1;
-        }
-      };
-      StreamKWork work(plan, worker);
-      int owner = worker;
-      const auto next_piece = [&](StreamKPiece& piece) {
-        if constexpr (!DYNAMIC) {
-          return work.next(piece);
-        } else {
-          const bool more = read_task(piece, owner);
-          release_task(true);
-          return more;
-        }
-      };
-      for (StreamKPiece piece; next_piece(piece);) {
+      work_counter::Pieces<DYNAMIC> work(plan, worker, dyn, tasks);
+      for (StreamKPiece piece; work.take(piece);) {
         const ScheduledTile t = order.tile_of_unit(piece.unit);
         const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
         // Boxes wholly outside the tensors are not issued (see the header): this CTA's A unless it is a
@@ -405,7 +290,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           load(k_tile, stage);
           prof.end(Ev::IssueTma);
           // v7e: the next piece, drawn one ahead while this one's first load is on its way
-          if (DYNAMIC && cta_rank == 0 && k_tile == piece.k_begin) draw();
+          if (DYNAMIC && cta_rank == 0 && k_tile == piece.k_begin) work.draw();
           if (++stage == NUM_STAGES) {
             stage = 0;
             empty_phase ^= 1;
@@ -441,21 +326,16 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     // per K tile against v6's loop's 111 (tools/sass_loops.py), and no register spilled beside v7e's task ring.
     uint32_t ring_k = 0;
     uint64_t mma_issued = 0;  // trace: when the MMAs of k_tile - 1 were issued
-    StreamKWork work(plan, worker);
+    work_counter::Pieces<DYNAMIC> work(plan, worker, dyn, tasks);
     int owner = worker;  // the plan's worker of the piece (v7e: the drawn piece's), whose fixup slot it uses
     const auto next_piece = [&](StreamKPiece& piece) {
-      if constexpr (!DYNAMIC) {
-        const bool more = work.next(piece);
-        // The warpgroup's barrier (as v7e's below): after it ptxas knows the warp converged, which, with the
-        // loop's condition through a shuffle, lets it keep the K loop on the uniform datapath
-        ptx::named_barrier_sync(c_bar, 128);
-        return more;
-      } else {
-        const bool more = read_task(piece, owner);
-        ptx::named_barrier_sync(c_bar, 128);  // all 128 threads have read the slot: one releases it
-        release_task(wg_thread == 0);
-        return more;
-      }
+      const bool more = work.read(piece, owner);
+      // The warpgroup's barrier: after it ptxas knows the warp converged, which, with the loop's condition
+      // through a shuffle, lets it keep the K loop on the uniform datapath (v7e: and all 128 threads have
+      // read the task slot, which one of them then releases)
+      ptx::named_barrier_sync(c_bar, 128);
+      work.release(wg_thread == 0);
+      return more;
     };
     for (StreamKPiece piece; __shfl_sync(0xffffffffu, next_piece(piece) ? 1 : 0, 0) != 0;) {
       const ScheduledTile t = order.tile_of_unit(piece.unit);
@@ -633,28 +513,6 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 }
 
 // ---- host launcher ----
-// v7e's work, allocated once per prepared launch: the pieces in their dynamic order, uploaded once, and the
-// two counters, zeroed once. The kernel's last cluster to draw past the end lowers them again (see the
-// kernel), so launches back to back need nothing from the host in between, as the fixup's flags.
-struct CounterMemory {
-  DynamicWork work;
-  explicit CounterMemory(const std::vector<StreamKTask>& tasks) {
-    StreamKTask* d = nullptr;
-    CUDA_CHECK(cudaMalloc(&d, tasks.size() * sizeof(StreamKTask)));
-    CUDA_CHECK(cudaMemcpy(d, tasks.data(), tasks.size() * sizeof(StreamKTask), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMalloc(&work.counters, 2 * sizeof(uint32_t)));
-    CUDA_CHECK(cudaMemset(work.counters, 0, 2 * sizeof(uint32_t)));
-    work.tasks = d;
-    work.count = int(tasks.size());
-  }
-  ~CounterMemory() {
-    cudaFree(const_cast<StreamKTask*>(work.tasks));
-    cudaFree(work.counters);
-  }
-  CounterMemory(const CounterMemory&)            = delete;
-  CounterMemory& operator=(const CounterMemory&) = delete;
-};
-
 // With `trace`: the TRACE=true instantiation, recording into a buffer sized from the plan (--trace).
 // PICK: the policy and the ranges' minimum length come from the picking rule (pick_streamk), not POLICY.
 // DYNAMIC (v7e, with PICK): the picking rule's plan, its stream-K ranges DYNAMIC_SPLIT times shorter, drawn
@@ -690,20 +548,10 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
     min_iters                  = choice.min_iters;
   }
   int workers = policy == StreamKPolicy::DataParallel ? grid.clusters : grid.max_clusters;
-  if (DYNAMIC && policy != StreamKPolicy::DataParallel) {  // v7e: more, shorter ranges than clusters
-    workers   = DYNAMIC_SPLIT * grid.max_clusters;
-    min_iters = min_iters / DYNAMIC_SPLIT > 1 ? min_iters / DYNAMIC_SPLIT : 1;
-  }
+  if (DYNAMIC) work_counter::split_finer(policy, grid.max_clusters, workers, min_iters);  // v7e: more ranges
   const StreamKPlan plan = make_streamk_plan(units, iters, workers, policy, min_iters);
   grid.resize(plan.dp_units > 0 ? plan.workers : plan.sk_workers);
-  std::shared_ptr<CounterMemory> counter;
-  if (DYNAMIC) {  // every resident cluster draws, or one per piece where there are fewer pieces
-    std::vector<StreamKTask> tasks(size_t(streamk_dynamic_order(plan, nullptr)));
-    streamk_dynamic_order(plan, tasks.data());
-    grid.resize(int(tasks.size()) < grid.max_clusters ? int(tasks.size()) : grid.max_clusters);
-    counter = std::make_shared<CounterMemory>(tasks);
-  }
-  const DynamicWork dyn = counter ? counter->work : DynamicWork{};
+  const work_counter::Counter counter(DYNAMIC, plan, grid);  // v7e: the pieces in order, the counters, the grid
   std::shared_ptr<FixupMemory> fixup;  // one slot per CTA of each of the plan's stream-K ranges
   if (plan.sk_workers > 0)  // one partial and one flag per consumer warpgroup of each CTA (common/fixup_memory.h)
     fixup = std::make_shared<FixupMemory>(size_t(plan.sk_workers * CLUSTER_SIZE) * NUM_CONSUMERS, PARTIAL_FLOATS);
@@ -724,9 +572,8 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
     buf = trace->allocate(grid.cfg.gridDim.x, {"producer", "consumer 0", "consumer 1"}, most + 8);
   }
   return [=](cudaStream_t stream) mutable {
-    grid.launch(stream, kernel, a_map, b_map, c_map, c, m, n, k, c_tma, plan, workspace, flags, dyn, buf);
+    grid.launch(stream, kernel, a_map, b_map, c_map, c, m, n, k, c_tma, plan, workspace, flags, counter.work, buf);
     (void)fixup;  // held by the launch: the workspace lives as long as any copy of it
-    (void)counter;
   };
 }
 template <StreamKPolicy POLICY, bool PICK = false, bool DYNAMIC = false>
