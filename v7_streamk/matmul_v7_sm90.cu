@@ -370,9 +370,12 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 #pragma unroll
         for (int k_step = 0; k_step < BLOCK_K / WGMMA_K; ++k_step) {
           const uint32_t stage_bytes = uint32_t(stage) * STAGE_BYTES;  // A's and B's tile alike
-          const uint64_t a_desc = desc_sm90_advance(a_desc0, stage_bytes + kmajor_kstep_offset(A_TILE, k_step));
-          const uint64_t b_desc = desc_sm90_advance(b_desc0, stage_bytes + kmajor_kstep_offset(B_TILE, k_step));
-          wg::mma_m64n256k16_bf16(acc, a_desc, b_desc, (k_tile > piece.k_begin || k_step > 0) ? 1u : 0u);
+          const uint64_t a_desc =
+              desc_sm90_advance(a_desc0, stage_bytes + kmajor_kstep_offset(A_TILE, k_step));
+          const uint64_t b_desc =
+              desc_sm90_advance(b_desc0, stage_bytes + kmajor_kstep_offset(B_TILE, k_step));
+          const uint32_t scale_d = (k_tile > piece.k_begin || k_step > 0) ? 1u : 0u;
+          wg::mma_m64nNk16_bf16<BLOCK_N>(acc, a_desc, b_desc, scale_d);  // BLOCK_N: the wgmma's N
         }
         wg::commit_group();
         prof.end(Ev::IssueMma);

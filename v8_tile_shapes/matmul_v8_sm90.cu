@@ -502,10 +502,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           const uint64_t b_desc =
               desc_sm90_advance(b_desc0, stage_bytes + kmajor_kstep_offset(B_TILE, k_step));
           const uint32_t scale_d = (k_tile > piece.k_begin || k_step > 0) ? 1u : 0u;
-          if constexpr (TILE_N == 256)
-            wg::mma_m64n256k16_bf16(acc, a_desc, b_desc, scale_d);
-          else
-            wg::mma_m64n64k16_bf16(acc, a_desc, b_desc, scale_d);
+          wg::mma_m64nNk16_bf16<BLOCK_N>(acc, a_desc, b_desc, scale_d);  // BLOCK_N: the wgmma's N
         }
         wg::commit_group();
         prof.end(Ev::IssueMma);
