@@ -68,6 +68,7 @@
 #include "common/check.h"
 #include "common/descriptors.cuh"
 #include "common/edge.h"
+#include "common/fixup.cuh"
 #include "common/fixup_memory.h"
 #include "common/harness.h"
 #include "common/persistent_grid.h"
@@ -436,15 +437,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
             flags[slot(w)] = 0;  // consumed: down again for the next launch (its writer runs after us)
           }
           ptx::named_barrier_sync(c_bar, 128);  // the acquire by that thread, then the barrier: seen by all
-          const float4* part = reinterpret_cast<const float4*>(workspace) + size_t(slot(w)) * (PARTIAL_FLOATS / 4);
-#pragma unroll
-          for (int j = 0; j < ACC_REGS / 4; ++j) {  // .cg: from L2, where the writer's SM left it
-            const float4 v = __ldcg(part + j * 128 + wg_thread);
-            acc[4 * j + 0] += v.x;
-            acc[4 * j + 1] += v.y;
-            acc[4 * j + 2] += v.z;
-            acc[4 * j + 3] += v.w;
-          }
+          const float4* part =
+              reinterpret_cast<const float4*>(workspace) + size_t(slot(w)) * (PARTIAL_FLOATS / 4);
+          add_partials<1>(acc, part + wg_thread);  // common/fixup.cuh: ld.global.cg, from L2, then the adds
         }
         prof.end(Ev::Fixup);
       }

@@ -48,6 +48,7 @@
 #include "common/check.h"
 #include "common/descriptors.cuh"
 #include "common/edge.h"
+#include "common/fixup.cuh"
 #include "common/fixup_memory.h"
 #include "common/harness.h"
 #include "common/persistent_grid.h"
@@ -558,59 +559,27 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         // the first add, so that a batch costs one round trip to L2 instead of one per partial (the narrow
         // tile's 8 float4 per thread and partial leave room for 4 partials in flight; the wide tile's 32, one).
         constexpr int FIXUP_BATCH = 128 / ACC_REGS;
-        for (int w0 = owner + 1; w0 <= last; w0 += FIXUP_BATCH) {
-          const int count = FIXUP_BATCH == 1 || last - w0 + 1 >= FIXUP_BATCH ? FIXUP_BATCH : last - w0 + 1;
+        for (int w = owner + 1; w <= last; w += FIXUP_BATCH) {  // w: the batch's first worker
+          const int count = FIXUP_BATCH == 1 || last - w + 1 >= FIXUP_BATCH ? FIXUP_BATCH : last - w + 1;
           if (warp_id % 4 == 0 && lane < count) {  // lane i waits for partial i of the batch: all at once
-            while (ptx::ld_acquire_gpu(flags + slot(w0 + lane)) == 0) {
+            while (ptx::ld_acquire_gpu(flags + slot(w + lane)) == 0) {
             }
-            flags[slot(w0 + lane)] = 0;  // consumed: down again for the next launch (its writer runs after us)
+            flags[slot(w + lane)] = 0;  // consumed: down again for the next launch (its writer runs after us)
           }
           ptx::named_barrier_sync(c_bar, 128);  // the acquires by those lanes, then the barrier: seen by all
           // the batch's first partial; consecutive workers' slots are consecutive, PARTIAL_STRIDE float4 apart
           const float4* part =
-              reinterpret_cast<const float4*>(workspace) + size_t(slot(w0)) * (PARTIAL_FLOATS / 4);
+              reinterpret_cast<const float4*>(workspace) + size_t(slot(w)) * (PARTIAL_FLOATS / 4);
           constexpr int PARTIAL_STRIDE = UNIT_CTAS * NUM_CONSUMERS * PARTIAL_FLOATS / 4;
-          // Every load of the batch first (a partial past the batch's end reads the last one again: no
-          // branch between the loads), then the adds, in K order: bit-identical output. (A batch of one, the
-          // wide tile's, adds each float4 as it comes: its 128 loaded floats on top of 128 accumulators
-          // would spill.)
-          if constexpr (FIXUP_BATCH == 1) {
-#pragma unroll
-            for (int j = 0; j < ACC_REGS / 4; ++j) {
-              const float4 v = __ldcg(part + j * 128 + wg_thread);
-              acc[4 * j + 0] += v.x;
-              acc[4 * j + 1] += v.y;
-              acc[4 * j + 2] += v.z;
-              acc[4 * j + 3] += v.w;
-            }
-          } else {
-            float4 v[FIXUP_BATCH][ACC_REGS / 4];
-#pragma unroll
-            for (int i = 0; i < FIXUP_BATCH; ++i)
-#pragma unroll
-              for (int j = 0; j < ACC_REGS / 4; ++j)
-                v[i][j] = __ldcg(part + (i < count ? i : count - 1) * PARTIAL_STRIDE + j * 128 + wg_thread);
-#pragma unroll
-            for (int i = 0; i < FIXUP_BATCH; ++i) {
-              if (i < count) {
-#pragma unroll
-                for (int j = 0; j < ACC_REGS / 4; ++j) {
-                  acc[4 * j + 0] += v[i][j].x;
-                  acc[4 * j + 1] += v[i][j].y;
-                  acc[4 * j + 2] += v[i][j].z;
-                  acc[4 * j + 3] += v[i][j].w;
-                }
-              }
-            }
-          }
+          // every load of the batch, then the adds, in K order (common/fixup.cuh)
+          add_partials<FIXUP_BATCH>(acc, part + wg_thread, count, PARTIAL_STRIDE);
           if (l2_policy) {
             // The batch's partials have been read for the last time (their next writer is the next launch's):
             // their L2 lines are dropped unwritten, so that the L2 never writes them back to DRAM. A line (8
             // float4) was read by 8 lanes of one warp: __syncwarp orders their reads before one lane's discard.
             __syncwarp();
-            for (int i = 0; i < count; ++i) {
-              const float4* line = part + i * PARTIAL_STRIDE +
-                                   partial_discard_float4(wg_thread, 0);  // then 8 lines (1024 float4) on
+            for (int i = 0; i < count; ++i) {  // partial i's lines: this thread's first, then 8 (1024 float4) on
+              const float4* line = part + i * PARTIAL_STRIDE + partial_discard_float4(wg_thread, 0);
 #pragma unroll
               for (int l = 0; l < ACC_REGS / 32; ++l) ptx::discard_global_l2(line + l * 8 * 128);
             }
