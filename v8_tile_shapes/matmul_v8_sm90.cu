@@ -380,20 +380,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           for (int j = 0; j < boxes; ++j) {
             if ((shared && UNIT_CTAS > 1 && j != cta_rank) || row0 + j * T::box_rows(tile) >= rows) continue;
             const TmaBox box = T::tma_box(tile, row0, k_tile * BLOCK_K, j);
-            uint8_t* to      = dst + box.smem_offset;
-            if (hint) {  // B is read once and outgrows the L2: its lines go first
-              const uint64_t evict_first = ptx::createpolicy_evict_first();
-              if (shared && UNIT_CTAS > 1)
-                ptx::tma_load_2d_multicast_hint(to, map, &tma_full_bar[s], CLUSTER_MASK, box.coords[0],
-                                                box.coords[1], evict_first);
-              else
-                ptx::tma_load_2d_hint(to, map, &tma_full_bar[s], box.coords[0], box.coords[1], evict_first);
-            } else if (shared && UNIT_CTAS > 1) {
-              ptx::tma_load_2d_multicast(to, map, &tma_full_bar[s], CLUSTER_MASK, box.coords[0],
-                                         box.coords[1]);
-            } else {
-              ptx::tma_load_2d(to, map, &tma_full_bar[s], box.coords[0], box.coords[1]);
-            }
+            ptx::tma_load_2d_box(dst + box.smem_offset, map, &tma_full_bar[s], box.coords[0], box.coords[1],
+                                 shared && UNIT_CTAS > 1 ? CLUSTER_MASK : 0, hint);
           }
         };
         // load: announce the bytes of K tile `k_tile` that land in this CTA (its A and B tiles), then issue
