@@ -150,8 +150,10 @@ static_assert(C_OFFSET % 1024 == 0 && C_BOX_BYTES % 1024 == 0, "each C box start
 static_assert(NUM_CONSUMERS + 1 <= 16, "named barriers 1..NUM_CONSUMERS, one per consumer warpgroup");
 static_assert(SMEM_BYTES + 1024 <= SMEM_BUDGET,
               "the ring and the C buffer must fit in the 227 KB of shared memory per block");
-static_assert(partial_float4(3, 5) == 5 * 128 + 3 && partial_discard_float4(9, 1) == 8 + (1 + 8) * 128,
-              "the fixup's partial and its discards as common/streamk.h has them (the CPU test checks those)");
+static_assert(partial_float4(3, 5) == 5 * 128 + 3,
+              "the fixup's partial as common/streamk.h has it (the CPU test checks that)");
+static_assert(partial_discard_float4(9, 1) == 8 + (1 + 8) * 128,
+              "the fixup's discards as common/streamk.h has them (the CPU test checks those)");
 
 // ---- where the TMA boxes of a K tile go: the kernel issues exactly these (tests/test_stage_table.cpp
 //      checks them against the layout model's table) ----
@@ -207,31 +209,25 @@ struct Tile {
   // A_BOXES or B_BOXES boxes stacked along its rows: box j lands j box rows in; the shared operand's box j
   // is multicast by CTA j of the pair (a CTA alone issues them all), the other operand's is the CTA's own.
   // (A's tile is the one with BLOCK_M rows: B's never has, TILE_N being 256 or 64.)
-  static GEMM_HD constexpr int box_rows(KMajorTile tile) {
-    return tile.rows == BLOCK_M ? A_BOX_ROWS : B_BOX_ROWS;
-  }
+  static GEMM_HD constexpr int box_rows(KMajorTile t) { return t.rows == BLOCK_M ? A_BOX_ROWS : B_BOX_ROWS; }
   static GEMM_HD constexpr TmaBox tma_box(KMajorTile tile, int row0, int k0, int j) {
     return {kmajor_row_offset(tile, j * box_rows(tile)), {k0, row0 + j * box_rows(tile), 0}};
   }
 
-  static_assert(TILE_N == 256 || TILE_N == 64, "the wgmma wrappers used here are m64n256k16 and m64n64k16");
-  static_assert(B_TILE_BYTES % 1024 == 0, "B's tile is whole 1024-B swizzle atoms");
+  static_assert(TILE_N == 256 || TILE_N == 64, "the wide tile (m64n256k16) or the narrow one (m64n64k16)");
   static_assert(TILE_N != BLOCK_M, "box_rows tells A's tile from B's by its rows");
-  static_assert((A_BOX_ROWS * 128) % 1024 == 0 && (B_BOX_ROWS * 128) % 1024 == 0,
-                "each box starts on a whole 1024-B swizzle atom");
+  static_assert(B_TILE_BYTES % 1024 == 0 && (A_BOX_ROWS * 128) % 1024 == 0 && (B_BOX_ROWS * 128) % 1024 == 0,
+                "B's tile, and each box, start on a whole 1024-B swizzle atom");
   static_assert((PAIR_ALONG_N ? A_BOXES : B_BOXES) == CLUSTER_SIZE && (PAIR_ALONG_N ? B_BOXES : A_BOXES) == 1,
                 "the shared operand: one box per CTA of the pair; the other: one box");
   static_assert(C_PARTS >= 1 && TILE_N % (C_PARTS * C_BOX_COLS) == 0, "a part is whole 64-column store boxes");
   static_assert(C_PART_COLS % 16 == 0, "stmatrix .x4 stores 16 columns (two 8x8 blocks of two row halves)");
   static_assert(C_OFFSET % 1024 == 0, "the C buffer starts on a 1024-B swizzle atom");
-  static_assert(NUM_STAGES >= 2, "a pipeline needs one stage to multiply and at least one to load into");
-  static_assert(NUM_STAGES * STAGE_BYTES + SMEM_ALIGN <= 256 * 1024,
-                "the ring ends below 256 KB: desc_sm90_advance's start-address field never carries");
-  static_assert(SMEM_BYTES + 1024 <= SMEM_BUDGET,
-                "the ring and the C buffer must fit in the 227 KB of shared memory per block");
-  static_assert(b_tile_offset(1) - b_tile_offset(0) == STAGE_BYTES && a_tile_offset(0) == 0 &&
-                    b_tile_offset(NUM_STAGES - 1) + B_TILE_BYTES == NUM_STAGES * STAGE_BYTES,
-                "the ring layout: [A_s B_s] per stage, contiguous, from the 1024-B aligned base");
+  // v7's checks of the ring, for either width: at least 2 stages, ending below 256 KB (desc_sm90_advance's
+  // start-address field never carries), and with the C buffer in the 227 KB of shared memory per block
+  static_assert(NUM_STAGES >= 2 && NUM_STAGES * STAGE_BYTES + SMEM_ALIGN <= 256 * 1024 &&
+                    SMEM_BYTES + 1024 <= SMEM_BUDGET,
+                "the ring: 2 stages or more, below 256 KB, and with the C buffer within 227 KB");
   static_assert(CONSUMER_REGS >= ACC_REGS + 32, "a consumer needs its accumulators plus room for addresses");
 };
 using Wide   = Tile<256>;
@@ -444,7 +440,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     uint32_t ring_k = 0;
     uint64_t mma_issued = 0;  // trace: when the MMAs of k_tile - 1 were issued
     StreamKWork work(plan, worker);
-    const int owner = worker;  // the plan's worker of the piece, whose fixup slot it uses
+    int owner = worker;  // the plan's worker of the piece, whose fixup slot it uses
     const auto next_piece = [&](StreamKPiece& piece) {
       const bool more = work.next(piece);
       // The warpgroup's barrier: after it ptxas knows the warp converged, which, with the loop's condition
@@ -681,7 +677,7 @@ Launch prepare_v8(const GemmArgs& g, DeviceTrace* trace) {
     policy                     = choice.policy;
     min_iters                  = choice.min_iters;
   }
-  const int workers     = policy == StreamKPolicy::DataParallel ? grid.clusters : grid.max_clusters;
+  int workers = policy == StreamKPolicy::DataParallel ? grid.clusters : grid.max_clusters;
   const StreamKPlan plan = make_streamk_plan(units, iters, workers, policy, min_iters);
   grid.resize(plan.dp_units > 0 ? plan.workers : plan.sk_workers);
   std::shared_ptr<FixupMemory> fixup;  // one slot per CTA of each of the plan's stream-K ranges
