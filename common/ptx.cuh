@@ -320,8 +320,8 @@ __device__ __forceinline__ void tma_load_2d_multicast_hint(void* dst, const CUte
 // One box of a 2D load, in whichever of the four forms above it takes: multicast to the CTAs of cta_mask (0:
 // into this CTA only), under the evict-first L2 policy where `evict_first` (v8's L2 policy), else without a
 // hint. For a copy loop whose boxes differ in form (shared or own, hinted or not) at run time or by template.
-__device__ __forceinline__ void tma_load_2d_box(void* dst, const CUtensorMap* map, uint64_t* bar, int c0, int c1,
-                                                uint16_t cta_mask, bool evict_first) {
+__device__ __forceinline__ void tma_load_2d_box(void* dst, const CUtensorMap* map, uint64_t* bar, int c0,
+                                                int c1, uint16_t cta_mask, bool evict_first) {
   if (evict_first) {
     const uint64_t policy = createpolicy_evict_first();
     if (cta_mask != 0)

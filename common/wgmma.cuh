@@ -159,9 +159,12 @@ template <int N>
 __device__ __forceinline__ void mma_m64nNk16_bf16(float (&d)[N / 2], uint64_t a_desc, uint64_t b_desc,
                                                   uint32_t accumulate) {
   static_assert(N == 256 || N == 64 || N == 16, "the wrappers above are m64n256k16, m64n64k16 and m64n16k16");
-  if constexpr (N == 256) mma_m64n256k16_bf16(d, a_desc, b_desc, accumulate);
-  else if constexpr (N == 64) mma_m64n64k16_bf16(d, a_desc, b_desc, accumulate);
-  else mma_m64n16k16_bf16(d, a_desc, b_desc, accumulate);
+  if constexpr (N == 256)
+    mma_m64n256k16_bf16(d, a_desc, b_desc, accumulate);
+  else if constexpr (N == 64)
+    mma_m64n64k16_bf16(d, a_desc, b_desc, accumulate);
+  else
+    mma_m64n16k16_bf16(d, a_desc, b_desc, accumulate);
 }
 
 #endif  // GEMM_HAS_WGMMA

@@ -562,7 +562,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
             // their L2 lines are dropped unwritten, so that the L2 never writes them back to DRAM. A line (8
             // float4) was read by 8 lanes of one warp: __syncwarp orders their reads before one lane's discard.
             __syncwarp();
-            for (int i = 0; i < count; ++i) {  // partial i's lines: this thread's first, then 8 (1024 float4) on
+            // partial i's lines: this thread's first, then every 8th line after it (1024 float4 apart)
+            for (int i = 0; i < count; ++i) {
               const float4* line = part + i * PARTIAL_STRIDE + partial_discard_float4(wg_thread, 0);
 #pragma unroll
               for (int l = 0; l < ACC_REGS / 32; ++l) ptx::discard_global_l2(line + l * 8 * 128);
