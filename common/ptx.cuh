@@ -317,6 +317,24 @@ __device__ __forceinline__ void tma_load_2d_multicast_hint(void* dst, const CUte
       : "memory");
 }
 
+// One box of a 2D load, in whichever of the four forms above it takes: multicast to the CTAs of cta_mask (0:
+// into this CTA only), under the evict-first L2 policy where `evict_first` (v8's L2 policy), else without a
+// hint. For a copy loop whose boxes differ in form (shared or own, hinted or not) at run time or by template.
+__device__ __forceinline__ void tma_load_2d_box(void* dst, const CUtensorMap* map, uint64_t* bar, int c0,
+                                                int c1, uint16_t cta_mask, bool evict_first) {
+  if (evict_first) {
+    const uint64_t policy = createpolicy_evict_first();
+    if (cta_mask != 0)
+      tma_load_2d_multicast_hint(dst, map, bar, cta_mask, c0, c1, policy);
+    else
+      tma_load_2d_hint(dst, map, bar, c0, c1, policy);
+  } else if (cta_mask != 0) {
+    tma_load_2d_multicast(dst, map, bar, cta_mask, c0, c1);
+  } else {
+    tma_load_2d(dst, map, bar, c0, c1);
+  }
+}
+
 // discard.global.L2: the 128-byte L2 line at `p` (128-byte aligned) is dropped without being written back to
 // DRAM; its contents become undefined (to the memory model, a weak write). For scratch data that has been
 // read for the last time (v8's fixup partials, under its L2 policy), so that the L2 never writes it back.

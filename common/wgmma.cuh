@@ -153,6 +153,20 @@ __device__ __forceinline__ void mma_m64n256k16_bf16(float (&d)[128], uint64_t a_
       : "memory");
 }
 
+// The m64nNk16 bf16 wgmma of a tile N columns wide, picked at compile time by N (its accumulators: N / 2
+// per thread), so that a kernel templated on its tile's width names one MMA.
+template <int N>
+__device__ __forceinline__ void mma_m64nNk16_bf16(float (&d)[N / 2], uint64_t a_desc, uint64_t b_desc,
+                                                  uint32_t accumulate) {
+  static_assert(N == 256 || N == 64 || N == 16, "the wrappers above are m64n256k16, m64n64k16 and m64n16k16");
+  if constexpr (N == 256)
+    mma_m64n256k16_bf16(d, a_desc, b_desc, accumulate);
+  else if constexpr (N == 64)
+    mma_m64n64k16_bf16(d, a_desc, b_desc, accumulate);
+  else
+    mma_m64n16k16_bf16(d, a_desc, b_desc, accumulate);
+}
+
 #endif  // GEMM_HAS_WGMMA
 
 }  // namespace gemm::wg

@@ -68,6 +68,7 @@
 #include "common/check.h"
 #include "common/descriptors.cuh"
 #include "common/edge.h"
+#include "common/fixup.cuh"
 #include "common/fixup_memory.h"
 #include "common/harness.h"
 #include "common/persistent_grid.h"
@@ -101,6 +102,7 @@ constexpr int PRODUCER_REGS  = 40;                  // registers per producer th
 constexpr int CONSUMER_REGS  = 232;                 // registers per consumer thread after setmaxnreg.inc
 constexpr int CLUSTER_SIZE   = 2;                   // CTAs per cluster, two M tiles: they share the B tile
 constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;  // multicast to every CTA of the cluster: 0b11
+constexpr int UNIT_CTAS      = CLUSTER_SIZE;        // CTAs per unit of work (a cluster): the pair
 constexpr int BOX_ROWS       = BLOCK_N / CLUSTER_SIZE;  // rows of a TMA box: A's tile, one CTA's half of B
 constexpr int GROUP_M        = 16;                  // grouped order: M tiles (8 cluster pairs) per group
 constexpr int C_PARTS        = GEMM_V7_SM90_C_PARTS;  // parts of a warpgroup's 64 x 256 block, stored in turn
@@ -232,7 +234,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   // plan, and the CTA of rank r takes M tile 2 * (the unit's pair row) + r. Units are numbered in v6b's
   // grouped order, so the units that run together are close in C.
   const int cta_rank = int(ptx::cluster_ctarank());
-  const int worker   = int(blockIdx.x) / CLUSTER_SIZE;
+  const int worker   = int(blockIdx.x) / UNIT_CTAS;
   const int tiles_m  = num_tiles(m, BLOCK_M), tiles_n = num_tiles(n, BLOCK_N);
   const TileSchedule<ScheduleKind::Grouped> order(tiles_m, tiles_n, 1, 0, CLUSTER_SIZE, cta_rank, GROUP_M);
   Profiler<TRACE> prof(trace, /*role=*/warpgroup, /*records=*/warp_id % 4 == 0);
@@ -315,7 +317,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     // The fixup's slots: warpgroup `consumer` of the CTA of rank r of worker w owns partial and flag
     // (2w + r) * NUM_CONSUMERS + consumer. Thread t keeps float4 j of its accumulators at
     // float4 j * 128 + t of the partial: coalesced, and the finisher's thread t holds the same elements.
-    auto slot = [&](int w) { return (w * CLUSTER_SIZE + cta_rank) * NUM_CONSUMERS + consumer; };
+    auto slot = [&](int w) { return (w * UNIT_CTAS + cta_rank) * NUM_CONSUMERS + consumer; };
 
     // The K loop's bookkeeping in few instructions: the ring's position as one count of the K tiles this
     // warpgroup has taken, all pieces (stage ring_k % NUM_STAGES, phase (ring_k / NUM_STAGES) % 2); the
@@ -352,8 +354,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       const uint64_t b_desc0 = kmajor_desc_sm90(B_TILE, b_addr0, 0);
       // The release of a stage by one elected lane of the warpgroup's first warp, without a branch
       // (elect.sync's predicate inside the asm): the barriers' addresses in both CTAs, found once per piece.
-      uint32_t done_bar[CLUSTER_SIZE];
-      for (int peer = 0; peer < CLUSTER_SIZE; ++peer)
+      uint32_t done_bar[UNIT_CTAS];
+      for (int peer = 0; peer < UNIT_CTAS; ++peer)
         done_bar[peer] = ptx::mapa_shared_cluster(&mma_done_bar[0], uint32_t(peer));
       for (int k_tile = piece.k_begin; k_tile < piece.k_end; ++k_tile) {
         const int stage = int(ring_k % NUM_STAGES);
@@ -370,9 +372,12 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 #pragma unroll
         for (int k_step = 0; k_step < BLOCK_K / WGMMA_K; ++k_step) {
           const uint32_t stage_bytes = uint32_t(stage) * STAGE_BYTES;  // A's and B's tile alike
-          const uint64_t a_desc = desc_sm90_advance(a_desc0, stage_bytes + kmajor_kstep_offset(A_TILE, k_step));
-          const uint64_t b_desc = desc_sm90_advance(b_desc0, stage_bytes + kmajor_kstep_offset(B_TILE, k_step));
-          wg::mma_m64n256k16_bf16(acc, a_desc, b_desc, (k_tile > piece.k_begin || k_step > 0) ? 1u : 0u);
+          const uint64_t a_desc =
+              desc_sm90_advance(a_desc0, stage_bytes + kmajor_kstep_offset(A_TILE, k_step));
+          const uint64_t b_desc =
+              desc_sm90_advance(b_desc0, stage_bytes + kmajor_kstep_offset(B_TILE, k_step));
+          const uint32_t scale_d = (k_tile > piece.k_begin || k_step > 0) ? 1u : 0u;
+          wg::mma_m64nNk16_bf16<BLOCK_N>(acc, a_desc, b_desc, scale_d);  // BLOCK_N: the wgmma's N
         }
         wg::commit_group();
         prof.end(Ev::IssueMma);
@@ -388,7 +393,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         const uint32_t prev_stage = (ring_k + NUM_STAGES - 1) % NUM_STAGES;
         const bool releases = k_tile > piece.k_begin && warp_id % 4 == 0;
 #pragma unroll
-        for (int peer = 0; peer < CLUSTER_SIZE; ++peer)
+        for (int peer = 0; peer < UNIT_CTAS; ++peer)
           ptx::mbarrier_arrive_cluster_elected(done_bar[peer] + prev_stage * uint32_t(sizeof(uint64_t)),
                                                releases);
         ++ring_k;
@@ -433,15 +438,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
             flags[slot(w)] = 0;  // consumed: down again for the next launch (its writer runs after us)
           }
           ptx::named_barrier_sync(c_bar, 128);  // the acquire by that thread, then the barrier: seen by all
-          const float4* part = reinterpret_cast<const float4*>(workspace) + size_t(slot(w)) * (PARTIAL_FLOATS / 4);
-#pragma unroll
-          for (int j = 0; j < ACC_REGS / 4; ++j) {  // .cg: from L2, where the writer's SM left it
-            const float4 v = __ldcg(part + j * 128 + wg_thread);
-            acc[4 * j + 0] += v.x;
-            acc[4 * j + 1] += v.y;
-            acc[4 * j + 2] += v.z;
-            acc[4 * j + 3] += v.w;
-          }
+          const float4* part =
+              reinterpret_cast<const float4*>(workspace) + size_t(slot(w)) * (PARTIAL_FLOATS / 4);
+          add_partials<1>(acc, part + wg_thread);  // common/fixup.cuh: ld.global.cg, from L2, then the adds
         }
         prof.end(Ev::Fixup);
       }
@@ -554,7 +553,7 @@ Launch prepare_v7(const GemmArgs& g, DeviceTrace* trace) {
   const work_counter::Counter counter(DYNAMIC, plan, grid);  // v7e: the pieces in order, the counters, the grid
   std::shared_ptr<FixupMemory> fixup;  // one slot per CTA of each of the plan's stream-K ranges
   if (plan.sk_workers > 0)  // one partial and one flag per consumer warpgroup of each CTA (common/fixup_memory.h)
-    fixup = std::make_shared<FixupMemory>(size_t(plan.sk_workers * CLUSTER_SIZE) * NUM_CONSUMERS, PARTIAL_FLOATS);
+    fixup = std::make_shared<FixupMemory>(size_t(plan.sk_workers * UNIT_CTAS) * NUM_CONSUMERS, PARTIAL_FLOATS);
   float* workspace = fixup ? fixup->workspace : nullptr;
   uint32_t* flags  = fixup ? fixup->flags : nullptr;
 

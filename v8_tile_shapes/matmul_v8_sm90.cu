@@ -48,6 +48,7 @@
 #include "common/check.h"
 #include "common/descriptors.cuh"
 #include "common/edge.h"
+#include "common/fixup.cuh"
 #include "common/fixup_memory.h"
 #include "common/harness.h"
 #include "common/persistent_grid.h"
@@ -149,8 +150,10 @@ static_assert(C_OFFSET % 1024 == 0 && C_BOX_BYTES % 1024 == 0, "each C box start
 static_assert(NUM_CONSUMERS + 1 <= 16, "named barriers 1..NUM_CONSUMERS, one per consumer warpgroup");
 static_assert(SMEM_BYTES + 1024 <= SMEM_BUDGET,
               "the ring and the C buffer must fit in the 227 KB of shared memory per block");
-static_assert(partial_float4(3, 5) == 5 * 128 + 3 && partial_discard_float4(9, 1) == 8 + (1 + 8) * 128,
-              "the fixup's partial and its discards as common/streamk.h has them (the CPU test checks those)");
+static_assert(partial_float4(3, 5) == 5 * 128 + 3,
+              "the fixup's partial as common/streamk.h has it (the CPU test checks that)");
+static_assert(partial_discard_float4(9, 1) == 8 + (1 + 8) * 128,
+              "the fixup's discards as common/streamk.h has them (the CPU test checks those)");
 
 // ---- where the TMA boxes of a K tile go: the kernel issues exactly these (tests/test_stage_table.cpp
 //      checks them against the layout model's table) ----
@@ -206,31 +209,25 @@ struct Tile {
   // A_BOXES or B_BOXES boxes stacked along its rows: box j lands j box rows in; the shared operand's box j
   // is multicast by CTA j of the pair (a CTA alone issues them all), the other operand's is the CTA's own.
   // (A's tile is the one with BLOCK_M rows: B's never has, TILE_N being 256 or 64.)
-  static GEMM_HD constexpr int box_rows(KMajorTile tile) {
-    return tile.rows == BLOCK_M ? A_BOX_ROWS : B_BOX_ROWS;
-  }
+  static GEMM_HD constexpr int box_rows(KMajorTile t) { return t.rows == BLOCK_M ? A_BOX_ROWS : B_BOX_ROWS; }
   static GEMM_HD constexpr TmaBox tma_box(KMajorTile tile, int row0, int k0, int j) {
     return {kmajor_row_offset(tile, j * box_rows(tile)), {k0, row0 + j * box_rows(tile), 0}};
   }
 
-  static_assert(TILE_N == 256 || TILE_N == 64, "the wgmma wrappers used here are m64n256k16 and m64n64k16");
-  static_assert(B_TILE_BYTES % 1024 == 0, "B's tile is whole 1024-B swizzle atoms");
+  static_assert(TILE_N == 256 || TILE_N == 64, "the wide tile (m64n256k16) or the narrow one (m64n64k16)");
   static_assert(TILE_N != BLOCK_M, "box_rows tells A's tile from B's by its rows");
-  static_assert((A_BOX_ROWS * 128) % 1024 == 0 && (B_BOX_ROWS * 128) % 1024 == 0,
-                "each box starts on a whole 1024-B swizzle atom");
+  static_assert(B_TILE_BYTES % 1024 == 0 && (A_BOX_ROWS * 128) % 1024 == 0 && (B_BOX_ROWS * 128) % 1024 == 0,
+                "B's tile, and each box, start on a whole 1024-B swizzle atom");
   static_assert((PAIR_ALONG_N ? A_BOXES : B_BOXES) == CLUSTER_SIZE && (PAIR_ALONG_N ? B_BOXES : A_BOXES) == 1,
                 "the shared operand: one box per CTA of the pair; the other: one box");
   static_assert(C_PARTS >= 1 && TILE_N % (C_PARTS * C_BOX_COLS) == 0, "a part is whole 64-column store boxes");
   static_assert(C_PART_COLS % 16 == 0, "stmatrix .x4 stores 16 columns (two 8x8 blocks of two row halves)");
   static_assert(C_OFFSET % 1024 == 0, "the C buffer starts on a 1024-B swizzle atom");
-  static_assert(NUM_STAGES >= 2, "a pipeline needs one stage to multiply and at least one to load into");
-  static_assert(NUM_STAGES * STAGE_BYTES + SMEM_ALIGN <= 256 * 1024,
-                "the ring ends below 256 KB: desc_sm90_advance's start-address field never carries");
-  static_assert(SMEM_BYTES + 1024 <= SMEM_BUDGET,
-                "the ring and the C buffer must fit in the 227 KB of shared memory per block");
-  static_assert(b_tile_offset(1) - b_tile_offset(0) == STAGE_BYTES && a_tile_offset(0) == 0 &&
-                    b_tile_offset(NUM_STAGES - 1) + B_TILE_BYTES == NUM_STAGES * STAGE_BYTES,
-                "the ring layout: [A_s B_s] per stage, contiguous, from the 1024-B aligned base");
+  // v7's checks of the ring, for either width: at least 2 stages, ending below 256 KB (desc_sm90_advance's
+  // start-address field never carries), and with the C buffer in the 227 KB of shared memory per block
+  static_assert(NUM_STAGES >= 2 && NUM_STAGES * STAGE_BYTES + SMEM_ALIGN <= 256 * 1024 &&
+                    SMEM_BYTES + 1024 <= SMEM_BUDGET,
+                "the ring: 2 stages or more, below 256 KB, and with the C buffer within 227 KB");
   static_assert(CONSUMER_REGS >= ACC_REGS + 32, "a consumer needs its accumulators plus room for addresses");
 };
 using Wide   = Tile<256>;
@@ -379,20 +376,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           for (int j = 0; j < boxes; ++j) {
             if ((shared && UNIT_CTAS > 1 && j != cta_rank) || row0 + j * T::box_rows(tile) >= rows) continue;
             const TmaBox box = T::tma_box(tile, row0, k_tile * BLOCK_K, j);
-            uint8_t* to      = dst + box.smem_offset;
-            if (hint) {  // B is read once and outgrows the L2: its lines go first
-              const uint64_t evict_first = ptx::createpolicy_evict_first();
-              if (shared && UNIT_CTAS > 1)
-                ptx::tma_load_2d_multicast_hint(to, map, &tma_full_bar[s], CLUSTER_MASK, box.coords[0],
-                                                box.coords[1], evict_first);
-              else
-                ptx::tma_load_2d_hint(to, map, &tma_full_bar[s], box.coords[0], box.coords[1], evict_first);
-            } else if (shared && UNIT_CTAS > 1) {
-              ptx::tma_load_2d_multicast(to, map, &tma_full_bar[s], CLUSTER_MASK, box.coords[0],
-                                         box.coords[1]);
-            } else {
-              ptx::tma_load_2d(to, map, &tma_full_bar[s], box.coords[0], box.coords[1]);
-            }
+            ptx::tma_load_2d_box(dst + box.smem_offset, map, &tma_full_bar[s], box.coords[0], box.coords[1],
+                                 shared && UNIT_CTAS > 1 ? CLUSTER_MASK : 0, hint);
           }
         };
         // load: announce the bytes of K tile `k_tile` that land in this CTA (its A and B tiles), then issue
@@ -455,7 +440,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     uint32_t ring_k = 0;
     uint64_t mma_issued = 0;  // trace: when the MMAs of k_tile - 1 were issued
     StreamKWork work(plan, worker);
-    const int owner = worker;  // the plan's worker of the piece, whose fixup slot it uses
+    int owner = worker;  // the plan's worker of the piece, whose fixup slot it uses
     const auto next_piece = [&](StreamKPiece& piece) {
       const bool more = work.next(piece);
       // The warpgroup's barrier: after it ptxas knows the warp converged, which, with the loop's condition
@@ -502,10 +487,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           const uint64_t b_desc =
               desc_sm90_advance(b_desc0, stage_bytes + kmajor_kstep_offset(B_TILE, k_step));
           const uint32_t scale_d = (k_tile > piece.k_begin || k_step > 0) ? 1u : 0u;
-          if constexpr (TILE_N == 256)
-            wg::mma_m64n256k16_bf16(acc, a_desc, b_desc, scale_d);
-          else
-            wg::mma_m64n64k16_bf16(acc, a_desc, b_desc, scale_d);
+          wg::mma_m64nNk16_bf16<BLOCK_N>(acc, a_desc, b_desc, scale_d);  // BLOCK_N: the wgmma's N
         }
         wg::commit_group();
         prof.end(Ev::IssueMma);
@@ -561,59 +543,28 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         // the first add, so that a batch costs one round trip to L2 instead of one per partial (the narrow
         // tile's 8 float4 per thread and partial leave room for 4 partials in flight; the wide tile's 32, one).
         constexpr int FIXUP_BATCH = 128 / ACC_REGS;
-        for (int w0 = owner + 1; w0 <= last; w0 += FIXUP_BATCH) {
-          const int count = FIXUP_BATCH == 1 || last - w0 + 1 >= FIXUP_BATCH ? FIXUP_BATCH : last - w0 + 1;
+        for (int w = owner + 1; w <= last; w += FIXUP_BATCH) {  // w: the batch's first worker
+          const int count = FIXUP_BATCH == 1 || last - w + 1 >= FIXUP_BATCH ? FIXUP_BATCH : last - w + 1;
           if (warp_id % 4 == 0 && lane < count) {  // lane i waits for partial i of the batch: all at once
-            while (ptx::ld_acquire_gpu(flags + slot(w0 + lane)) == 0) {
+            while (ptx::ld_acquire_gpu(flags + slot(w + lane)) == 0) {
             }
-            flags[slot(w0 + lane)] = 0;  // consumed: down again for the next launch (its writer runs after us)
+            flags[slot(w + lane)] = 0;  // consumed: down again for the next launch (its writer runs after us)
           }
           ptx::named_barrier_sync(c_bar, 128);  // the acquires by those lanes, then the barrier: seen by all
           // the batch's first partial; consecutive workers' slots are consecutive, PARTIAL_STRIDE float4 apart
           const float4* part =
-              reinterpret_cast<const float4*>(workspace) + size_t(slot(w0)) * (PARTIAL_FLOATS / 4);
+              reinterpret_cast<const float4*>(workspace) + size_t(slot(w)) * (PARTIAL_FLOATS / 4);
           constexpr int PARTIAL_STRIDE = UNIT_CTAS * NUM_CONSUMERS * PARTIAL_FLOATS / 4;
-          // Every load of the batch first (a partial past the batch's end reads the last one again: no
-          // branch between the loads), then the adds, in K order: bit-identical output. (A batch of one, the
-          // wide tile's, adds each float4 as it comes: its 128 loaded floats on top of 128 accumulators
-          // would spill.)
-          if constexpr (FIXUP_BATCH == 1) {
-#pragma unroll
-            for (int j = 0; j < ACC_REGS / 4; ++j) {
-              const float4 v = __ldcg(part + j * 128 + wg_thread);
-              acc[4 * j + 0] += v.x;
-              acc[4 * j + 1] += v.y;
-              acc[4 * j + 2] += v.z;
-              acc[4 * j + 3] += v.w;
-            }
-          } else {
-            float4 v[FIXUP_BATCH][ACC_REGS / 4];
-#pragma unroll
-            for (int i = 0; i < FIXUP_BATCH; ++i)
-#pragma unroll
-              for (int j = 0; j < ACC_REGS / 4; ++j)
-                v[i][j] = __ldcg(part + (i < count ? i : count - 1) * PARTIAL_STRIDE + j * 128 + wg_thread);
-#pragma unroll
-            for (int i = 0; i < FIXUP_BATCH; ++i) {
-              if (i < count) {
-#pragma unroll
-                for (int j = 0; j < ACC_REGS / 4; ++j) {
-                  acc[4 * j + 0] += v[i][j].x;
-                  acc[4 * j + 1] += v[i][j].y;
-                  acc[4 * j + 2] += v[i][j].z;
-                  acc[4 * j + 3] += v[i][j].w;
-                }
-              }
-            }
-          }
+          // every load of the batch, then the adds, in K order (common/fixup.cuh)
+          add_partials<FIXUP_BATCH>(acc, part + wg_thread, count, PARTIAL_STRIDE);
           if (l2_policy) {
             // The batch's partials have been read for the last time (their next writer is the next launch's):
             // their L2 lines are dropped unwritten, so that the L2 never writes them back to DRAM. A line (8
             // float4) was read by 8 lanes of one warp: __syncwarp orders their reads before one lane's discard.
             __syncwarp();
+            // partial i's lines: this thread's first, then every 8th line after it (1024 float4 apart)
             for (int i = 0; i < count; ++i) {
-              const float4* line = part + i * PARTIAL_STRIDE +
-                                   partial_discard_float4(wg_thread, 0);  // then 8 lines (1024 float4) on
+              const float4* line = part + i * PARTIAL_STRIDE + partial_discard_float4(wg_thread, 0);
 #pragma unroll
               for (int l = 0; l < ACC_REGS / 32; ++l) ptx::discard_global_l2(line + l * 8 * 128);
             }
@@ -727,7 +678,7 @@ Launch prepare_v8(const GemmArgs& g, DeviceTrace* trace) {
     policy                     = choice.policy;
     min_iters                  = choice.min_iters;
   }
-  const int workers     = policy == StreamKPolicy::DataParallel ? grid.clusters : grid.max_clusters;
+  int workers = policy == StreamKPolicy::DataParallel ? grid.clusters : grid.max_clusters;
   const StreamKPlan plan = make_streamk_plan(units, iters, workers, policy, min_iters);
   grid.resize(plan.dp_units > 0 ? plan.workers : plan.sk_workers);
   std::shared_ptr<FixupMemory> fixup;  // one slot per CTA of each of the plan's stream-K ranges

@@ -1,0 +1,54 @@
+// fixup.cuh: the stream-K finisher's sum on Hopper (v7 and v8, matmul_vN_sm90.cu): a consumer warpgroup adds
+// fp32 partials, which other CTAs left in the fixup's workspace (common/fixup_memory.h), to its accumulators.
+// Device code only; the flags that say a partial is there, and the order of the partials, are the kernel's.
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace gemm {
+
+// Thread t of the warpgroup (0..127) adds `count` partials (1..BATCH) to its ACC_REGS accumulators, in the
+// order i = 0, 1, ...: the same sum whatever the order the partials were written in (bit-identical output).
+// Partial i starts at part + i * stride (in float4), and thread t's float4 j of it is at j * 128 + t
+// (partial_float4, common/streamk.h): coalesced, and the writer's thread t held the same elements. Loads are
+// ld.global.cg (__ldcg): from L2, where the writer's SM left them.
+// BATCH 1 (v7; v8's wide tile) adds each float4 as it comes: its 128 loaded floats on top of 128 accumulators
+// would spill. BATCH > 1 (v8's narrow tile: 4 partials of 8 float4 per thread in flight) issues every load of
+// the batch before the first add, so that a batch costs one round trip to L2 instead of one per partial; a
+// partial past `count` reads the last one again, so that no branch sits between the loads.
+template <int BATCH, int ACC_REGS>
+__device__ __forceinline__ void add_partials(float (&acc)[ACC_REGS], const float4* mine, int count = 1,
+                                             int stride = 0) {
+  static_assert(BATCH >= 1 && ACC_REGS % 4 == 0, "whole partials, of whole float4 per thread");
+  if constexpr (BATCH == 1) {
+#pragma unroll
+    for (int j = 0; j < ACC_REGS / 4; ++j) {
+      const float4 v = __ldcg(mine + j * 128);
+      acc[4 * j + 0] += v.x;
+      acc[4 * j + 1] += v.y;
+      acc[4 * j + 2] += v.z;
+      acc[4 * j + 3] += v.w;
+    }
+  } else {
+    float4 v[BATCH][ACC_REGS / 4];
+#pragma unroll
+    for (int i = 0; i < BATCH; ++i)
+#pragma unroll
+      for (int j = 0; j < ACC_REGS / 4; ++j)
+        v[i][j] = __ldcg(mine + (i < count ? i : count - 1) * stride + j * 128);
+#pragma unroll
+    for (int i = 0; i < BATCH; ++i) {
+      if (i < count) {
+#pragma unroll
+        for (int j = 0; j < ACC_REGS / 4; ++j) {
+          acc[4 * j + 0] += v[i][j].x;
+          acc[4 * j + 1] += v[i][j].y;
+          acc[4 * j + 2] += v[i][j].z;
+          acc[4 * j + 3] += v[i][j].w;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace gemm
