@@ -25,6 +25,8 @@ import sys
 import textwrap
 
 STAGE_ORDER = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "mxfp8"]
+# The progression (the top README's table and chart) holds the bf16 stages; FP8 has its own page's table.
+PROGRESSION_STAGES = [s for s in STAGE_ORDER if s != "mxfp8"]
 
 # Where each marker pair lives: run_all.sh --update-readme writes the table of NAME between
 # <!-- NAME-BEGIN --> and <!-- NAME-END --> in this file, relative to the repository root. Each pair exists
@@ -107,11 +109,11 @@ def stage_key(stage):
     return STAGE_ORDER.index(stage) if stage in STAGE_ORDER else len(STAGE_ORDER)
 
 
-def kernel_rows(run):
-    """Kernel rows (not the cuBLAS reference rows), in stage order, grouped by size."""
+def kernel_rows(run, stages=None):
+    """Kernel rows (not the cuBLAS reference rows), in stage order, grouped by size; only `stages`' if given."""
     by_size = {}
     for r in run["rows"]:
-        if r["variant"] == "cublas":
+        if r["variant"] == "cublas" or (stages is not None and r["stage"] not in stages):
             continue
         by_size.setdefault(size_of(r), []).append(r)
     for rows in by_size.values():
@@ -189,9 +191,10 @@ def stage_table(rows):
 
 
 def progression_table(run):
+    """The bf16 stages' rows (PROGRESSION_STAGES), every size."""
     out = ["| size | stage | variant | what changed | TFLOPS | cuBLAS, paired | ratio | ratio min-max | "
            "SM clock | check |", "|---|---|---|---|---:|---:|---:|---:|---:|---|"]
-    for size, rows in kernel_rows(run).items():
+    for size, rows in kernel_rows(run, PROGRESSION_STAGES).items():
         for r in rows:
             out.append(
                 f"| {size_label(size)} | {r['stage']} | {r['variant']} | {r['what']} | {fnum(r['tflops'])} | "
@@ -269,9 +272,9 @@ def cmd_chart(args):
     if plt is None:
         return 3
     run = parse_log(args.log)
-    sizes = kernel_rows(run)
+    sizes = kernel_rows(run, PROGRESSION_STAGES)
     if not sizes:
-        print("no chart: the log has no kernel rows", file=sys.stderr)
+        print("no chart: the log has no rows of a bf16 stage", file=sys.stderr)
         return 3
     colors = {"v1": "#9ecae1", "v2": "#6baed6", "v3": "#4292c6", "v4": "#2171b5", "v5": "#08519c",
               "v6": "#08306b", "v7": "#31a354", "v8": "#74c476", "mxfp8": "#e6550d"}
@@ -424,9 +427,11 @@ def cmd_readme(args):
     dev = device_line(first)
     src = f"`{args.command}`"
     krows = [r for rows in kernel_rows(first).values() for r in rows]
-    # The progression at the top: the table, the chart, the device line, the agreement of the runs.
+    prows = [r for r in krows if r["stage"] in PROGRESSION_STAGES]
+    # The progression at the top (the bf16 stages): the table, the chart, the device line, the agreement of the
+    # runs. The FP8 stage's rows go to its own page's table only.
     block = progression_table(first) + ["", f"Measured with {src}. Device: {dev}. SM clock during the "
-                                             f"timing: {clock_range(krows)}."]
+                                             f"timing: {clock_range(prows)}."]
     if args.chart:
         block += ["", f"![The progression on this GPU]({args.chart})"]
     if not docs.replace("PROGRESSION-TABLE", block):
