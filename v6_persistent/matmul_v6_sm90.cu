@@ -77,10 +77,10 @@
 #include "common/wgmma.cuh"
 
 // C_PARTS: the C buffer holds 1/C_PARTS of each warpgroup's 64 x 256 block; the ring gets what is left. The
-// measured choice is the default; -DGEMM_V6_SM90_C_PARTS=1 builds the other one
+// measured choice is the default; -DGEMM_SM90_C_PARTS=1 builds the other one, here and in v7 and v8
 // (docs/performance/v6-epilogue-and-tile-order.md).
-#ifndef GEMM_V6_SM90_C_PARTS
-#define GEMM_V6_SM90_C_PARTS 2
+#ifndef GEMM_SM90_C_PARTS
+#define GEMM_SM90_C_PARTS 2
 #endif
 
 namespace gemm {
@@ -102,7 +102,7 @@ constexpr int CLUSTER_SIZE   = 2;                   // CTAs per cluster, two M t
 constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;  // multicast to every CTA of the cluster: 0b11
 constexpr int BOX_ROWS       = BLOCK_N / CLUSTER_SIZE;  // rows of a TMA box: A's tile, one CTA's half of B
 constexpr int GROUP_M        = 16;                  // grouped order: M tiles (8 cluster pairs) per group
-constexpr int C_PARTS        = GEMM_V6_SM90_C_PARTS;  // parts of a warpgroup's 64 x 256 block, stored in turn
+constexpr int C_PARTS        = GEMM_SM90_C_PARTS;   // parts of a warpgroup's 64 x 256 block, stored in turn
 constexpr int C_BOX_COLS     = 64;                  // columns of a TMA store box: 128 B, one swizzle span
 constexpr int C_PART_COLS    = BLOCK_N / C_PARTS;   // columns of C staged at once per warpgroup
 constexpr int C_BOXES        = C_PART_COLS / C_BOX_COLS;  // TMA store boxes per part and warpgroup

@@ -80,9 +80,9 @@
 #include "common/wgmma.cuh"
 
 // C_PARTS: the C buffer holds 1/C_PARTS of each warpgroup's 64 x 256 block; the ring gets what is left. The
-// measured choice (v6) is the default; -DGEMM_V7_SM90_C_PARTS=1 builds the other one.
-#ifndef GEMM_V7_SM90_C_PARTS
-#define GEMM_V7_SM90_C_PARTS 2
+// measured choice (v6) is the default; -DGEMM_SM90_C_PARTS=1 builds the other one.
+#ifndef GEMM_SM90_C_PARTS
+#define GEMM_SM90_C_PARTS 2
 #endif
 
 namespace gemm {
@@ -105,7 +105,7 @@ constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;  // multicast to eve
 constexpr int UNIT_CTAS      = CLUSTER_SIZE;        // CTAs per unit of work (a cluster): the pair
 constexpr int BOX_ROWS       = BLOCK_N / CLUSTER_SIZE;  // rows of a TMA box: A's tile, one CTA's half of B
 constexpr int GROUP_M        = 16;                  // grouped order: M tiles (8 cluster pairs) per group
-constexpr int C_PARTS        = GEMM_V7_SM90_C_PARTS;  // parts of a warpgroup's 64 x 256 block, stored in turn
+constexpr int C_PARTS        = GEMM_SM90_C_PARTS;   // parts of a warpgroup's 64 x 256 block, stored in turn
 constexpr int C_BOX_COLS     = 64;                  // columns of a TMA store box: 128 B, one swizzle span
 constexpr int C_PART_COLS    = BLOCK_N / C_PARTS;   // columns of C staged at once per warpgroup
 constexpr int C_BOXES        = C_PART_COLS / C_BOX_COLS;  // TMA store boxes per part and warpgroup

@@ -43,7 +43,6 @@
 #include <cuda_bf16.h>
 
 #include <memory>
-#include <vector>
 
 #include "common/check.h"
 #include "common/descriptors.cuh"
@@ -61,9 +60,9 @@
 #include "common/wgmma.cuh"
 
 // C_PARTS: the C buffer holds 1/C_PARTS of each warpgroup's 64 x 256 block; the ring gets what is left. The
-// measured choice (v6) is the default; -DGEMM_V8_SM90_C_PARTS=1 builds the other one.
-#ifndef GEMM_V8_SM90_C_PARTS
-#define GEMM_V8_SM90_C_PARTS 2
+// measured choice (v6) is the default; -DGEMM_SM90_C_PARTS=1 builds the other one.
+#ifndef GEMM_SM90_C_PARTS
+#define GEMM_SM90_C_PARTS 2
 #endif
 namespace gemm {
 namespace {
@@ -84,7 +83,7 @@ constexpr int CLUSTER_SIZE   = 2;                   // CTAs per cluster, two M t
 constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;  // multicast to every CTA of the cluster: 0b11
 constexpr int BOX_ROWS       = BLOCK_N / CLUSTER_SIZE;  // rows of a TMA box: A's tile, one CTA's half of B
 constexpr int GROUP_M        = 16;                  // grouped order: M tiles (8 cluster pairs) per group
-constexpr int C_PARTS        = GEMM_V8_SM90_C_PARTS;  // parts of a warpgroup's 64 x 256 block, stored in turn
+constexpr int C_PARTS        = GEMM_SM90_C_PARTS;   // parts of a warpgroup's 64 x 256 block, stored in turn
 constexpr int C_BOX_COLS     = 64;                  // columns of a TMA store box: 128 B, one swizzle span
 constexpr int C_PART_COLS    = BLOCK_N / C_PARTS;   // columns of C staged at once per warpgroup
 constexpr int C_BOXES        = C_PART_COLS / C_BOX_COLS;  // TMA store boxes per part and warpgroup
@@ -186,7 +185,7 @@ struct Tile {
   static constexpr uint32_t STAGE_BYTES  = A_TILE_BYTES + B_TILE_BYTES;  // one ring stage: [A tile][B tile]
   // C staging, after the ring: per consumer warpgroup, C_BOXES boxes of WGMMA_M rows x 128 B, each in the
   // 128-byte swizzle (a 1024-B atom per 8 rows), as the TMA store with a SWIZZLE_128B map reads it.
-  static constexpr int C_PARTS        = TILE_N == 256 ? GEMM_V8_SM90_C_PARTS : 1;  // stored in turn
+  static constexpr int C_PARTS        = TILE_N == 256 ? GEMM_SM90_C_PARTS : 1;  // stored in turn
   static constexpr int C_PART_COLS    = TILE_N / C_PARTS;          // columns of C staged at once per warpgroup
   static constexpr int C_BOXES        = C_PART_COLS / C_BOX_COLS;  // TMA store boxes per part and warpgroup
   static constexpr uint32_t C_WG_BYTES = C_BOXES * C_BOX_BYTES;
