@@ -235,4 +235,28 @@ inline Launch prepare(const GemmArgs& g) {
   };
 }
 
+// v8d's launch at M <= COLS. Nothing is launched for --trace: this kernel has no traced build, and a trace of
+// another kernel would not show the one that runs.
+inline Launch prepare_picked(const GemmArgs& g, DeviceTrace* trace) {
+  if (trace) {
+    std::fprintf(stderr, "error: v8d runs the decode kernel (v8s) at M <= %d, which has no traced build\n",
+                 COLS);
+    std::exit(EXIT_BAD_INPUT);
+  }
+  return prepare(g);
+}
+
+// v8s's row of the variant table: its ring for the layout model (the MMA's A operand is B's 128-row tile, its
+// B operand A's 16 rows; a ring of 8 small stages, no cluster), and the shapes it takes (M <= COLS).
+inline SmemTiles smem_tiles() {
+  SmemTiles tiles{B_TILE, A_TILE, WGMMA_M, /*tma_3d=*/false, NUM_STAGES, SLICE_K, TMA_BOXES, tma_box};
+  tiles.cluster = 1;
+  return tiles;
+}
+inline ShapeRule shape_rule(ShapeRule rule) {
+  rule.m_max     = COLS;
+  rule.m_max_why = "is the decode kernel: A's rows are its MMA's N, 16 at most (v8d takes any M)";
+  return rule;
+}
+
 }  // namespace decode

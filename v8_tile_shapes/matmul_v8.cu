@@ -613,14 +613,7 @@ int resident_workers() {
   return persistent_grid(kernel, NUM_THREADS, smem, UNIT_CTAS, 1, 1, "v8").max_clusters;
 }
 Launch prepare_v8_picked(const GemmArgs& g, DeviceTrace* trace) {
-  if (g.m <= decode::COLS) {  // decode: B's rows on the MMA's M side (v8s)
-    if (trace) {  // nothing launched: the kernel that runs is not the one a trace would show
-      std::fprintf(stderr, "error: v8d runs the decode kernel (v8s) at M <= %d, which has no traced build\n",
-                   decode::COLS);
-      std::exit(EXIT_BAD_INPUT);
-    }
-    return decode::prepare(g);
-  }
+  if (g.m <= decode::COLS) return decode::prepare_picked(g, trace);  // decode: the tile turned around (v8s)
   const int tiles_m = num_tiles(g.m, BLOCK_M), iters = num_k_tiles(g.k, BLOCK_K);
   const UnitChoice unit   = pick_unit(tiles_m, num_tiles(g.n, BLOCK_N), iters, resident_workers<CLUSTER_SIZE>(),
                                       resident_workers<1>(), FIXUP_ITERS);
@@ -661,12 +654,6 @@ std::vector<Variant> sm100_variants() {
   SmemTiles narrow{A_TILE,   NarrowPair::B_TILE, BLOCK_M, /*tma_3d=*/false, NarrowPair::NUM_STAGES,
                    SLICE_K,  TMA_BOXES,          tma_box};
   narrow.cta_group = NarrowPair::CTA_GROUP;
-  // v8s: the MMA's A operand is B's 128-row tile, its B operand A's 16 rows; a ring of 4 small stages
-  const SmemTiles decode_tiles{decode::B_TILE, decode::A_TILE, decode::ROWS, /*tma_3d=*/false,
-                               decode::NUM_STAGES, SLICE_K, decode::TMA_BOXES, decode::tma_box};
-  ShapeRule decode_rule = any_mn;
-  decode_rule.m_max     = decode::COLS;
-  decode_rule.m_max_why = "is the decode kernel: A's rows are its MMA's N, 16 at most (v8d takes any M)";
   // The Hopper twin's units and rules. Which is fastest on Blackwell cannot be measured here (no Blackwell
   // GPU): the default, v8d, picks with the Hopper twin's rules and constants.
   return {
@@ -675,7 +662,7 @@ std::vector<Variant> sm100_variants() {
       {"v8n", "the narrow tile: 256x64 pair units (cta_group::2, N = 64), v7d's plan rule", kernel, any_mn,
        narrow, prepare_v8_untraced<CLUSTER_SIZE, NARROW_N>, prepare_v8_traced<CLUSTER_SIZE, NARROW_N>},
       {"v8s", "decode (M <= 16): B's 128 rows on the MMA's M side (M = 128, N = 16), K split to fill the GPU",
-       kernel, decode_rule, decode_tiles, decode::prepare},
+       kernel, decode::shape_rule(any_mn), decode::smem_tiles(), decode::prepare},
       {"v8d", "picked per shape: the decode tile at M <= 16, else v7d's pair, a 1-CTA unit or the narrow pair; "
               "the default", kernel, any_mn, picked, prepare_v8_untraced<UNIT_PICKED>,
        prepare_v8_traced<UNIT_PICKED>},

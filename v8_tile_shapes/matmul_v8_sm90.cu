@@ -724,14 +724,7 @@ int resident_workers() {
       .max_clusters;
 }
 Launch prepare_v8_picked(const GemmArgs& g, DeviceTrace* trace) {
-  if (g.m <= decode::COLS) {  // decode: B's rows on the MMA's M side (v8s)
-    if (trace) {  // nothing launched: the kernel that runs is not the one a trace would show
-      std::fprintf(stderr, "error: v8d runs the decode kernel (v8s) at M <= %d, which has no traced build\n",
-                   decode::COLS);
-      std::exit(EXIT_BAD_INPUT);
-    }
-    return decode::prepare(g);
-  }
+  if (g.m <= decode::COLS) return decode::prepare_picked(g, trace);  // decode: the tile turned around (v8s)
   const int tiles_m = num_tiles(g.m, BLOCK_M), iters = num_k_tiles(g.k, BLOCK_K);
   const UnitChoice unit   = pick_unit(tiles_m, num_tiles(g.n, BLOCK_N), iters, resident_workers<CLUSTER_SIZE>(),
                                       resident_workers<1>(), FIXUP_ITERS);
@@ -772,20 +765,13 @@ std::vector<Variant> sm90_variants() {
   SmemTiles narrow{A_TILE,  Narrow::B_TILE, WGMMA_M, /*tma_3d=*/false, Narrow::NUM_STAGES,
                    SLICE_K, TMA_BOXES,      Narrow::tma_box};
   narrow.a_split = CLUSTER_SIZE;
-  // v8s: the MMA's A operand is B's 128-row tile, its B operand A's 16 rows; a ring of 4 small stages
-  SmemTiles decode_tiles{decode::B_TILE, decode::A_TILE, WGMMA_M, /*tma_3d=*/false, decode::NUM_STAGES,
-                         SLICE_K, decode::TMA_BOXES, decode::tma_box};
-  decode_tiles.cluster = 1;
-  ShapeRule decode_rule = any_mn;
-  decode_rule.m_max     = decode::COLS;
-  decode_rule.m_max_why = "is the decode kernel: A's rows are its MMA's N, 16 at most (v8d takes any M)";
   return {
       {"v8a", "v7d's plans on 1-CTA units (128x256, no cluster) at every shape", kernel, any_mn, cta_tiles,
        prepare_v8_untraced<1>, prepare_v8_traced<1>},
       {"v8n", "the narrow tile: 128x64 CTAs, pairs along N sharing A (m64n64), v7d's plan rule", kernel, any_mn,
        narrow, prepare_v8_untraced<CLUSTER_SIZE, Narrow::BLOCK_N>, prepare_v8_traced<CLUSTER_SIZE, Narrow::BLOCK_N>},
       {"v8s", "decode (M <= 16): B's 128 rows on the MMA's M side (m64n16), K split to fill the GPU", kernel,
-       decode_rule, decode_tiles, decode::prepare},
+       decode::shape_rule(any_mn), decode::smem_tiles(), decode::prepare},
       {"v8d", "picked per shape: the decode tile at M <= 16, else v7d's pair, a 1-CTA unit or the narrow pair; "
               "the default", kernel, any_mn, picked, prepare_v8_untraced<UNIT_PICKED>,
        prepare_v8_traced<UNIT_PICKED>},
