@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
     --shape) shape="${2:?--shape needs MxNxK}"; shift 2 ;;
     --emulate) emulate=1; shift ;;
     --jobs) jobs="${2:?--jobs needs a number}"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "tests/sanitize.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
