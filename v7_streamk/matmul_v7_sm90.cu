@@ -49,6 +49,9 @@
 //     shared memory. Each role takes its pieces through work_counter::Pieces<DYNAMIC>: the plan's, or the
 //     counter's. Measured slower than v7d at every shape tried (docs/performance/dynamic-scheduling.md): the
 //     finer pieces cost more in fixups than the balance wins back.
+//  7. The start (v7a-v7d): the producer's first piece and its tile are computed by warp 0 before the setup's
+//     cluster barrier, while warp 1 initialises the barriers, and the barrier's arrival is relaxed; the
+//     producer takes that piece first (next_piece), then the rest of its StreamKWork.
 //  Which unit a piece covers, how wide a tile is and where the L2 keeps what are the next stage's
 //  questions (v8_tile_shapes): here every unit is v6's CTA pair, 256 x 256.
 //
@@ -237,11 +240,28 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   const int worker   = int(blockIdx.x) / UNIT_CTAS;
   const int tiles_m  = num_tiles(m, BLOCK_M), tiles_n = num_tiles(n, BLOCK_N);
   const TileSchedule<ScheduleKind::Grouped> order(tiles_m, tiles_n, 1, 0, CLUSTER_SIZE, cta_rank, GROUP_M);
+  const auto tile_of_unit = [&](int unit) { return order.tile_of_unit(unit); };  // this CTA's tile of a unit
   Profiler<TRACE> prof(trace, /*role=*/warpgroup, /*records=*/warp_id % 4 == 0);
   prof.begin(Ev::Setup);
 
-  // ---- setup: the barriers by one thread ----
-  if (warp_id == 0 && ptx::elect_one_sync()) {
+  // The producer's first piece and its tile, computed by warp 0 (the producer's) before the setup's cluster
+  // barrier, while warp 1 initialises the barriers: the piece and the grouped order's two integer divisions
+  // took 0.35 us after the barrier, on the way to the first TMA (v8d's globaltimer marks at 1024^3: setup
+  // done at 0.32 us, the first load issued at ~1.0 us; README, "The start"). Static plans in the timed
+  // kernels only: the traced kernel, which keeps the profiler's state in registers too, spills; v7e draws its
+  // pieces (its first too, from the counter's order), so the plan's first is not its.
+  constexpr bool EARLY_FIRST = !TRACE && !DYNAMIC;
+  StreamKWork first_work(plan, worker);  // advanced past the first piece where EARLY_FIRST
+  StreamKPiece first_piece;
+  bool have_first = false;
+  ScheduledTile first_tile;
+  if (EARLY_FIRST && warp_id == 0) {
+    have_first = first_work.next(first_piece);
+    if (have_first) first_tile = tile_of_unit(first_piece.unit);
+  }
+
+  // ---- setup: the barriers by one thread (of warp 1: warp 0 is busy with the above) ----
+  if (warp_id == 1 && ptx::elect_one_sync()) {
     for (int s = 0; s < NUM_STAGES; ++s) {
       ptx::mbarrier_init(&tma_full_bar[s], 1);  // one arrival: this CTA's TMA thread (the peer's adds bytes)
       ptx::mbarrier_init(&mma_done_bar[s], NUM_CONSUMERS * CLUSTER_SIZE);  // every consumer of the pair
@@ -249,8 +269,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     tasks.init();
     ptx::fence_mbarrier_init();
   }
-  // Both CTAs' barriers are initialised before either CTA multicasts into or arrives on the other's.
-  ptx::barrier_cluster_arrive();
+  // Both CTAs' barriers are initialised before either CTA multicasts into or arrives on the other's. The
+  // arrival is relaxed: the fence above publishes the initialisations, and nothing else is written before it
+  // (README, "The start").
+  ptx::barrier_cluster_arrive_relaxed();
   ptx::barrier_cluster_wait();
   prof.end(Ev::Setup);
 
@@ -260,9 +282,19 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     if (warp_id == 0 && ptx::elect_one_sync()) {
       int stage            = 0;  // ring stage of the next K tile: carried across output tiles
       uint32_t empty_phase = 1;  // parity of the "empty" phase to wait for: 1 passes at once on the first lap
-      work_counter::Pieces<DYNAMIC> work(plan, worker, dyn, tasks);
-      for (StreamKPiece piece; work.take(piece);) {
-        const ScheduledTile t = order.tile_of_unit(piece.unit);
+      work_counter::Pieces<DYNAMIC> work(plan, worker, dyn, tasks, first_work);
+      bool take_first = EARLY_FIRST, is_first = false;  // the first piece and tile: computed above
+      const auto next_piece = [&](StreamKPiece& piece) {
+        is_first = take_first;
+        if (take_first) {
+          take_first = false;
+          piece      = first_piece;
+          return have_first;
+        }
+        return work.take(piece);
+      };
+      for (StreamKPiece piece; next_piece(piece);) {
+        const ScheduledTile t = is_first ? first_tile : tile_of_unit(piece.unit);
         const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
         // Boxes wholly outside the tensors are not issued (see the header): this CTA's A unless it is a
         // padding tile, each half of B that starts below N. Both CTAs see the same n0, so they agree on
@@ -340,7 +372,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       return more;
     };
     for (StreamKPiece piece; __shfl_sync(0xffffffffu, next_piece(piece) ? 1 : 0, 0) != 0;) {
-      const ScheduledTile t = order.tile_of_unit(piece.unit);
+      const ScheduledTile t = tile_of_unit(piece.unit);
       const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
       // The K range, the count and the ring's address through shuffles from lane 0: a loop whose bounds
       // ptxas cannot prove warp-uniform may run a different number of times in each lane, and nothing it

@@ -79,12 +79,16 @@ struct Ring {
 };
 
 // The pieces of one role of v7a-v7d: the plan's, fixed before the launch (`owner`, the worker whose fixup
-// slot a piece uses, is the role's own worker).
+// slot a piece uses, is the role's own worker). The producer's go on from `rest`: the kernel's StreamKWork,
+// past the first piece where the kernel took that one early (EARLY_FIRST).
 template <bool DYNAMIC>
 struct Pieces {
   StreamKWork work;
   __device__ __forceinline__ Pieces(const StreamKPlan& plan, int worker, const DynamicWork&, const Ring&)
       : work(plan, worker) {}
+  __device__ __forceinline__ Pieces(const StreamKPlan&, int, const DynamicWork&, const Ring&,
+                                    const StreamKWork& rest)
+      : work(rest) {}
   __device__ __forceinline__ bool take(StreamKPiece& piece) { return work.next(piece); }
   __device__ __forceinline__ bool read(StreamKPiece& piece, int&) { return work.next(piece); }
   __device__ __forceinline__ void release(bool) {}
@@ -109,6 +113,10 @@ struct Pieces<true> {
   __device__ __forceinline__ Pieces(const StreamKPlan& plan_, int worker_, const DynamicWork& dyn_,
                                     const Ring& ring_)
       : plan(plan_), dyn(dyn_), ring(ring_), worker(worker_) {}
+  // the producer's: as every role's (the plan's StreamKWork is not v7e's pieces: none is taken early)
+  __device__ __forceinline__ Pieces(const StreamKPlan& plan_, int worker_, const DynamicWork& dyn_,
+                                    const Ring& ring_, const StreamKWork&)
+      : Pieces(plan_, worker_, dyn_, ring_) {}
 
   // read: wait until the next piece is in this CTA's slot (acquire at cluster scope: CTA 1's was written
   // from CTA 0) and read it; false at "none". owner: the plan's worker of the piece, its slot in the fixup.

@@ -27,9 +27,7 @@
 //     and pushes the partials out before their finisher reads them. There B's loads are marked evict-first
 //     (createpolicy, then the TMA's .L2::cache_hint), and the finisher drops each partial from the L2 once
 //     it has read it (discard.global.L2: never written back; the next launch's writer rewrites it).
-//  4. The start: the producer's first piece and its tile are computed by warp 0 before the setup's cluster
-//     barrier, while warp 1 initialises the barriers, and the barrier's arrival is relaxed.
-//  5. Decode (v8s; v8d at M <= 16): a kernel of its own, decode_sm90.cuh, which turns the tile around (B's
+//  4. Decode (v8s; v8d at M <= 16): a kernel of its own, decode_sm90.cuh, which turns the tile around (B's
 //     rows on the MMA's M side, A's at most 16 its N) and splits K to fill the GPU.
 //  v7's dynamic handout (v7e's work counter) is not carried over: every v8 plan is static.
 //
