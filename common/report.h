@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct ReportRow {
   std::string best_algo;  // which pick it was, and of how many
   double best_ms = 0;     // its median launch, and the clock it ran at (for its % of limit)
   Spread best_sm_clock_mhz;
+  // --energy: joules per GEMM of the row's kernel, of cuBLAS's first pick and of cuBLAS at its best, each
+  // measured alone after the timing (timing.h, measure_energy); empty where not measured
+  std::optional<double> joules_per_gemm, cublas_joules_per_gemm, cublas_best_joules_per_gemm;
 };
 
 struct ReportHeader {
@@ -40,6 +44,7 @@ struct ReportHeader {
   // NVML read none.
   LimitModel limit;
   int max_sm_clock_mhz = 0;
+  bool energy          = false;  // --energy was given: every row gets the energy fields (n/a where empty)
 };
 
 // The limit of one side of a row, at the clock it ran at (or the header's max clock where none was read).
