@@ -21,14 +21,6 @@ std::string best_fields(const ReportRow& r) {
          "|ratio_best_max=" + fmt("%.4f", r.ratio_best.max) + "|cublas_best=" + r.best_algo + "|";
 }
 
-// --energy: joules per GEMM of the row's kernel and of both cuBLAS references, n/a where not measured.
-std::string energy_fields(const ReportHeader& h, const ReportRow& r) {
-  if (!h.energy) return "";
-  auto j = [](const std::optional<double>& v) { return v ? fmt("%.5f", *v) : std::string("n/a"); };
-  return "joules_per_gemm=" + j(r.joules_per_gemm) + "|cublas_joules_per_gemm=" + j(r.cublas_joules_per_gemm) +
-         "|cublas_best_joules_per_gemm=" + j(r.cublas_best_joules_per_gemm) + "|";
-}
-
 }  // namespace
 
 Limit side_limit(const ReportHeader& h, double clock_mhz) {
@@ -54,6 +46,13 @@ std::string limit_fields(const ReportHeader& h, const ReportRow& r) {
          "|cublas_best_pct_limit=" + fmt("%.2f", percent_of_limit(best, r.best_ms)) + "|";
   }
   return f;
+}
+
+std::string energy_fields(const ReportHeader& h, const ReportRow& r) {
+  if (!h.energy) return "";
+  auto j = [](const std::optional<double>& v) { return v ? fmt("%.5f", *v) : std::string("n/a"); };
+  return "joules_per_gemm=" + j(r.joules_per_gemm) + "|cublas_joules_per_gemm=" + j(r.cublas_joules_per_gemm) +
+         "|cublas_best_joules_per_gemm=" + j(r.cublas_best_joules_per_gemm) + "|";
 }
 
 std::string limit_line(const ReportHeader& h, const ReportRow& r) {

@@ -54,6 +54,9 @@ Limit side_limit(const ReportHeader& h, double clock_mhz);
 // (cuBLAS's first pick in the row's pairing), cublas_best_limit_ms and cublas_best_pct_limit (cuBLAS at its
 // best, --cublas-best). Empty where the limit is unknown or the row was not timed.
 std::string limit_fields(const ReportHeader& h, const ReportRow& r);
+// The RESULT| fields of --energy (before what=, after the limit's): joules_per_gemm, cublas_joules_per_gemm,
+// cublas_best_joules_per_gemm, each "n/a" where not measured. Empty where --energy was not given.
+std::string energy_fields(const ReportHeader& h, const ReportRow& r);
 // The report's line of a row's limit: its time, what binds it, and each side's % of it. Empty as above.
 std::string limit_line(const ReportHeader& h, const ReportRow& r);
 // The line above those: how the limit is computed, with this GPU's figures.

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "common/report.h"
 #include "common/timing.h"
 
 using gemm::energy_per_gemm;
@@ -49,4 +50,15 @@ TEST_CASE("a counter read of 0 mJ is a reading and not a missing one") {
   REQUIRE(e.has_value());
   CHECK(e->joules == Approx(0.1));
   CHECK(e->watts == Approx(1.0));
+}
+
+TEST_CASE("the RESULT fields of energy come only with the option and say n/a for a side not measured") {
+  gemm::ReportHeader h;
+  gemm::ReportRow r;
+  r.joules_per_gemm        = 0.14021;
+  r.cublas_joules_per_gemm = 0.15;
+  CHECK(gemm::energy_fields(h, r).empty());  // --energy not given: no fields, the line as before
+  h.energy = true;
+  CHECK(gemm::energy_fields(h, r) ==
+        "joules_per_gemm=0.14021|cublas_joules_per_gemm=0.15000|cublas_best_joules_per_gemm=n/a|");
 }
