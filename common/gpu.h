@@ -52,8 +52,8 @@ double power_w();            // power draw now: the instantaneous reading where 
 const char* power_source();  // "instant" or "averaged" (or "none")
 int power_limit_w();         // enforced power limit
 // The board's total-energy counter (nvmlDeviceGetTotalEnergyConsumption: millijoules since the driver loaded,
-// refreshed every ~10-100 ms; Volta and later): empty, never 0, where NVML, the entry point or the read fails.
-// The read can take milliseconds: never inside timed rounds (timing.h, measure_energy).
+// refreshed every ~10-100 ms; Volta and later): empty, never 0, where NVML, the entry point or the read
+// fails. The read can take milliseconds: never inside timed rounds (timing.h, measure_energy).
 std::optional<double> total_energy_mj();
 std::string driver();        // e.g. "580.159.04"
 }  // namespace nvml

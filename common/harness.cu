@@ -281,7 +281,7 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
   }
 
   bool all_pass = true;
-  std::vector<std::vector<Launch>> energy_launches;  // --energy: each chosen variant's launches, kept for later
+  std::vector<std::vector<Launch>> energy_launches;  // --energy: each variant's launches, kept for its window
   if (opt.emulate) {
     std::vector<tc5emu::Schedule> schedules;
     for (const tc5emu::Schedule each :
@@ -392,19 +392,21 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
   // of the energy counter (timing.h: never inside the timed rounds). In order: cuBLAS's first pick, cuBLAS at
   // its best, each kernel; each starts at the thermal state the one before it left.
   if (opt.energy > 0 && opt.iters > 0) {
-    std::printf("energy: each side alone after the timing, 0.2 s of warm-up then a %.2f s window between two "
-                "reads of NVML's total-energy counter (the whole board, not the die); the counter moves in "
-                "steps of ~10-100 ms, about %.0f%% of this window at most%s\n",
-                opt.energy, 100 * 0.1 / opt.energy, opt.energy < 1 ? " (under 1 s: take it as rough)" : "");
+    std::printf(
+        "energy: each side alone after the timing, 0.2 s of warm-up then a %.2f s window between two "
+        "reads of NVML's total-energy counter (the whole board, not the die); the counter moves in "
+        "steps of ~10-100 ms, about %.0f%% of this window at most%s\n",
+        opt.energy, 100 * 0.1 / opt.energy, opt.energy < 1 ? " (under 1 s: take it as rough)" : "");
     auto window = [&](const char* name, const std::vector<Launch>& launches) -> std::optional<double> {
       const EnergyWindow w = measure_energy(launches, opt.energy);
       if (!w.per_gemm) {
         std::printf("energy: %s n/a: %s\n", name, w.why_not.c_str());
         return std::nullopt;
       }
-      std::printf("energy: %s %.4f J per GEMM, %.0f W average over %.2f s (%ld launches, NVML total-energy "
-                  "counter)\n",
-                  name, w.per_gemm->joules, w.per_gemm->watts, w.window_ms / 1000, w.launches);
+      std::printf(
+          "energy: %s %.4f J per GEMM, %.0f W average over %.2f s (%ld launches, NVML total-energy "
+          "counter)\n",
+          name, w.per_gemm->joules, w.per_gemm->watts, w.window_ms / 1000, w.launches);
       return w.per_gemm->joules;
     };
     const std::optional<double> cublas_j = window("cublas", cublas_launches);

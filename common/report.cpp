@@ -51,7 +51,8 @@ std::string limit_fields(const ReportHeader& h, const ReportRow& r) {
 std::string energy_fields(const ReportHeader& h, const ReportRow& r) {
   if (!h.energy) return "";
   auto j = [](const std::optional<double>& v) { return v ? fmt("%.5f", *v) : std::string("n/a"); };
-  return "joules_per_gemm=" + j(r.joules_per_gemm) + "|cublas_joules_per_gemm=" + j(r.cublas_joules_per_gemm) +
+  return "joules_per_gemm=" + j(r.joules_per_gemm) +
+         "|cublas_joules_per_gemm=" + j(r.cublas_joules_per_gemm) +
          "|cublas_best_joules_per_gemm=" + j(r.cublas_best_joules_per_gemm) + "|";
 }
 

@@ -260,7 +260,6 @@ EnergyWindow measure_energy(const std::vector<Launch>& launches, double seconds)
   if (w.start_mj) {  // without a first read there is nothing to measure: skip the window
     CUDA_CHECK(cudaEventRecord(start));
     w.launches = keep_busy(seconds * 1000.0, stop);
-    CUDA_CHECK(cudaEventSynchronize(stop));
     CUDA_CHECK(cudaDeviceSynchronize());
     w.end_mj = nvml::total_energy_mj();
     float ms = 0;

@@ -91,8 +91,8 @@ struct EnergyPerGemm {
   double watts  = 0;  // average over the window
 };
 struct EnergyWindow {
-  long launches    = 0;               // in the window
-  double window_ms = 0;               // CUDA events around the window
+  long launches    = 0;                    // in the window
+  double window_ms = 0;                    // CUDA events around the window
   std::optional<double> start_mj, end_mj;  // the counter's two reads
   std::optional<EnergyPerGemm> per_gemm;   // empty: `why_not` says why
   std::string why_not;

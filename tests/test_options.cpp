@@ -155,9 +155,9 @@ TEST_CASE("the option --help is recognised and the usage lists every option") {
   REQUIRE(parse({"--help"}, opt).empty());
   CHECK(opt.help);
   const std::string u = gemm::usage("matmul_v1");
-  for (const char* o : {"--m", "--n", "--k", "--variant", "--iters", "--round", "--seconds", "--warmup",
-                        "--seed", "--no-check", "--csv", "--rounds-log", "--trace", "--cublas-best",
-                        "--energy"})
+  for (const char* o :
+       {"--m", "--n", "--k", "--variant", "--iters", "--round", "--seconds", "--warmup", "--seed",
+        "--no-check", "--csv", "--rounds-log", "--trace", "--cublas-best", "--energy"})
     CHECK(u.find(o) != std::string::npos);
 }
 
