@@ -151,6 +151,7 @@ struct Nvml {
   int (*field_values)(Device, int, NvmlFieldValue*) = nullptr;
   int (*power_limit)(Device, unsigned*)             = nullptr;
   int (*driver_version)(char*, unsigned)            = nullptr;
+  int (*total_energy)(Device, unsigned long long*)  = nullptr;
   Device dev                                        = nullptr;
   bool ok                                           = false;
   bool instant_power                                = false;
@@ -173,6 +174,8 @@ struct Nvml {
     n.power_limit =
         reinterpret_cast<int (*)(Device, unsigned*)>(dlsym(lib, "nvmlDeviceGetEnforcedPowerLimit"));
     n.driver_version = reinterpret_cast<int (*)(char*, unsigned)>(dlsym(lib, "nvmlSystemGetDriverVersion"));
+    n.total_energy   = reinterpret_cast<int (*)(Device, unsigned long long*)>(
+        dlsym(lib, "nvmlDeviceGetTotalEnergyConsumption"));
     if (!n.init || !n.by_pci || !n.clock || n.init() != 0) return n;
     int dev = 0;
     char pci[64];
@@ -226,6 +229,13 @@ int power_limit_w() {
   Nvml& n     = Nvml::get();
   unsigned mw = 0;
   return n.ok && n.power_limit && n.power_limit(n.dev, &mw) == 0 ? int(mw / 1000) : 0;
+}
+
+std::optional<double> total_energy_mj() {
+  Nvml& n               = Nvml::get();
+  unsigned long long mj = 0;
+  if (!n.ok || !n.total_energy || n.total_energy(n.dev, &mj) != 0) return std::nullopt;
+  return double(mj);
 }
 
 std::string driver() {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 namespace gemm {
@@ -42,13 +43,18 @@ CopyBandwidth measure_copy_bandwidth(size_t bytes = size_t(256) << 20, int copie
 std::string describe_copy_bandwidth(const CopyBandwidth& bw);
 
 // NVML, opened at run time with dlopen (never linked, so the binaries load where there is no driver).
-// Every query returns 0 (or "?") where NVML or the query is unavailable.
+// Every query returns 0 (or "?") where NVML or the query is unavailable; the energy counter, for which 0 is
+// a reading, returns empty instead.
 namespace nvml {
 int sm_clock_mhz();          // current SM clock
 double power_w();            // power draw now: the instantaneous reading where the driver has it, else the
                              // driver's averaged reading (see power_source())
 const char* power_source();  // "instant" or "averaged" (or "none")
 int power_limit_w();         // enforced power limit
+// The board's total-energy counter (nvmlDeviceGetTotalEnergyConsumption: millijoules since the driver loaded,
+// refreshed every ~10-100 ms; Volta and later): empty, never 0, where NVML, the entry point or the read
+// fails. The read can take milliseconds: never inside timed rounds (timing.h, measure_energy).
+std::optional<double> total_energy_mj();
 std::string driver();        // e.g. "580.159.04"
 }  // namespace nvml
 

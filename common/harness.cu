@@ -281,6 +281,7 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
   }
 
   bool all_pass = true;
+  std::vector<std::vector<Launch>> energy_launches;  // --energy: each variant's launches, kept for its window
   if (opt.emulate) {
     std::vector<tc5emu::Schedule> schedules;
     for (const tc5emu::Schedule each :
@@ -384,12 +385,47 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
       }
     }
     rows.push_back(row);
+    energy_launches.push_back(opt.energy > 0 && opt.iters > 0 ? launches : std::vector<Launch>{});
+  }
+
+  // --energy: joules per GEMM, after all the timing, each side alone for opt.energy seconds between two reads
+  // of the energy counter (timing.h: never inside the timed rounds). In order: cuBLAS's first pick, cuBLAS at
+  // its best, each kernel; each starts at the thermal state the one before it left.
+  if (opt.energy > 0 && opt.iters > 0) {
+    std::printf(
+        "energy: each side alone after the timing, 0.2 s of warm-up then a %.2f s window between two "
+        "reads of NVML's total-energy counter (the whole board, not the die); the counter moves in "
+        "steps of ~10-100 ms, about %.0f%% of this window at most%s\n",
+        opt.energy, 100 * 0.1 / opt.energy, opt.energy < 1 ? " (under 1 s: take it as rough)" : "");
+    auto window = [&](const char* name, const std::vector<Launch>& launches) -> std::optional<double> {
+      const EnergyWindow w = measure_energy(launches, opt.energy);
+      if (!w.per_gemm) {
+        std::printf("energy: %s n/a: %s\n", name, w.why_not.c_str());
+        return std::nullopt;
+      }
+      std::printf(
+          "energy: %s %.4f J per GEMM, %.0f W average over %.2f s (%ld launches, NVML total-energy "
+          "counter)\n",
+          name, w.per_gemm->joules, w.per_gemm->watts, w.window_ms / 1000, w.launches);
+      return w.per_gemm->joules;
+    };
+    const std::optional<double> cublas_j = window("cublas", cublas_launches);
+    const std::optional<double> best_j =
+        best_launches.empty() ? std::nullopt : window("cublas-best", best_launches);
+    rows[0].joules_per_gemm = cublas_j;
+    for (size_t i = 0; i < chosen.size(); ++i)
+      if (rows[i + 1].timed) rows[i + 1].joules_per_gemm = window(chosen[i]->name, energy_launches[i]);
+    for (ReportRow& r : rows) {
+      r.cublas_joules_per_gemm      = cublas_j;
+      r.cublas_best_joules_per_gemm = best_j;
+    }
   }
 
   ReportHeader header{stage, arch == Arch::Sm100 ? "sm_100a" : "sm_90a", opt.m, opt.n, opt.k, opt.seed};
   header.limit            = LimitModel{dense_bf16_flop_per_clk_per_sm(gpu.cc_major, gpu.cc_minor), gpu.sm_count,
                                        bandwidth.gbps};
   header.max_sm_clock_mhz = gpu.max_sm_clock_mhz;
+  header.energy           = opt.energy > 0 && opt.iters > 0;
   print_report(header, rows, opt.csv);
 
   // --trace: one launch of the variant's TRACE=true instantiation, after the checked and timed ones, never

@@ -53,6 +53,9 @@ std::string usage(const char* prog) {
   --cublas-best N       cuBLAS at its best: time the first N algorithms of cuBLASLt's heuristic (its
                         32 MB workspace each) once, and pair every kernel against the fastest as well as
                         against the first pick (both ratios reported; default 0: the first pick only)
+  --energy S            after the timing, joules per GEMM of cuBLAS, cuBLAS at its best and each kernel,
+                        each run alone for S seconds between two reads of NVML's total-energy counter
+                        (default 0: off; S >= 1 keeps the counter's ~100 ms steps to a few %)
   --help                this text
 Exit codes: 0 all variants PASS; 1 a variant FAILED or a CUDA/cuBLAS error; 2 bad option or shape;
             77 no GPU, or a GPU this stage has no kernel for (sm_100a: B200/GB200; sm_90a: H100/H200).
@@ -83,13 +86,14 @@ std::string parse_options(int argc, const char* const* argv, Options& opt) {
       if (!parse_int(s, 1, 10000, v))
         return std::string("--round needs an integer in [1, 10000], got '") + (s ? s : "") + "'";
       opt.round = int(v);
-    } else if (!std::strcmp(a, "--seconds")) {
+    } else if (!std::strcmp(a, "--seconds") || !std::strcmp(a, "--energy")) {
       const char* s  = value(a);
       char* end      = nullptr;
       const double d = s ? std::strtod(s, &end) : -1;
       if (!s || *s == '\0' || *end != '\0' || !(d >= 0 && d <= 600))
-        return std::string("--seconds needs a number of seconds in [0, 600], got '") + (s ? s : "") + "'";
-      opt.seconds = d;
+        return std::string(a) + " needs a number of seconds in [0, 600]" + (a[2] == 'e' ? " (0: off)" : "") +
+               ", got '" + (s ? s : "") + "'";
+      (a[2] == 's' ? opt.seconds : opt.energy) = d;
     } else if (!std::strcmp(a, "--warmup")) {
       const char* s = value(a);
       if (!parse_int(s, 0, 10000, v))
@@ -140,6 +144,8 @@ std::string parse_options(int argc, const char* const* argv, Options& opt) {
   if (opt.emulate && !opt.trace.empty()) return "--emulate times nothing and traces nothing: drop --trace";
   if (!opt.emulate && opt.schedule != "both") return "--schedule is an option of --emulate";
   if (opt.cublas_best > 0 && opt.iters == 0) return "--cublas-best times cuBLAS: it needs --iters > 0";
+  if (opt.energy > 0 && (opt.iters == 0 || opt.emulate))
+    return "--energy measures each timed side after the timing: it needs --iters > 0 (and no --emulate)";
   return "";
 }
 

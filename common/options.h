@@ -25,6 +25,7 @@ struct Options {
   std::string schedule = "both";  // --schedule eager|late|strict|both: the emulator's MMA schedules to run
                                   // ("both": every one, schedule_selected)
   int cublas_best = 0;  // --cublas-best N: also pair against the fastest of the heuristic's first N picks
+  double energy   = 0;  // --energy S: after the timing, joules per GEMM of each side over S s alone (0: off)
   bool help = false;
 };
 

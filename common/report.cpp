@@ -48,6 +48,14 @@ std::string limit_fields(const ReportHeader& h, const ReportRow& r) {
   return f;
 }
 
+std::string energy_fields(const ReportHeader& h, const ReportRow& r) {
+  if (!h.energy) return "";
+  auto j = [](const std::optional<double>& v) { return v ? fmt("%.5f", *v) : std::string("n/a"); };
+  return "joules_per_gemm=" + j(r.joules_per_gemm) +
+         "|cublas_joules_per_gemm=" + j(r.cublas_joules_per_gemm) +
+         "|cublas_best_joules_per_gemm=" + j(r.cublas_best_joules_per_gemm) + "|";
+}
+
 std::string limit_line(const ReportHeader& h, const ReportRow& r) {
   if (!h.limit.known() || !r.timed) return "";
   const Limit own = side_limit(h, r.sm_clock_mhz.median);
@@ -117,7 +125,7 @@ void print_report(const ReportHeader& h, const std::vector<ReportRow>& rows, boo
         "cublas_tflops=%.2f|ratio=%.4f|ratio_min=%.4f|ratio_max=%.4f|ratio_q1=%.4f|ratio_q3=%.4f|rounds=%d|"
         "sm_clock_mhz=%.0f|sm_clock_min=%.0f|sm_clock_max=%.0f|cublas_sm_clock_mhz=%.0f|"
         "cublas_sm_clock_min=%.0f|cublas_sm_clock_max=%.0f|power_w=%.0f|cublas_power_w=%.0f|"
-        "rel_err=%s|max_abs=%s|nonfinite=%s|status=%s|seed=%llu|%s%swhat=%s\n",
+        "rel_err=%s|max_abs=%s|nonfinite=%s|status=%s|seed=%llu|%s%s%swhat=%s\n",
         h.stage.c_str(), r.variant.c_str(), h.arch.c_str(), (long long)h.m, (long long)h.n, (long long)h.k,
         r.tflops, r.launch_ms.median, r.launch_ms.min, r.ref_tflops, r.ratio.median, r.ratio.min, r.ratio.max,
         r.ratio.q1, r.ratio.q3, r.ratio.count, r.sm_clock_mhz.median, r.sm_clock_mhz.min, r.sm_clock_mhz.max,
@@ -126,7 +134,8 @@ void print_report(const ReportHeader& h, const std::vector<ReportRow>& rows, boo
         r.checked ? fmt("%.3e", r.check.max_abs).c_str() : "-",
         r.checked ? std::to_string(r.check.nonfinite).c_str() : "-",
         r.checked ? (r.check.pass ? "PASS" : "FAIL") : (r.variant == "cublas" ? "REF" : "UNCHECKED"),
-        (unsigned long long)h.seed, best_fields(r).c_str(), limit_fields(h, r).c_str(), r.what.c_str());
+        (unsigned long long)h.seed, best_fields(r).c_str(), limit_fields(h, r).c_str(),
+        energy_fields(h, r).c_str(), r.what.c_str());
   }
   if (csv) {
     std::printf(

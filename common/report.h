@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct ReportRow {
   std::string best_algo;  // which pick it was, and of how many
   double best_ms = 0;     // its median launch, and the clock it ran at (for its % of limit)
   Spread best_sm_clock_mhz;
+  // --energy: joules per GEMM of the row's kernel, of cuBLAS's first pick and of cuBLAS at its best, each
+  // measured alone after the timing (timing.h, measure_energy); empty where not measured
+  std::optional<double> joules_per_gemm, cublas_joules_per_gemm, cublas_best_joules_per_gemm;
 };
 
 struct ReportHeader {
@@ -40,6 +44,7 @@ struct ReportHeader {
   // NVML read none.
   LimitModel limit;
   int max_sm_clock_mhz = 0;
+  bool energy          = false;  // --energy was given: every row gets the energy fields (n/a where empty)
 };
 
 // The limit of one side of a row, at the clock it ran at (or the header's max clock where none was read).
@@ -49,6 +54,9 @@ Limit side_limit(const ReportHeader& h, double clock_mhz);
 // (cuBLAS's first pick in the row's pairing), cublas_best_limit_ms and cublas_best_pct_limit (cuBLAS at its
 // best, --cublas-best). Empty where the limit is unknown or the row was not timed.
 std::string limit_fields(const ReportHeader& h, const ReportRow& r);
+// The RESULT| fields of --energy (before what=, after the limit's): joules_per_gemm, cublas_joules_per_gemm,
+// cublas_best_joules_per_gemm, each "n/a" where not measured. Empty where --energy was not given.
+std::string energy_fields(const ReportHeader& h, const ReportRow& r);
 // The report's line of a row's limit: its time, what binds it, and each side's % of it. Empty as above.
 std::string limit_line(const ReportHeader& h, const ReportRow& r);
 // The line above those: how the limit is computed, with this GPU's figures.

@@ -184,6 +184,94 @@ SideTiming time_alone(const std::vector<Launch>& launches, const TimingPlan& pla
   return side_timing(std::move(runs[0]));
 }
 
+std::optional<EnergyPerGemm> energy_per_gemm(std::optional<double> start_mj, std::optional<double> end_mj,
+                                             long launches, double window_ms, std::string& why) {
+  why.clear();
+  if (!start_mj || !end_mj)
+    why = std::string("the NVML total-energy counter could not be read ") +
+          (!start_mj ? "before the window" : "after the window") + " (no NVML, or no counter on this GPU)";
+  else if (*end_mj < *start_mj)
+    why = "the energy counter went backwards (the driver reloaded during the window)";
+  else if (*end_mj == *start_mj)
+    why = "the energy counter did not move over the window";
+  else if (launches <= 0 || window_ms <= 0)
+    why = "no launch ran in the window";
+  if (!why.empty()) return std::nullopt;
+  const double mj = *end_mj - *start_mj;
+  return EnergyPerGemm{mj / 1000.0 / double(launches), mj / window_ms};
+}
+
+EnergyWindow measure_energy(const std::vector<Launch>& launches, double seconds) {
+  EnergyWindow w;
+  size_t next = 0;
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  // One launch timed alone (after an untimed one) sizes the batches: ~25 ms of work each, two in flight.
+  launches[next++ % launches.size()](nullptr);
+  CUDA_CHECK(cudaEventRecord(start));
+  launches[next++ % launches.size()](nullptr);
+  CUDA_CHECK(cudaEventRecord(stop));
+  CUDA_CHECK(cudaEventSynchronize(stop));
+  float one_ms = 0;
+  CUDA_CHECK(cudaEventElapsedTime(&one_ms, start, stop));
+  const long batch = std::clamp(long(25.0 / std::max(one_ms, 1e-3f)), 1L, 10000L);
+
+  // Launches back to back for `ms` of host time: a batch is enqueued, with an event after it, whenever
+  // fewer than two are pending, so the GPU never runs dry and never has more than ~50 ms queued. `last`
+  // (if given) is recorded right behind the final batch, before the queue drains.
+  auto keep_busy = [&](double ms, cudaEvent_t last) {
+    long count = 0;
+    std::deque<cudaEvent_t> pending;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto elapsed  = [&] {
+      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    };
+    do {
+      while (pending.size() < 2) {
+        for (long i = 0; i < batch; ++i) launches[next++ % launches.size()](nullptr);
+        count += batch;
+        CUDA_CHECK(cudaGetLastError());
+        cudaEvent_t done;
+        CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+        CUDA_CHECK(cudaEventRecord(done));
+        pending.push_back(done);
+      }
+      const cudaError_t q = cudaEventQuery(pending.front());
+      if (q == cudaErrorNotReady) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        continue;
+      }
+      CUDA_CHECK(q);
+      CUDA_CHECK(cudaEventDestroy(pending.front()));
+      pending.pop_front();
+    } while (elapsed() < ms);
+    if (last) CUDA_CHECK(cudaEventRecord(last));
+    for (cudaEvent_t e : pending) {
+      CUDA_CHECK(cudaEventSynchronize(e));
+      CUDA_CHECK(cudaEventDestroy(e));
+    }
+    return count;
+  };
+
+  keep_busy(200.0, nullptr);  // warm-up: the clocks settle at this side's load
+  CUDA_CHECK(cudaDeviceSynchronize());
+  w.start_mj = nvml::total_energy_mj();
+  if (w.start_mj) {  // without a first read there is nothing to measure: skip the window
+    CUDA_CHECK(cudaEventRecord(start));
+    w.launches = keep_busy(seconds * 1000.0, stop);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    w.end_mj = nvml::total_energy_mj();
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    w.window_ms = ms;
+  }
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  w.per_gemm = energy_per_gemm(w.start_mj, w.end_mj, w.launches, w.window_ms, w.why_not);
+  return w;
+}
+
 bool write_rounds_csv(const char* path, const char* label, const PairedTiming& t, bool append) {
   FILE* f = std::fopen(path, append ? "a" : "w");
   if (!f) return false;

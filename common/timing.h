@@ -23,6 +23,8 @@
 // report the same clock, which says what the GPU ran at during the pairing, not a difference between them.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "common/problem.h"
@@ -76,6 +78,31 @@ PairedTiming time_paired(const std::vector<Launch>& ref, const std::vector<Launc
 
 // The same method for one side alone (the reference-only run, --variant cublas).
 SideTiming time_alone(const std::vector<Launch>& launches, const TimingPlan& plan);
+
+// Energy per GEMM (--energy): after the paired timing, one side alone. ~0.2 s of launches first (clocks
+// settle), then NVML's total-energy counter is read, the stream is kept full for `seconds` (launches
+// enqueued in batches, never more than ~50 ms of work ahead, polled with cudaEventQuery; no NVML read in the
+// window), the GPU drained, and the counter read again. The reads stay out of the timed rounds: a read can
+// take milliseconds, long enough for the GPU to run dry between rounds. The counter refreshes every
+// ~10-100 ms, so each end of the window may miss up to that much: a window of >= 1 s keeps it to a few %.
+// It counts the whole board (HBM, regulators), not the die.
+struct EnergyPerGemm {
+  double joules = 0;  // per GEMM
+  double watts  = 0;  // average over the window
+};
+struct EnergyWindow {
+  long launches    = 0;                    // in the window
+  double window_ms = 0;                    // CUDA events around the window
+  std::optional<double> start_mj, end_mj;  // the counter's two reads
+  std::optional<EnergyPerGemm> per_gemm;   // empty: `why_not` says why
+  std::string why_not;
+};
+EnergyWindow measure_energy(const std::vector<Launch>& launches, double seconds);
+// The arithmetic of a window (no GPU: tests/test_energy.cpp): joules per GEMM = (end - start) mJ / 1000 /
+// launches, watts = (end - start) mJ / window ms. Empty, with `why` set, where a read is missing, the counter
+// went backwards (the driver reloaded) or did not move, or there were no launches or no time.
+std::optional<EnergyPerGemm> energy_per_gemm(std::optional<double> start_mj, std::optional<double> end_mj,
+                                             long launches, double window_ms, std::string& why);
 
 // Writes one line per round (side, round, end time, median launch ms, clock, power) to `path` as CSV, for
 // plots of a throttling GPU (--rounds-log). Returns false if the file cannot be written.

@@ -94,6 +94,7 @@ int main(int argc, char** argv) {
     bad = "unknown variant '" + opt.variant +
           "' (matmul_mxfp8 has: mx, all; on Hopper also mx4, bw; on Blackwell also mx-static, mx-hilbert)";
   if (bad.empty() && !opt.trace.empty()) bad = check_trace_path(opt.trace);
+  if (bad.empty() && opt.energy > 0) bad = "--energy is an option of the bf16 stage binaries (matmul_vN) only";
   if (!bad.empty()) {
     std::fprintf(stderr, "%s: %s\n", prog, bad.c_str());
     return EXIT_BAD_INPUT;

@@ -64,6 +64,21 @@ TEST_CASE("the cuBLAS-at-its-best option takes a number of heuristic algorithms,
   CHECK(opt.cublas_best == 8);
 }
 
+TEST_CASE("the --energy option takes seconds per side and is off by default") {
+  Options opt;
+  CHECK(opt.energy == 0);  // off: no energy window, no energy fields
+  REQUIRE(parse({"--energy", "2"}, opt).empty());
+  CHECK(opt.energy == 2.0);
+  Options half;
+  REQUIRE(parse({"--energy", "0.5", "--cublas-best", "4"}, half).empty());
+  CHECK(half.energy == 0.5);
+  Options off;
+  REQUIRE(parse({"--energy", "0"}, off).empty());
+  CHECK(off.energy == 0);
+  Options bad;
+  CHECK(parse({"--energy", "x"}, bad) == "--energy needs a number of seconds in [0, 600] (0: off), got 'x'");
+}
+
 TEST_CASE("the --schedule option picks the emulator's schedules: eager or late or strict or both (every one and the default)") {
   using gemm::schedule_selected;
   const char* const names[] = {"eager", "late", "strict"};
@@ -119,6 +134,12 @@ TEST_CASE("invalid values are refused with a message naming the option") {
                                                      {"--cublas-best", "0"},
                                                      {"--cublas-best", "65"},
                                                      {"--cublas-best", "8", "--iters", "0"},
+                                                     {"--energy", "-1"},
+                                                     {"--energy", "2s"},
+                                                     {"--energy", "601"},
+                                                     {"--energy"},
+                                                     {"--energy", "2", "--iters", "0"},
+                                                     {"--energy", "2", "--emulate"},
                                                      {"--no-check", "--iters", "0"}};
   for (const auto& args : bad) {
     Options opt;
@@ -134,8 +155,9 @@ TEST_CASE("the option --help is recognised and the usage lists every option") {
   REQUIRE(parse({"--help"}, opt).empty());
   CHECK(opt.help);
   const std::string u = gemm::usage("matmul_v1");
-  for (const char* o : {"--m", "--n", "--k", "--variant", "--iters", "--round", "--seconds", "--warmup",
-                        "--seed", "--no-check", "--csv", "--rounds-log", "--trace", "--cublas-best"})
+  for (const char* o :
+       {"--m", "--n", "--k", "--variant", "--iters", "--round", "--seconds", "--warmup", "--seed",
+        "--no-check", "--csv", "--rounds-log", "--trace", "--cublas-best", "--energy"})
     CHECK(u.find(o) != std::string::npos);
 }
 

@@ -173,6 +173,26 @@ with tempfile.TemporaryDirectory() as d:
     text = open(readme).read()
     check(out.returncode == 0 and "| % of limit kernel / cuBLAS |" in text and "| 91.2% HBM / 86.9% HBM |" in text,
           f"the stage table carries the % of limit ({out.stderr})")
+    check("J per GEMM" not in text, "a log without --energy's fields gets no J per GEMM column")
+
+    # --energy: a J per GEMM column, kernel / cuBLAS at its best (else its first pick), n/a where not measured
+    energy_log = os.path.join(d, "energy.log")
+    with open(energy_log, "w") as f:
+        f.write("toolkit: CUDA 13.0.88\n" + GPU + "\n")
+        f.write(result(4096, 4096, 4096, "v6a", 1.01, extra="joules_per_gemm=0.21234|cublas_joules_per_gemm=0.22001|"
+                       "cublas_best_joules_per_gemm=0.20877|") + "\n")
+        f.write(result(8192, 8192, 8192, "v6a", 1.01, extra="joules_per_gemm=n/a|cublas_joules_per_gemm=1.70000|"
+                       "cublas_best_joules_per_gemm=n/a|") + "\n")
+    with open(readme, "w") as f:
+        f.write("<!-- V6-TABLE-BEGIN -->\n<!-- V6-TABLE-END -->\n")
+    out = subprocess.run([sys.executable, tool, "readme", energy_log, "--readme", readme, "--command", "x"],
+                         capture_output=True, text=True)
+    table = [l for l in open(readme).read().splitlines() if l.startswith("|")]
+    check(out.returncode == 0 and "| J per GEMM kernel / cuBLAS |" in table[0], f"the J per GEMM column ({out.stderr})")
+    check(all(l.count("|") == table[0].count("|") for l in table), "every row of the energy table has every cell")
+    check("| 0.212 / 0.209 J |" in table[2], f"kernel / cuBLAS at its best ({table[2]})")
+    check("| n/a / 1.700 J |" in table[3], f"n/a, and cuBLAS's first pick without a best ({table[3]})")
+
     with open(readme, "w") as f:
         f.write("no markers\n")
     out = subprocess.run([sys.executable, tool, "sweep", *logs, "--shapes", shapes, "--readme", readme,

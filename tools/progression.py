@@ -171,13 +171,24 @@ def cublas_pct_limit(r):
     return pct_limit(r, "cublas_best_pct_limit" if "cublas_best_pct_limit" in r else "cublas_pct_limit")
 
 
+def joules(r):
+    """A row's joules per GEMM, kernel / cuBLAS (at its best where measured, else its first pick), from
+    --energy; "n/a" for a side not measured."""
+    best = r.get("cublas_best_joules_per_gemm", "n/a")
+    cublas = best if best != "n/a" else r.get("cublas_joules_per_gemm", "n/a")
+    return f"{fnum(r.get('joules_per_gemm', 'n/a'), '{:.3f}')} / {fnum(cublas, '{:.3f}')} J"
+
+
 def stage_table(rows):
     """The per-stage table of the README (and of run_all.sh, with the stage column)."""
     limit = any("pct_limit" in r for r in rows)
+    energy = any("joules_per_gemm" in r for r in rows)
     out = ["| size | variant | what changed | TFLOPS | cuBLAS, paired | ratio | ratio min-max | "
            + ("% of limit kernel / cuBLAS | " if limit else "") +
-           "SM clock kernel / cuBLAS | power kernel / cuBLAS | rel. error | check |",
-           "|---|---|---|---:|---:|---:|---:|" + ("---:|" if limit else "") + "---:|---:|---:|---|"]
+           "SM clock kernel / cuBLAS | power kernel / cuBLAS | "
+           + ("J per GEMM kernel / cuBLAS | " if energy else "") + "rel. error | check |",
+           "|---|---|---|---:|---:|---:|---:|" + ("---:|" if limit else "") + "---:|---:|"
+           + ("---:|" if energy else "") + "---:|---|"]
     for r in rows:
         out.append(
             f"| {size_label(size_of(r))} | {r['variant']} | {r['what']} | {fnum(r['tflops'])} | "
@@ -186,6 +197,7 @@ def stage_table(rows):
             + (f"{pct_limit(r)} / {pct_limit(r, 'cublas_pct_limit')} | " if limit else "") +
             f"{fnum(r['sm_clock_mhz'], '{:.0f}')} / {fnum(r['cublas_sm_clock_mhz'], '{:.0f}')} MHz | "
             f"{fnum(r['power_w'], '{:.0f}')} / {fnum(r['cublas_power_w'], '{:.0f}')} W | "
+            + (f"{joules(r)} | " if energy else "") +
             f"{fnum(r['rel_err'], '{:.1e}')} | {r['status']} |")
     return out
 
