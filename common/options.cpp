@@ -166,7 +166,7 @@ std::string check_shape(const ShapeRule& rule, const char* variant, int64_t m, i
     int64_t value, multiple;
     const char* tile;
   } dims[] = {{"M", m, rule.m_multiple, rule.m_name},
-              {"N", n, rule.n_multiple, "BLOCK_N"},
+              {"N", n, rule.n_multiple, rule.n_name},
               {"K", k, rule.k_multiple, rule.k_name}};
   for (const Dim& d : dims) {
     if (d.value < 1)

@@ -43,6 +43,9 @@ struct ShapeRule {
   // What the M multiple is, for the message: BLOCK_M by default; "2*BLOCK_M" where the two CTAs of a cluster
   // take adjacent M tiles (v5), so that M must hold whole pairs of them.
   const char* m_name = "BLOCK_M";
+  // What the N multiple is, for the message: BLOCK_N by default; the TMA stride unit where C is stored by TMA
+  // only (v8p).
+  const char* n_name = "BLOCK_N";
   // What the K multiple is, for the message: BLOCK_K by default; the TMA stride unit from v6 on.
   const char* k_name = "BLOCK_K";
   // The largest M the variant takes (0: no limit), and why (v8s: A's rows are its MMA's N).

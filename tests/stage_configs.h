@@ -86,6 +86,11 @@ constexpr int NUM_STAGES_V8_SM100_CTA = 4;
 constexpr int NUM_STAGES_V8_DECODE = 8;
 constexpr int V8_DECODE_ROWS       = 128;
 constexpr int V8_DECODE_COLS       = 16;
+// v8 sm90, the ping-pong tile (v8p): each consumer warpgroup a 128 x 128 tile of its own (two wgmma
+// m64n128 per K step), a CTA alone, A's and B's 128-row tiles in one 2D box each: 32 KB stages, 5 of them
+// (the two warpgroups' C buffers take 64 KB).
+constexpr int NUM_STAGES_V8_SM90_PINGPONG = 5;
+constexpr int V8_SM90_PINGPONG_N          = 128;
 // Tiles start after 1 KB of barriers and the TMEM address slot: a non-zero base makes address bits above the
 // swizzle atom matter, which the models must then get right.
 constexpr uint32_t SMEM_TILES_BASE = 1024;
@@ -175,6 +180,16 @@ constexpr StageConfig decode_tile(const char* stage, Arch arch, Operand op, int 
   const int mma_rows = op == Operand::A && arch == Arch::SM90 ? SM90_MMA_M : rows;
   StageConfig c = tile(stage, arch, op, rows, mma_rows, TmaShape::BOXES_2D, gemm::Swizzle::B128, slot);
   c.tile_addr   = ring_addr_of(tile_bytes(V8_DECODE_ROWS, BLOCK_K, 2), tile_bytes(V8_DECODE_COLS, BLOCK_K, 2), slot, op);
+  return c;
+}
+
+// A v8 sm90 ping-pong row (NUM_STAGES_V8_SM90_PINGPONG): 2D boxes, 128B swizzle, in its ring of 32 KB stages;
+// A's 128 rows (the MMA's 64 per wgmma), B's 128 (its N).
+constexpr StageConfig pingpong_tile(const char* stage, Operand op, int slot) {
+  const int rows = op == Operand::A ? SM90_BLOCK_M : V8_SM90_PINGPONG_N;
+  StageConfig c  = tile(stage, Arch::SM90, op, rows, op == Operand::A ? SM90_MMA_M : rows, TmaShape::BOXES_2D,
+                        gemm::Swizzle::B128, slot);
+  c.tile_addr = ring_addr_of(A_BYTES_SM90, tile_bytes(V8_SM90_PINGPONG_N, BLOCK_K, 2), slot, op);
   return c;
 }
 
@@ -566,6 +581,17 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   decode_tile("v8s stage 6", A::SM90, O::B, 6),
   decode_tile("v8s stage 7", A::SM90, O::A, 7),
   decode_tile("v8s stage 7", A::SM90, O::B, 7),
+  // v8p sm90 (see NUM_STAGES_V8_SM90_PINGPONG): the ping-pong tile's ring.
+  pingpong_tile("v8p stage 0", O::A, 0),
+  pingpong_tile("v8p stage 0", O::B, 0),
+  pingpong_tile("v8p stage 1", O::A, 1),
+  pingpong_tile("v8p stage 1", O::B, 1),
+  pingpong_tile("v8p stage 2", O::A, 2),
+  pingpong_tile("v8p stage 2", O::B, 2),
+  pingpong_tile("v8p stage 3", O::A, 3),
+  pingpong_tile("v8p stage 3", O::B, 3),
+  pingpong_tile("v8p stage 4", O::A, 4),
+  pingpong_tile("v8p stage 4", O::B, 4),
   // v8a sm100 (see NUM_STAGES_V8_SM100_CTA): a CTA alone, its A tile and all 256 rows of B, 4 stages of 48 KB.
   cta_alone_tile("v8a stage 0", O::A, SM100_BLOCK_M, 0),
   cta_alone_tile("v8a stage 0", O::B, V5_SM100_MMA_N, 0),

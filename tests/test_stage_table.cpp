@@ -128,11 +128,22 @@ TEST_CASE("stages before v6 refuse ragged shapes, v6 takes any M and N and K a m
         }
         continue;
       }
-      // A decode kernel (v8s) takes M up to its m_max, and refuses M = m_max + 1 saying so.
+      // A decode kernel (v8s) takes M up to its m_max, and refuses M = m_max + 1 saying so. A kernel that
+      // stores C by TMA only (v8p) takes N a multiple of 8 (C's row stride), and refuses N = 255 saying so.
       const int64_t m_top = r.m_max > 0 ? r.m_max : 8191;
+      REQUIRE(r.m_multiple == 1);
+      REQUIRE((r.n_multiple == 1 || r.n_multiple == 8));
+      const auto n_ok = [&](int64_t n) { return (n + r.n_multiple - 1) / r.n_multiple * r.n_multiple; };
       for (const auto& ok : {std::array<int64_t, 3>{1, 1, 8}, std::array<int64_t, 3>{257, 255, 1000},
                              std::array<int64_t, 3>{8191, 7, 72}})
-        CHECK(gemm::check_shape(r, v.name, ok[0] < m_top ? ok[0] : m_top, ok[1], ok[2]).empty());
+        CHECK(gemm::check_shape(r, v.name, ok[0] < m_top ? ok[0] : m_top, n_ok(ok[1]), ok[2]).empty());
+      if (r.n_multiple > 1) {
+        const std::string n_why = gemm::check_shape(r, v.name, 257, 255, 1000);
+        INFO(n_why);
+        CHECK(n_why.find("N=255 is not a multiple of 16 B / sizeof(bf16)=8") != std::string::npos);
+        CHECK(n_why.find("try N=256") != std::string::npos);
+        CHECK(n_why.find("TMA global stride") != std::string::npos);
+      }
       if (r.m_max > 0) {
         const std::string above = gemm::check_shape(r, v.name, r.m_max + 1, 4096, 4096);
         INFO(above);

@@ -638,6 +638,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 
 // The decode kernel (v8s, and v8d at M <= 16): the tile turned around, K split.
 #include "v8_tile_shapes/decode_sm90.cuh"
+// The ping-pong kernel (v8p): each consumer warpgroup a tile of its own, one storing C while the other multiplies.
+#include "v8_tile_shapes/pingpong_sm90.cuh"
 
 // ---- host launcher ----
 // With `trace`: the TRACE=true instantiation, recording into a buffer sized from the plan (--trace).
@@ -770,6 +772,9 @@ std::vector<Variant> sm90_variants() {
        narrow, prepare_v8_untraced<CLUSTER_SIZE, Narrow::BLOCK_N>, prepare_v8_traced<CLUSTER_SIZE, Narrow::BLOCK_N>},
       {"v8s", "decode (M <= 16): B's 128 rows on the MMA's M side (m64n16), K split to fill the GPU", kernel,
        decode::shape_rule(any_mn), decode::smem_tiles(), decode::prepare},
+      {"v8p", "ping-pong: each consumer warpgroup its own 128x128 tile, one storing C while the other "
+              "multiplies (a CTA alone, whole tiles)", kernel, pingpong::shape_rule(any_mn), pingpong::smem_tiles(),
+       pingpong::prepare},
       {"v8d", "picked per shape: the decode tile at M <= 16, else v7d's pair, a 1-CTA unit or the narrow pair; "
               "the default", kernel, any_mn, picked, prepare_v8_untraced<UNIT_PICKED>,
        prepare_v8_traced<UNIT_PICKED>},

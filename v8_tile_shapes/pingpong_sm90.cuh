@@ -1,0 +1,235 @@
+// pingpong_sm90.cuh: v8's ping-pong kernel on Hopper (v8p): each consumer warpgroup a tile of its own, one
+// storing C while the other multiplies. Included by matmul_v8_sm90.cu.
+//
+// The wide kernel's two consumer warpgroups share a 128 x 256 tile (64 rows each) and so reach its epilogue
+// together: while both store C the tensor pipe waits. Where a tile has few K tiles (K <= 1024 at large M and
+// N) that wait is a large share of the tile's time (docs/performance/short-k.md: 73% of the time busy at
+// 8192 x 8192 x 512, where cuBLAS's fastest kernels, which by their names are ping-pong kernels, reach 93%).
+// Here the warpgroups take turns instead:
+//  - Each consumer warpgroup owns a whole 128 x 128 tile (two wgmma m64n128k16 per K step, one per 64-row
+//    half: 128 accumulators a thread, as the wide kernel's 64 x 256). Warpgroup w takes turns w, w + 2, ...
+//    of the CTA's tiles (a persistent grid, v6b's grouped order over 128 x 128 tiles).
+//  - The producer fills one ring in turn order, so warpgroup w's K tile kt of turn i sits at ring position
+//    i * K_TILES + kt: each warpgroup finds its stages and phases by counting, and releases them as it goes.
+//  - An order barrier per warpgroup keeps their main loops apart: a warpgroup issues its tile's wgmmas only
+//    after the other has issued all of its previous tile's. Then one's epilogue (stmatrix into its own C
+//    buffer, a TMA store) runs under the other's main loop.
+// No cluster (each CTA loads its own A and B tiles), whole tiles only (no stream-K), C stored by TMA only
+// (N % 8 == 0). On Blackwell the same overlap comes from the TMEM's two accumulators (stage 6), so this
+// kernel has no sm_100a twin.
+//
+// PTX ISA sections: as matmul_v8_sm90.cu ("wgmma" m64n128k16).
+#pragma once
+
+namespace pingpong {
+
+constexpr int ROWS          = 128;  // rows of a warpgroup's tile: two wgmma of 64
+constexpr int COLS          = 128;  // columns: the wgmma's N
+constexpr int BLOCK_K       = 64;   // K of one stage: one 128-byte swizzle span
+constexpr int WGMMA_M       = 64;
+constexpr int WGMMA_K       = 16;
+constexpr int HALVES        = ROWS / WGMMA_M;  // wgmma per K step
+constexpr int CONSUMERS     = 2;               // consumer warpgroups, each on its own tiles
+constexpr int NUM_THREADS   = 128 * (1 + CONSUMERS);  // + the producer warpgroup
+constexpr int PRODUCER_REGS = 40;              // as the wide kernel's split of 384 x 168 registers
+constexpr int CONSUMER_REGS = 232;
+constexpr int ACC_REGS      = HALVES * WGMMA_M * COLS / 128;  // 128 fp32 accumulators per consumer thread
+constexpr int C_BOX_COLS    = 64;               // a TMA store box: 128 rows x 128 bytes
+constexpr int C_BOXES       = COLS / C_BOX_COLS;
+constexpr int GROUP_M       = 16;               // the grouped order's rows of tiles per group
+
+constexpr KMajorTile A_TILE{ROWS, BLOCK_K, 2, Swizzle::B128};
+constexpr KMajorTile B_TILE{COLS, BLOCK_K, 2, Swizzle::B128};
+constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
+constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
+constexpr uint32_t STAGE_BYTES  = A_TILE_BYTES + B_TILE_BYTES;  // one ring stage: [A tile][B tile], 32 KB
+constexpr uint32_t C_BOX_BYTES  = ROWS * C_BOX_COLS * 2;       // 16 KB
+constexpr uint32_t C_WG_BYTES   = C_BOXES * C_BOX_BYTES;       // a warpgroup's whole tile of C, 32 KB
+// The ring gets what the two C buffers leave of the 227 KB: 5 stages of 32 KB + 64 KB of C.
+constexpr int NUM_STAGES =
+    int((227 * 1024 - CONSUMERS * C_WG_BYTES - SMEM_ALIGN - 1024) / STAGE_BYTES);
+constexpr uint32_t C_OFFSET   = NUM_STAGES * STAGE_BYTES;
+constexpr uint32_t SMEM_BYTES = C_OFFSET + CONSUMERS * C_WG_BYTES + SMEM_ALIGN;
+GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
+GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + A_TILE_BYTES; }
+// Where the TMA boxes of a K tile go: one box per operand, the whole tile (the layout model's table).
+constexpr int TMA_BOXES = 1;
+GEMM_HD constexpr TmaBox tma_box(KMajorTile, int row0, int k0, int) { return {0, {k0, row0, 0}}; }
+// Byte offset in a warpgroup's C buffer of row `row` (0..127) and 8-column chunk `chunk` (0..15): box
+// chunk / 8, and inside it the 128-byte swizzle (16-byte unit u of row r at u ^ (r % 8)), as the TMA store
+// with a SWIZZLE_128B map reads its box.
+GEMM_HD constexpr uint32_t c_offset(int row, int chunk) {
+  return uint32_t(chunk / 8) * C_BOX_BYTES + uint32_t(row) * 128 + uint32_t(((chunk % 8) ^ (row % 8)) * 16);
+}
+
+static_assert(COLS % 16 == 0 && COLS <= 256, "wgmma N: a multiple of 16 here (stmatrix pairs of chunks)");
+static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0 && C_BOX_BYTES % 1024 == 0,
+              "every tile and box starts on a whole 1024-B swizzle atom");
+static_assert(NUM_STAGES >= 2, "a pipeline needs one stage to multiply and at least one to load into");
+static_assert(SMEM_BYTES + 1024 <= 227 * 1024, "the ring and both C buffers fit in 227 KB");
+static_assert(NUM_STAGES * STAGE_BYTES + SMEM_ALIGN <= 256 * 1024, "descriptors' start address below 256 KB");
+static_assert(128 * (PRODUCER_REGS + CONSUMERS * CONSUMER_REGS) <= 65536 / NUM_THREADS / 8 * 8 * NUM_THREADS,
+              "registers after setmaxnreg fit the CTA's launch allocation");
+static_assert(CONSUMER_REGS >= ACC_REGS + 32, "a consumer needs its accumulators plus room for addresses");
+static_assert(c_offset(9, 10) == C_BOX_BYTES + 9 * 128 + ((2 ^ 1) * 16), "box 1, row 9, unit 2 ^ 1");
+
+// C = A * B^T over 128 x 128 tiles. grid: persistent, CTA b taking turns b, b + gridDim.x, ... of the
+// grouped order; warpgroup 1 + w the turns i with i % 2 == w.
+__global__ void __launch_bounds__(NUM_THREADS, 1)
+    pingpong_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+                    const __grid_constant__ CUtensorMap c_map, int m, int n, int k) {
+#if defined(GEMM_HAS_WGMMA)
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* ring = align_smem_1024(smem_raw);
+  __shared__ uint64_t full_bar[NUM_STAGES];   // the TMA bytes of stage s have landed
+  __shared__ uint64_t empty_bar[NUM_STAGES];  // the warpgroup that read stage s is done with it
+  __shared__ uint64_t order_bar[CONSUMERS];   // order_bar[w]: warpgroup w may issue its next tile's wgmmas
+
+  const int warp_id = threadIdx.x / 32, warpgroup = threadIdx.x / 128;
+  const int tiles_m = num_tiles(m, ROWS), tiles_n = num_tiles(n, COLS);
+  const int k_tiles = num_k_tiles(k, BLOCK_K);
+  const TileSchedule<ScheduleKind::Grouped> order(tiles_m, tiles_n, int(gridDim.x), int(blockIdx.x), 1, 0,
+                                                  GROUP_M);
+  const int turns = order.num_turns();
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < NUM_STAGES; ++s) {
+      ptx::mbarrier_init(&full_bar[s], 1);   // the producer's arrive_expect_tx
+      ptx::mbarrier_init(&empty_bar[s], 1);  // one thread of the warpgroup that read it
+    }
+    for (int w = 0; w < CONSUMERS; ++w) ptx::mbarrier_init(&order_bar[w], 1);  // one thread of the other
+    ptx::fence_mbarrier_init();
+  }
+  __syncthreads();
+
+  if (warpgroup == 0) {
+    // ---- producer: one thread loads every turn's K tiles, in turn order, into the one ring ----
+    wg::setmaxnreg_dec<PRODUCER_REGS>();
+    if (warp_id == 0 && ptx::elect_one_sync()) {
+      int stage            = 0;
+      uint32_t empty_phase = 1;  // 1 passes at once on the first lap
+      for (int turn = 0; turn < turns; ++turn) {
+        const ScheduledTile t = order.tile(turn);
+        for (int kt = 0; kt < k_tiles; ++kt) {
+          ptx::mbarrier_wait(&empty_bar[stage], empty_phase, "empty_bar");
+          // Whole boxes: rows past M or N and K past K arrive as zeros, and count.
+          ptx::mbarrier_arrive_expect_tx(&full_bar[stage], STAGE_BYTES);
+          ptx::tma_load_2d(ring + a_tile_offset(stage), &a_map, &full_bar[stage], kt * BLOCK_K, t.m * ROWS);
+          ptx::tma_load_2d(ring + b_tile_offset(stage), &b_map, &full_bar[stage], kt * BLOCK_K, t.n * COLS);
+          if (++stage == NUM_STAGES) {
+            stage = 0;
+            empty_phase ^= 1;
+          }
+        }
+      }
+    }
+    return;  // the consumers wait for every load the producer issued: nothing of its is left in flight
+  }
+
+  // ---- consumer warpgroup w: turns w, w + 2, ...; thread t of warp v (in its warpgroup) holds, for half h,
+  //      rows 64h + 16v + t/4 (+8), columns 8j + 2(t%4) + {0, 1} of its tile: acc[h][4j + 2r + e] ----
+  wg::setmaxnreg_inc<CONSUMER_REGS>();
+  const int w = __shfl_sync(0xffffffffu, warpgroup - 1, 0);  // warp-uniform, for ptxas
+  const int lane = threadIdx.x % 32, warp = warp_id % 4;
+  const bool leader   = warp == 0 && ptx::elect_one_sync();  // releases stages, passes the turn, stores C
+  const uint32_t c_bar = 1 + uint32_t(w);                    // named barrier of the warpgroup's 128 threads
+  uint8_t* c_buf       = ring + C_OFFSET + uint32_t(w) * C_WG_BYTES;
+  const uint32_t ring_addr = ptx::smem_addr(ring);
+  float acc[HALVES][ACC_REGS / HALVES];
+
+  for (int turn = w, j = 0; turn < turns; turn += CONSUMERS, ++j) {
+    const ScheduledTile t = order.tile(turn);
+    // Wait for the other warpgroup to have issued its previous tile's wgmmas (warpgroup 0's first tile
+    // waits for nobody): order_bar[w]'s phase p completes when the other issued its p-th tile before ours.
+    if (w == 1) ptx::mbarrier_wait(&order_bar[1], uint32_t(j) & 1, "order_bar");
+    else if (j > 0) ptx::mbarrier_wait(&order_bar[0], uint32_t(j - 1) & 1, "order_bar");
+    uint32_t ring_k = uint32_t(turn) * uint32_t(k_tiles);  // this tile's first K tile in the ring
+    for (int kt = 0; kt < k_tiles; ++kt, ++ring_k) {
+      const int stage = int(ring_k % NUM_STAGES);
+      ptx::mbarrier_wait(&full_bar[stage], (ring_k / NUM_STAGES) & 1, "full_bar");
+      wg::fence();
+#pragma unroll
+      for (int ks = 0; ks < BLOCK_K / WGMMA_K; ++ks) {
+        const uint64_t b_desc = kmajor_desc_sm90(B_TILE, ring_addr + b_tile_offset(stage), ks);
+#pragma unroll
+        for (int h = 0; h < HALVES; ++h) {
+          const uint64_t a_desc = kmajor_desc_sm90(A_TILE, ring_addr + a_tile_offset(stage), ks, h * WGMMA_M);
+          wg::mma_m64nNk16_bf16<COLS>(acc[h], a_desc, b_desc, kt > 0 || ks > 0 ? 1u : 0u);
+        }
+      }
+      wg::commit_group();
+      wg::wait_group<1>();  // the wgmmas of kt - 1 are done: their stage is free
+      if (kt > 0 && leader) ptx::mbarrier_arrive(&empty_bar[(ring_k + NUM_STAGES - 1) % NUM_STAGES]);
+    }
+    // Every wgmma of this tile is issued: the other warpgroup may start its main loop
+    if (leader) ptx::mbarrier_arrive(&order_bar[1 - w]);
+    wg::wait_group<0>();  // accumulators final
+    if (leader) ptx::mbarrier_arrive(&empty_bar[(ring_k + NUM_STAGES - 1) % NUM_STAGES]);
+
+    // ---- epilogue, under the other warpgroup's main loop: bf16 into this warpgroup's C buffer, in the
+    //      128-byte swizzle, then the TMA store of its boxes. The buffer is free once the previous tile's
+    //      stores have read it. ----
+    if (leader) ptx::bulk_wait_group_read<0>();
+    ptx::named_barrier_sync(c_bar, 128);
+    // stmatrix: lane l addresses row (l%8) of 8x8 matrix q = l/8; matrices 0, 1 are rows 0-7, 8-15 of column
+    // chunk jc, matrices 2, 3 the same rows of chunk jc + 1
+    const int q = lane / 8;
+#pragma unroll
+    for (int h = 0; h < HALVES; ++h) {
+      const int r = h * WGMMA_M + warp * 16 + (q % 2) * 8 + lane % 8;
+#pragma unroll
+      for (int jj = 0; jj < COLS / 16; ++jj) {
+        const int jc = 2 * jj;
+        ptx::stmatrix_x4(ptx::smem_addr(c_buf + c_offset(r, jc + q / 2)),
+                         pack_bf16x2(acc[h][4 * jc + 0], acc[h][4 * jc + 1]),
+                         pack_bf16x2(acc[h][4 * jc + 2], acc[h][4 * jc + 3]),
+                         pack_bf16x2(acc[h][4 * jc + 4], acc[h][4 * jc + 5]),
+                         pack_bf16x2(acc[h][4 * jc + 6], acc[h][4 * jc + 7]));
+      }
+    }
+    ptx::fence_proxy_async_shared();  // the stmatrix writes, visible to the TMA store (async proxy)
+    ptx::named_barrier_sync(c_bar, 128);
+    if (leader) {
+      for (int b = 0; b < C_BOXES; ++b)  // boxes past N are not issued; the others clip at M and N
+        if (t.n * COLS + b * C_BOX_COLS < n)
+          ptx::tma_store_2d(&c_map, c_buf + b * C_BOX_BYTES, t.n * COLS + b * C_BOX_COLS, t.m * ROWS);
+      ptx::bulk_commit_group();
+    }
+  }
+  // The stores must have read the C buffer (and written C) before the CTA's shared memory goes away.
+  if (leader) ptx::bulk_wait_group<0>();
+#elif defined(__CUDA_ARCH__)
+  __trap();  // compiled for a GPU without wgmma: fail loudly, never return with C unwritten
+#endif  // GEMM_HAS_WGMMA
+}
+
+// The launch: A's and B's tensor maps with 128-row boxes, C's with 128-row x 64-column boxes, a persistent
+// grid of as many CTAs as are resident (one per SM), never more than there are tiles.
+inline Launch prepare(const GemmArgs& g) {
+  const CUtensorMap a_map = make_tensor_map(kmajor_tma_2d(g.m, g.k, ROWS, BLOCK_K, 2, Swizzle::B128), g.a, "A");
+  const CUtensorMap b_map = make_tensor_map(kmajor_tma_2d(g.n, g.k, COLS, BLOCK_K, 2, Swizzle::B128), g.b, "B");
+  const CUtensorMap c_map =
+      make_tensor_map(kmajor_tma_2d(g.m, g.n, ROWS, C_BOX_COLS, 2, Swizzle::B128), g.c, "C");
+  CUDA_CHECK(cudaFuncSetAttribute(pingpong_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+  PersistentGrid grid = persistent_grid(pingpong_kernel, NUM_THREADS, SMEM_BYTES, 1, num_tiles(g.m, ROWS),
+                                        num_tiles(g.n, COLS), "v8p (sm_90a)");
+  const int m = int(g.m), n = int(g.n), k = int(g.k);
+  return [=](cudaStream_t stream) mutable { grid.launch(stream, pingpong_kernel, a_map, b_map, c_map, m, n, k); };
+}
+
+// v8p's row of the variant table: its ring for the layout model (128-row tiles of A and B, 5 stages, no
+// cluster), and the shapes it takes (N % 8 == 0: C's rows are stored by TMA, 16-byte aligned).
+inline SmemTiles smem_tiles() {
+  SmemTiles tiles{A_TILE, B_TILE, WGMMA_M, /*tma_3d=*/false, NUM_STAGES, BLOCK_K, TMA_BOXES, tma_box};
+  tiles.cluster = 1;
+  return tiles;
+}
+inline ShapeRule shape_rule(ShapeRule rule) {
+  rule.n_multiple = rule.k_multiple;
+  rule.n_name     = rule.k_name;
+  rule.why        = "takes any M, but K is the row length of A and B, N that of C, which it stores by TMA only, "
+                    "and a TMA global stride is a multiple of 16 bytes";
+  return rule;
+}
+
+}  // namespace pingpong
