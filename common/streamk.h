@@ -274,6 +274,21 @@ GEMM_HD constexpr WidthChoice pick_width(const UnitChoice& wide, int narrow_unit
   return w;
 }
 
+// ---- The ping-pong tiles (v8p, the Hopper twin only) ----
+// Where a tile has few K tiles its epilogue is a large share of its time, and the wide pair's two consumer
+// warpgroups, which share a tile, store it with the tensor pipe idle; v8p's warpgroups each own a 128 x 128 tile
+// and store it under the other's main loop (docs/performance/short-k.md). It costs more L2 traffic per
+// multiply-add (128-row tiles of both operands, no multicast), which loses wherever K is long. v8d takes it
+// where K is at most PINGPONG_MAX_K_TILES K tiles (1024), where its tiles give every resident CTA one at least
+// (fewer, and the narrow pair's smaller units fill the GPU better: 1024^3), and where C can be stored by TMA
+// (N % 8 == 0). Measured on an H200 against v8d's pick: 2048 x 2048 x 512 (256 tiles), 4096^2 x {512, 1024}
+// and 8192^2 x {256, 512, 1024} 3-21% faster; 1024^3 (64 tiles), 1000 x 1000 x 1024 and 2048^3 (32 K tiles) and
+// every long-K shape slower, by 2-26%.
+constexpr int PINGPONG_MAX_K_TILES = 16;
+GEMM_HD constexpr bool pick_pingpong(int pingpong_tiles, int iters, int resident_ctas, bool c_tma) {
+  return c_tma && iters <= PINGPONG_MAX_K_TILES && pingpong_tiles >= resident_ctas;
+}
+
 // ---- The L2 policy of a stream-K plan (v8, the Hopper twin) ----
 // Where one unit row covers M, every byte of B is loaded once, by one unit; where B is also larger than the
 // L2, it streams through the L2 and, as the L2's default is to keep what came last, pushes out the fixup's

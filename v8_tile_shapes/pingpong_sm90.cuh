@@ -134,7 +134,11 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   const bool leader   = warp == 0 && ptx::elect_one_sync();  // releases stages, passes the turn, stores C
   const uint32_t c_bar = 1 + uint32_t(w);                    // named barrier of the warpgroup's 128 threads
   uint8_t* c_buf       = ring + C_OFFSET + uint32_t(w) * C_WG_BYTES;
-  const uint32_t ring_addr = ptx::smem_addr(ring);
+  // The descriptors of stage 0, built once and moved per stage, K step and half by one add (the wide
+  // kernel's K loop does the same: desc_sm90_advance); the ring's address through a shuffle (warp-uniform).
+  const uint32_t ring_addr = __shfl_sync(0xffffffffu, ptx::smem_addr(ring), 0);
+  const uint64_t a_desc0   = kmajor_desc_sm90(A_TILE, ring_addr + a_tile_offset(0), 0);
+  const uint64_t b_desc0   = kmajor_desc_sm90(B_TILE, ring_addr + b_tile_offset(0), 0);
   float acc[HALVES][ACC_REGS / HALVES];
 
   for (int turn = w, j = 0; turn < turns; turn += CONSUMERS, ++j) {
@@ -148,12 +152,14 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       const int stage = int(ring_k % NUM_STAGES);
       ptx::mbarrier_wait(&full_bar[stage], (ring_k / NUM_STAGES) & 1, "full_bar");
       wg::fence();
+      const uint32_t stage_bytes = uint32_t(stage) * STAGE_BYTES;  // A's and B's tile alike
 #pragma unroll
       for (int ks = 0; ks < BLOCK_K / WGMMA_K; ++ks) {
-        const uint64_t b_desc = kmajor_desc_sm90(B_TILE, ring_addr + b_tile_offset(stage), ks);
+        const uint64_t b_desc = desc_sm90_advance(b_desc0, stage_bytes + kmajor_kstep_offset(B_TILE, ks));
 #pragma unroll
         for (int h = 0; h < HALVES; ++h) {
-          const uint64_t a_desc = kmajor_desc_sm90(A_TILE, ring_addr + a_tile_offset(stage), ks, h * WGMMA_M);
+          const uint64_t a_desc = desc_sm90_advance(
+              a_desc0, stage_bytes + kmajor_kstep_offset(A_TILE, ks) + kmajor_row_offset(A_TILE, h * WGMMA_M));
           wg::mma_m64nNk16_bf16<COLS>(acc[h], a_desc, b_desc, kt > 0 || ks > 0 ? 1u : 0u);
         }
       }
@@ -215,6 +221,23 @@ inline Launch prepare(const GemmArgs& g) {
                                         num_tiles(g.n, COLS), "v8p (sm_90a)");
   const int m = int(g.m), n = int(g.n), k = int(g.k);
   return [=](cudaStream_t stream) mutable { grid.launch(stream, pingpong_kernel, a_map, b_map, c_map, m, n, k); };
+}
+
+// CTAs of this kernel resident at once on this GPU (one per SM): v8d's rule compares its tiles with them.
+inline int resident_ctas() {
+  CUDA_CHECK(cudaFuncSetAttribute(pingpong_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+  return persistent_grid(pingpong_kernel, NUM_THREADS, SMEM_BYTES, 1, 1, 1, "v8p (sm_90a)").max_clusters;
+}
+
+// v8d's launch where it picks this kernel. Nothing is launched for --trace: this kernel has no traced build,
+// and a trace of another kernel would not show the one that runs.
+inline Launch prepare_picked(const GemmArgs& g, DeviceTrace* trace) {
+  if (trace) {
+    std::fprintf(stderr, "error: v8d runs the ping-pong kernel (v8p) at this shape (K <= %d), which has no "
+                         "traced build\n", PINGPONG_MAX_K_TILES * BLOCK_K);
+    std::exit(EXIT_BAD_INPUT);
+  }
+  return prepare(g);
 }
 
 // v8p's row of the variant table: its ring for the layout model (128-row tiles of A and B, 5 stages, no
