@@ -277,14 +277,15 @@ GEMM_HD constexpr WidthChoice pick_width(const UnitChoice& wide, int narrow_unit
 // ---- The ping-pong tiles (v8p, the Hopper twin only) ----
 // Where a tile has few K tiles its epilogue is a large share of its time, and the wide pair's two consumer
 // warpgroups, which share a tile, store it with the tensor pipe idle; v8p's warpgroups each own a 128 x 128 tile
-// and store it under the other's main loop (docs/performance/short-k.md). It costs more L2 traffic per
-// multiply-add (128-row tiles of both operands, no multicast), which loses wherever K is long. v8d takes it
-// where K is at most PINGPONG_MAX_K_TILES K tiles (1024), where its tiles give every resident CTA one at least
-// (fewer, and the narrow pair's smaller units fill the GPU better: 1024^3), and where C can be stored by TMA
-// (N % 8 == 0). Measured on an H200 against v8d's pick: 2048 x 2048 x 512 (256 tiles), 4096^2 x {512, 1024}
-// and 8192^2 x {256, 512, 1024} 3-21% faster; 1024^3 (64 tiles), 1000 x 1000 x 1024 and 2048^3 (32 K tiles) and
-// every long-K shape slower, by 2-26%.
-constexpr int PINGPONG_MAX_K_TILES = 16;
+// and store it under the other's main loop (docs/performance/short-k.md). Its main loop is slower per
+// multiply-add than the wide pair's (m64n128 wgmmas, not m64n256; no multicast), which loses wherever K is long.
+// v8d takes it where K is at most PINGPONG_MAX_K_TILES K tiles (2048), where its tiles give every resident CTA
+// one at least (fewer, and the narrow pair's smaller units fill the GPU better: 1024^3), and where C can be
+// stored by TMA (N % 8 == 0). Measured on an H200 against v8d's other picks, paired with cuBLAS at its best:
+// 2048 x 2048 x 512 (256 tiles), 4096^2 x {512, 1024}, 8192^2 x {256, 512, 1024}, 2048^3 (three runs),
+// 1536^2 x 2048, 3072^2 x 2048, 4096 x 2048 x 2048 and 4096^2 x 2048 faster, by 1-21%; 2048^2 x 1024 level;
+// 1024^3 (64 tiles), 1000 x 1000 x 1024, 2048^2 x 4096, 4096^3 and every longer-K shape slower, by 1-26%.
+constexpr int PINGPONG_MAX_K_TILES = 32;
 GEMM_HD constexpr bool pick_pingpong(int pingpong_tiles, int iters, int resident_ctas, bool c_tma) {
   return c_tma && iters <= PINGPONG_MAX_K_TILES && pingpong_tiles >= resident_ctas;
 }

@@ -689,19 +689,21 @@ TEST_CASE("v8d picks the ping-pong tiles at short K where every resident CTA get
   };
   const Case cases[] = {{8192, 8192, 256, true},  {8192, 8192, 512, true},  {8192, 8192, 1024, true},
                         {4096, 4096, 512, true},  {4096, 4096, 1024, true}, {2048, 2048, 512, true},
-                        {2048, 2048, 2048, false}, {1024, 1024, 1024, false}, {1000, 1000, 1024, false},
-                        {128, 8192, 8192, false}, {4096, 4096, 4096, false}, {8200, 8200, 8192, false},
-                        {4096, 8192, 28672, false}, {512, 512, 512, false}};
+                        {2048, 2048, 2048, true},  {1536, 1536, 2048, true}, {3072, 3072, 2048, true},
+                        {4096, 2048, 2048, true},  {4096, 4096, 2048, true}, {2048, 2048, 4096, false},
+                        {1024, 1024, 1024, false}, {1000, 1000, 1024, false}, {128, 8192, 8192, false},
+                        {4096, 4096, 4096, false}, {8200, 8200, 8192, false}, {4096, 8192, 28672, false},
+                        {512, 512, 512, false}};
   for (const Case& c : cases) {
     INFO(c.m << " x " << c.n << " x " << c.k);
     const int tiles = gemm::num_tiles(c.m, 128) * gemm::num_tiles(c.n, 128);
     CHECK(gemm::pick_pingpong(tiles, gemm::num_k_tiles(c.k, 64), 132, true) == c.pingpong);
   }
-  // The bounds: 16 K tiles take it, 17 do not; as many tiles as resident CTAs take it, one fewer does not;
+  // The bounds: 32 K tiles take it, 33 do not; as many tiles as resident CTAs take it, one fewer does not;
   // N % 8 != 0 (no TMA store of C) never does.
   CHECK(gemm::pick_pingpong(132, gemm::PINGPONG_MAX_K_TILES, 132, true));
   CHECK_FALSE(gemm::pick_pingpong(132, gemm::PINGPONG_MAX_K_TILES + 1, 132, true));
   CHECK_FALSE(gemm::pick_pingpong(131, 4, 132, true));
   CHECK_FALSE(gemm::pick_pingpong(4096, 4, 132, false));
-  CHECK(gemm::PINGPONG_MAX_K_TILES * 64 == 1024);
+  CHECK(gemm::PINGPONG_MAX_K_TILES * 64 == 2048);
 }

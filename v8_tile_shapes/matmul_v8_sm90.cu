@@ -29,7 +29,7 @@
 //     it has read it (discard.global.L2: never written back; the next launch's writer rewrites it).
 //  4. Decode (v8s; v8d at M <= 16): a kernel of its own, decode_sm90.cuh, which turns the tile around (B's
 //     rows on the MMA's M side, A's at most 16 its N) and splits K to fill the GPU.
-//  5. Ping-pong (v8p; v8d at K <= 1024 where its tiles fill the GPU: pick_pingpong, common/streamk.h): a
+//  5. Ping-pong (v8p; v8d at K <= 2048 where its tiles fill the GPU: pick_pingpong, common/streamk.h): a
 //     kernel of its own, pingpong_sm90.cuh, whose two consumer warpgroups own a 128x128 tile each and take
 //     turns, one storing C while the other multiplies.
 //  v7's dynamic handout (v7e's work counter) is not carried over: every v8 plan is static.
@@ -781,7 +781,7 @@ std::vector<Variant> sm90_variants() {
       {"v8p", "ping-pong: each consumer warpgroup its own 128x128 tile, one storing C while the other "
               "multiplies (a CTA alone, whole tiles)", kernel, pingpong::shape_rule(any_mn), pingpong::smem_tiles(),
        pingpong::prepare},
-      {"v8d", "picked per shape: the decode tile at M <= 16, the ping-pong tiles at K <= 1024, else v7d's pair, "
+      {"v8d", "picked per shape: the decode tile at M <= 16, the ping-pong tiles at K <= 2048, else v7d's pair, "
               "a 1-CTA unit or the narrow pair; the default", kernel, any_mn, picked, prepare_v8_untraced<UNIT_PICKED>,
        prepare_v8_traced<UNIT_PICKED>},
   };
