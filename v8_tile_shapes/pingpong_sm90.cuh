@@ -2,9 +2,10 @@
 // storing C while the other multiplies. Included by matmul_v8_sm90.cu.
 //
 // The wide kernel's two consumer warpgroups share a 128 x 256 tile (64 rows each) and so reach its epilogue
-// together: while both store C the tensor pipe waits. Where a tile has few K tiles (K <= 1024 at large M and
-// N) that wait is a large share of the tile's time (docs/performance/short-k.md: 73% of the time busy at
-// 8192 x 8192 x 512, where cuBLAS's fastest kernels, which by their names are ping-pong kernels, reach 93%).
+// together: while both store C the tensor pipe waits. Where a tile has few K tiles (v8d takes this kernel at
+// K <= 2048: pick_pingpong, common/streamk.h) that wait is a large share of the tile's time
+// (docs/performance/short-k.md: the pipe 73% busy at 8192 x 8192 x 512, where cuBLAS's fastest kernels, which
+// by their names are ping-pong kernels, reach 93%).
 // Here the warpgroups take turns instead:
 //  - Each consumer warpgroup owns a whole 128 x 128 tile (two wgmma m64n128k16 per K step, one per 64-row
 //    half: 128 accumulators a thread, as the wide kernel's 64 x 256). Warpgroup w takes turns w, w + 2, ...
