@@ -13,6 +13,15 @@
 
 namespace gemm {
 
+Launch untraced_pick(Launch (*prepare)(const GemmArgs&), const GemmArgs& g, const DeviceTrace* trace,
+                     const std::string& kernel_and_where) {
+  if (trace) {
+    std::fprintf(stderr, "error: v8d runs %s, which has no traced build\n", kernel_and_where.c_str());
+    std::exit(EXIT_BAD_INPUT);
+  }
+  return prepare(g);
+}
+
 CompareResult check_launch(const Launch& launch, const GemmArgs& args, const std::vector<uint16_t>& ref_host,
                            std::vector<uint16_t>* out_host) {
   const size_t count = size_t(args.m) * size_t(args.n);

@@ -76,6 +76,13 @@ struct Variant {
   Launch (*prepare_traced)(const GemmArgs&, DeviceTrace& trace) = nullptr;
 };
 
+// A picking variant's (v8d's) launch of a kernel that has no traced build (v8's decode and ping-pong kernels):
+// with --trace (`trace` set) it exits with EXIT_BAD_INPUT before anything is launched, saying which kernel it
+// would run and where ("the decode kernel (v8s) at M <= 16"), since a trace of another kernel would not show
+// the one that runs; otherwise it returns `prepare`'s launch.
+Launch untraced_pick(Launch (*prepare)(const GemmArgs&), const GemmArgs& g, const DeviceTrace* trace,
+                     const std::string& kernel_and_where);
+
 // Runs `launch` once on a poisoned output and compares it with `ref_host` (bf16 bits of the reference).
 // If `out_host` is given, the output bits are left there.
 CompareResult check_launch(const Launch& launch, const GemmArgs& args, const std::vector<uint16_t>& ref_host,

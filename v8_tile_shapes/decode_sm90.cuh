@@ -235,15 +235,9 @@ inline Launch prepare(const GemmArgs& g) {
   };
 }
 
-// v8d's launch at M <= COLS. Nothing is launched for --trace: this kernel has no traced build, and a trace of
-// another kernel would not show the one that runs.
+// v8d's launch at M <= COLS (nothing for --trace: common/harness.h, untraced_pick).
 inline Launch prepare_picked(const GemmArgs& g, DeviceTrace* trace) {
-  if (trace) {
-    std::fprintf(stderr, "error: v8d runs the decode kernel (v8s) at M <= %d, which has no traced build\n",
-                 COLS);
-    std::exit(EXIT_BAD_INPUT);
-  }
-  return prepare(g);
+  return untraced_pick(prepare, g, trace, "the decode kernel (v8s) at M <= " + std::to_string(COLS));
 }
 
 // v8s's row of the variant table: its ring for the layout model (the MMA's A operand is B's 128-row tile, its

@@ -230,15 +230,11 @@ inline int resident_ctas() {
   return persistent_grid(pingpong_kernel, NUM_THREADS, SMEM_BYTES, 1, 1, 1, "v8p (sm_90a)").max_clusters;
 }
 
-// v8d's launch where it picks this kernel. Nothing is launched for --trace: this kernel has no traced build,
-// and a trace of another kernel would not show the one that runs.
+// v8d's launch where it picks this kernel (nothing for --trace: common/harness.h, untraced_pick).
 inline Launch prepare_picked(const GemmArgs& g, DeviceTrace* trace) {
-  if (trace) {
-    std::fprintf(stderr, "error: v8d runs the ping-pong kernel (v8p) at this shape (K <= %d), which has no "
-                         "traced build\n", PINGPONG_MAX_K_TILES * BLOCK_K);
-    std::exit(EXIT_BAD_INPUT);
-  }
-  return prepare(g);
+  return untraced_pick(prepare, g, trace,
+                       "the ping-pong kernel (v8p) at this shape (K <= " +
+                           std::to_string(PINGPONG_MAX_K_TILES * BLOCK_K) + ")");
 }
 
 // v8p's row of the variant table: its ring for the layout model (128-row tiles of A and B, 5 stages, no
