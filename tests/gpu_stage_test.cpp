@@ -107,12 +107,12 @@ std::vector<Shape> ragged_shapes(int64_t bm, int64_t bn) {
 
 // A decode kernel's shapes (v8s: M <= m_max, its MMA's N): M = 1 and m_max and between; N one below and one
 // above its 128-row tile of B, a prime, N % 8 != 0; K % 64 != 0 (a short last K tile); K long enough to be
-// split (common/split_k.h: one split, two, and many: 4096 and 16384); B of 28672 rows (more tiles than the
-// resident CTAs' splits).
+// split (common/split_k.h: one split, two, and many: 4096 and 16384); B of 28672 and 40000 rows (more CTAs
+// than resident ones: several waves, in 2 K splits and in one).
 std::vector<Shape> decode_shapes(int64_t m_max) {
-  return {{1, 1, 8},           {1, 127, 64},          {m_max, 129, 64},     {m_max / 2 - 1, 1000, 1000},
-          {3, 255, 56},        {m_max, 4093, 1032},   {1, 8191, 64},        {m_max / 2, 28672, 520},
-          {m_max, 384, 16384}, {m_max - 1, 4096, 4096}};
+  return {{1, 1, 8},           {1, 127, 64},           {m_max, 129, 64},     {m_max / 2 - 1, 1000, 1000},
+          {3, 255, 56},        {m_max, 4093, 1032},    {1, 8191, 64},        {m_max / 2, 28672, 520},
+          {m_max, 384, 16384}, {m_max - 1, 4096, 4096}, {m_max, 40000, 200}};
 }
 
 // Where the kernel and cuBLAS disagree: each such element against the exact dot product (common/compare.h).
