@@ -175,6 +175,16 @@ GEMM_HD constexpr uint32_t kmajor_tile_bytes(KMajorTile t) {
   return uint32_t(t.rows) * uint32_t(t.block_k) * uint32_t(t.elem_bytes);
 }
 
+// The bytes of tile t that land when it is loaded as `boxes` boxes of `box_rows` rows (box j at row
+// row0 + j * box_rows) from an operand of `rows` rows: a box that starts past the last row is not issued, one
+// that starts inside lands whole (rows past the end as zeros). What a stage's barrier expects (v8, Hopper).
+GEMM_HD constexpr uint32_t kmajor_bytes_inside(KMajorTile t, int row0, int rows, int boxes, int box_rows) {
+  uint32_t inside = 0;
+  for (int j = 0; j < boxes; ++j)
+    inside += row0 + j * box_rows < rows ? uint32_t(box_rows) * uint32_t(t.block_k) * uint32_t(t.elem_bytes) : 0;
+  return inside;
+}
+
 // True if every MMA K step k of the tile starts k * step_bytes into it: where a stage writes its K step as one
 // number (v1: two 16 B slices, 2 x LBO; v2: 32 B along the swizzle atom), this is the number.
 GEMM_HD constexpr bool kmajor_kstep_uniform(KMajorTile t, uint32_t step_bytes) {

@@ -17,6 +17,13 @@ namespace gemm {
 // ------------------------------------------------------------------------------------------------------------
 // GPU detection and dispatch
 // ------------------------------------------------------------------------------------------------------------
+int l2_cache_bytes() {
+  int device = 0, bytes = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device));
+  return bytes;
+}
+
 std::string detect_gpu(GpuInfo& info, Arch& arch) {
   int count             = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);

@@ -56,6 +56,11 @@ struct SmemTiles {
   int cluster = 0;    // CTAs per cluster where it is not max(cta_group, b_split, a_split): 1 for Hopper v8's
                       // CTA alone (v8a), which issues all b_split boxes of B itself; CLUSTER_PICKED where
                       // the launcher picks per shape between that and b_split (v8d)
+  SmemTiles with_cluster(int ctas) const {  // the same ring in clusters of `ctas` (or CLUSTER_PICKED)
+    SmemTiles t = *this;
+    t.cluster   = ctas;
+    return t;
+  }
 };
 
 constexpr int CLUSTER_PICKED = -1;  // SmemTiles::cluster of a variant that picks its unit per shape

@@ -70,4 +70,13 @@ PersistentGrid persistent_grid(void (*kernel)(Params...), unsigned threads, unsi
   return g;
 }
 
+// The clusters of `kernel` that fit on this GPU at once (the occupancy query above; its dynamic shared memory
+// attribute set here): what a rule that picks between kernels compares their work with (v8d).
+template <typename... Params>
+int resident_clusters(void (*kernel)(Params...), unsigned threads, unsigned smem_bytes, int cluster_size,
+                      const char* stage) {
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes)));
+  return persistent_grid(kernel, threads, smem_bytes, cluster_size, 1, 1, stage).max_clusters;
+}
+
 }  // namespace gemm

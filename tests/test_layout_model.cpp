@@ -273,6 +273,19 @@ TEST_CASE("the tiles one stage keeps in shared memory at once do not overlap", "
   CHECK(families.size() == 39);
 }
 
+TEST_CASE("a stage's expected bytes count the boxes that start inside the operand, whole", "[layout]") {
+  // Hopper v8's wide tile: B's 256 rows in two boxes of 128, A's 128 rows in one (64 K elements of bf16).
+  const gemm::KMajorTile b_tile{256, 64, 2, gemm::Swizzle::B128}, a_tile{128, 64, 2, gemm::Swizzle::B128};
+  CHECK(gemm::kmajor_bytes_inside(b_tile, 0, 4096, 2, 128) == gemm::kmajor_tile_bytes(b_tile));  // both boxes inside
+  CHECK(gemm::kmajor_bytes_inside(b_tile, 3840, 3969, 2, 128) == 2 * 128 * 128);  // box 1 starts at 3968 < 3969
+  CHECK(gemm::kmajor_bytes_inside(b_tile, 3840, 3968, 2, 128) == 128 * 128);      // box 1 starts at the end: not issued
+  CHECK(gemm::kmajor_bytes_inside(b_tile, 3840, 3841, 2, 128) == 128 * 128);      // one row: box 0 lands whole
+  CHECK(gemm::kmajor_bytes_inside(a_tile, 128, 100, 1, 128) == 0);                // a padding tile loads nothing
+  // the narrow pair's A: two boxes of 64 rows, one per CTA
+  CHECK(gemm::kmajor_bytes_inside(a_tile, 0, 65, 2, 64) == gemm::kmajor_tile_bytes(a_tile));
+  CHECK(gemm::kmajor_bytes_inside(a_tile, 0, 64, 2, 64) == 64 * 128);
+}
+
 // ==========================================================================================================
 // a. TMA write model against hand-worked examples
 // ==========================================================================================================

@@ -243,9 +243,8 @@ inline Launch prepare_picked(const GemmArgs& g, DeviceTrace* trace) {
 // v8s's row of the variant table: its ring for the layout model (the MMA's A operand is B's 128-row tile, its
 // B operand A's 16 rows; a ring of 8 small stages, no cluster), and the shapes it takes (M <= COLS).
 inline SmemTiles smem_tiles() {
-  SmemTiles tiles{B_TILE, A_TILE, WGMMA_M, /*tma_3d=*/false, NUM_STAGES, SLICE_K, TMA_BOXES, tma_box};
-  tiles.cluster = 1;
-  return tiles;
+  return SmemTiles{B_TILE, A_TILE, WGMMA_M, /*tma_3d=*/false, NUM_STAGES, SLICE_K, TMA_BOXES, tma_box}
+      .with_cluster(1);
 }
 inline ShapeRule shape_rule(ShapeRule rule) {
   rule.m_max     = COLS;

@@ -607,10 +607,8 @@ Launch prepare_v8(const GemmArgs& g, DeviceTrace* trace) {
 // H100: unmeasured on Blackwell.
 template <int UNIT_CTAS, int TILE_N = BLOCK_N>
 int resident_workers() {
-  auto* kernel = matmul_v8_kernel<false, UNIT_CTAS, TILE_N>;
-  const unsigned smem = Unit<UNIT_CTAS, TILE_N>::SMEM_BYTES;
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  return persistent_grid(kernel, NUM_THREADS, smem, UNIT_CTAS, 1, 1, "v8").max_clusters;
+  return resident_clusters(matmul_v8_kernel<false, UNIT_CTAS, TILE_N>, NUM_THREADS,
+                           Unit<UNIT_CTAS, TILE_N>::SMEM_BYTES, UNIT_CTAS, "v8");
 }
 Launch prepare_v8_picked(const GemmArgs& g, DeviceTrace* trace) {
   if (g.m <= decode::COLS) return decode::prepare_picked(g, trace);  // decode: the tile turned around (v8s)
@@ -648,8 +646,7 @@ std::vector<Variant> sm100_variants() {
   // v8a: a CTA alone, cta_group::1 (M = 128, N = 256), all 256 rows of B in one box, 4 stages of 48 KB.
   const SmemTiles cta_tiles{A_TILE, Alone::B_TILE, BLOCK_M, /*tma_3d=*/false, Alone::NUM_STAGES, SLICE_K,
                             TMA_BOXES, tma_box};
-  SmemTiles picked = tiles;  // v8d: any of the three, per shape (the pair's tiles listed)
-  picked.cluster   = CLUSTER_PICKED;
+  const SmemTiles picked = tiles.with_cluster(CLUSTER_PICKED);  // v8d: any of the three, per shape (the pair's)
   // v8n: the narrow pair, cta_group::2 M = 256, N = 64: 32 rows of B per CTA, 11 stages of 20 KB.
   SmemTiles narrow{A_TILE,   NarrowPair::B_TILE, BLOCK_M, /*tma_3d=*/false, NarrowPair::NUM_STAGES,
                    SLICE_K,  TMA_BOXES,          tma_box};

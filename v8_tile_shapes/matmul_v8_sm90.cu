@@ -360,14 +360,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         // Boxes wholly outside the tensors are not issued (see the header): a padding tile's own boxes, and a
         // box of the shared operand that starts past its end. Both CTAs of a pair see the same rows of the
         // shared operand, so they agree on the bytes of it that land in each.
-        const auto bytes_inside = [](int row0, int rows, int boxes, int box_rows) {
-          uint32_t inside = 0;
-          for (int j = 0; j < boxes; ++j)
-            inside += row0 + j * box_rows < rows ? uint32_t(box_rows) * BLOCK_K * 2 : 0;
-          return inside;
-        };
-        const uint32_t bytes = bytes_inside(m0, m, T::A_BOXES, T::A_BOX_ROWS) +
-                               bytes_inside(n0, n, T::B_BOXES, T::B_BOX_ROWS);
+        const uint32_t bytes = kmajor_bytes_inside(A_TILE, m0, m, T::A_BOXES, T::A_BOX_ROWS) +
+                               kmajor_bytes_inside(B_TILE, n0, n, T::B_BOXES, T::B_BOX_ROWS);
         // copy: this CTA's boxes of one operand's tile for K tile k_tile into ring stage s: of the shared
         // operand, box h = its rank, multicast to both CTAs of the pair (a CTA alone: every box, into its own
         // ring); of the other, every box, its own. hint: the L2 policy (B only; see l2_policy).
@@ -689,11 +683,8 @@ Launch prepare_v8(const GemmArgs& g, DeviceTrace* trace) {
   float* workspace = fixup ? fixup->workspace : nullptr;
   uint32_t* flags  = fixup ? fixup->flags : nullptr;
   // The L2 policy (common/streamk.h): where the plan has partials and B, read once, outgrows the L2.
-  int device = 0, l2_bytes = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
   const int unit_rows   = T::PAIR_ALONG_N ? tiles_m : (tiles_m + UNIT_CTAS - 1) / UNIT_CTAS;  // units along M
-  const bool l2_policy  = streamk_l2_policy(plan, unit_rows, (long long)(g.n * g.k * 2), l2_bytes);
+  const bool l2_policy  = streamk_l2_policy(plan, unit_rows, (long long)(g.n * g.k * 2), l2_cache_bytes());
 
   auto* c = static_cast<__nv_bfloat16*>(g.c);
   const int m = int(g.m), n = int(g.n), k = int(g.k);
@@ -721,10 +712,8 @@ Launch prepare_v8(const GemmArgs& g, DeviceTrace* trace) {
 // is less than that.
 template <int UNIT_CTAS, int TILE_N = Wide::BLOCK_N>
 int resident_workers() {
-  auto* kernel = matmul_v8_kernel<false, UNIT_CTAS, TILE_N>;
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tile<TILE_N>::SMEM_BYTES));
-  return persistent_grid(kernel, NUM_THREADS, Tile<TILE_N>::SMEM_BYTES, UNIT_CTAS, 1, 1, "v8 (sm_90a)")
-      .max_clusters;
+  return resident_clusters(matmul_v8_kernel<false, UNIT_CTAS, TILE_N>, NUM_THREADS, Tile<TILE_N>::SMEM_BYTES,
+                           UNIT_CTAS, "v8 (sm_90a)");
 }
 Launch prepare_v8_picked(const GemmArgs& g, DeviceTrace* trace) {
   if (g.m <= decode::COLS) return decode::prepare_picked(g, trace);  // decode: the tile turned around (v8s)
@@ -762,18 +751,15 @@ std::vector<Variant> sm90_variants() {
   const char* kernel     = "sm_90a wgmma kernel, the Hopper twin (v8_tile_shapes/matmul_v8_sm90.cu)";
   SmemTiles tiles{A_TILE, B_TILE, WGMMA_M, /*tma_3d=*/false, NUM_STAGES, SLICE_K, TMA_BOXES, tma_box};
   tiles.b_split = CLUSTER_SIZE;  // B's tile: one 128-row box multicast by each CTA of the pair
-  SmemTiles cta_tiles = tiles;   // v8a: the same ring and boxes, both of B's boxes issued by a CTA alone
-  cta_tiles.cluster   = 1;
-  SmemTiles picked    = tiles;   // v8d: either, per shape
-  picked.cluster      = CLUSTER_PICKED;
+  // v8a: the same ring and boxes, both of B's boxes issued by a CTA alone (clusters of 1); v8d: either, per shape
   // v8n: a 64-row B tile, the CTAs of the pair side by side along N, each multicasting one 64-row box of A;
   // a deeper ring
   SmemTiles narrow{A_TILE,  Narrow::B_TILE, WGMMA_M, /*tma_3d=*/false, Narrow::NUM_STAGES,
                    SLICE_K, TMA_BOXES,      Narrow::tma_box};
   narrow.a_split = CLUSTER_SIZE;
   return {
-      {"v8a", "v7d's plans on 1-CTA units (128x256, no cluster) at every shape", kernel, any_mn, cta_tiles,
-       prepare_v8_untraced<1>, prepare_v8_traced<1>},
+      {"v8a", "v7d's plans on 1-CTA units (128x256, no cluster) at every shape", kernel, any_mn,
+       tiles.with_cluster(1), prepare_v8_untraced<1>, prepare_v8_traced<1>},
       {"v8n", "the narrow tile: 128x64 CTAs, pairs along N sharing A (m64n64), v7d's plan rule", kernel, any_mn,
        narrow, prepare_v8_untraced<CLUSTER_SIZE, Narrow::BLOCK_N>, prepare_v8_traced<CLUSTER_SIZE, Narrow::BLOCK_N>},
       {"v8s", "decode (M <= 16): B's 128 rows on the MMA's M side (m64n16), K split to fill the GPU", kernel,
@@ -782,8 +768,8 @@ std::vector<Variant> sm90_variants() {
               "multiplies (a CTA alone, whole tiles)", kernel, pingpong::shape_rule(any_mn), pingpong::smem_tiles(),
        pingpong::prepare},
       {"v8d", "picked per shape: the decode tile at M <= 16, the ping-pong tiles at K <= 2048, else v7d's pair, "
-              "a 1-CTA unit or the narrow pair; the default", kernel, any_mn, picked, prepare_v8_untraced<UNIT_PICKED>,
-       prepare_v8_traced<UNIT_PICKED>},
+              "a 1-CTA unit or the narrow pair; the default", kernel, any_mn, tiles.with_cluster(CLUSTER_PICKED),
+       prepare_v8_untraced<UNIT_PICKED>, prepare_v8_traced<UNIT_PICKED>},
   };
 }
 

@@ -225,10 +225,7 @@ inline Launch prepare(const GemmArgs& g) {
 }
 
 // CTAs of this kernel resident at once on this GPU (one per SM): v8d's rule compares its tiles with them.
-inline int resident_ctas() {
-  CUDA_CHECK(cudaFuncSetAttribute(pingpong_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-  return persistent_grid(pingpong_kernel, NUM_THREADS, SMEM_BYTES, 1, 1, 1, "v8p (sm_90a)").max_clusters;
-}
+inline int resident_ctas() { return resident_clusters(pingpong_kernel, NUM_THREADS, SMEM_BYTES, 1, "v8p (sm_90a)"); }
 
 // v8d's launch where it picks this kernel (nothing for --trace: common/harness.h, untraced_pick).
 inline Launch prepare_picked(const GemmArgs& g, DeviceTrace* trace) {
@@ -240,9 +237,8 @@ inline Launch prepare_picked(const GemmArgs& g, DeviceTrace* trace) {
 // v8p's row of the variant table: its ring for the layout model (128-row tiles of A and B, 5 stages, no
 // cluster), and the shapes it takes (N % 8 == 0: C's rows are stored by TMA, 16-byte aligned).
 inline SmemTiles smem_tiles() {
-  SmemTiles tiles{A_TILE, B_TILE, WGMMA_M, /*tma_3d=*/false, NUM_STAGES, BLOCK_K, TMA_BOXES, tma_box};
-  tiles.cluster = 1;
-  return tiles;
+  return SmemTiles{A_TILE, B_TILE, WGMMA_M, /*tma_3d=*/false, NUM_STAGES, BLOCK_K, TMA_BOXES, tma_box}
+      .with_cluster(1);
 }
 inline ShapeRule shape_rule(ShapeRule rule) {
   rule.n_multiple = rule.k_multiple;
