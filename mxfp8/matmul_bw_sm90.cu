@@ -55,17 +55,21 @@
 // "fence.proxy.async" and named barriers.
 #include <cuda_bf16.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 
 #include "common/check.h"
 #include "common/descriptors.cuh"
 #include "common/edge.h"
+#include "common/fixup_memory.h"
 #include "common/harness.h"  // SMEM_ALIGN
 #include "common/profiler.cuh"
 #include "common/ptx.cuh"
 #include "common/persistent_grid.h"
 #include "common/scheduler.h"
+#include "common/split_k.h"
 #include "common/tma.h"
 #include "common/wgmma.cuh"
 #include "mxfp8/bw_scale_layout.h"
@@ -556,11 +560,24 @@ std::string bw_sm90_check_args(const BwGemmArgs& g) {
 
 namespace {
 
+// At decode (M <= 16) `bw` takes a kernel of its own: v8's decode tile with this file's promotion.
+#include "mxfp8/bw_decode_sm90.cuh"
+
 Launch prepare_bw(const BwGemmArgs& g, DeviceTrace* trace) {
   const std::string why = bw_sm90_check_args(g);
   if (!why.empty()) {
     std::fprintf(stderr, "prepare_bw: %s\n", why.c_str());
     std::exit(EXIT_BAD_INPUT);
+  }
+  if (g.m <= bw_decode::COLS) {
+    if (trace) {  // a trace of the wide kernel would not show the one that runs
+      std::fprintf(stderr,
+                   "error: --trace: at M <= %d bw runs its decode kernel (mxfp8/bw_decode_sm90.cuh), which has no "
+                   "traced build; trace a shape with M > %d\n",
+                   bw_decode::COLS, bw_decode::COLS);
+      std::exit(EXIT_BAD_INPUT);
+    }
+    return bw_decode::prepare(g);
   }
   // 2D maps (v6): K extent = K, so the box of a short last K tile is zero-filled past K; rows past M or N too.
   const TmaDesc a_desc    = kmajor_tma_2d(g.m, g.k, A_BOX_ROWS, BLOCK_K, 1, Swizzle::B128);
@@ -612,7 +629,8 @@ Launch prepare_bw_traced(const BwGemmArgs& g, DeviceTrace& trace) { return prepa
 std::vector<BwVariant> bw_sm90_variants() {
   return {{"bw", "fp8 wgmma, 1x128 x 128x128 fp32 scales, promoted per 128 of K",
            "sm_90a fp8 wgmma, blockwise scales (A 1x128, B 128x128), promoted once per 128 of K: 2 consumer "
-           "warpgroups of m64n128k32 (mxfp8/matmul_bw_sm90.cu)",
+           "warpgroups of m64n128k32 (mxfp8/matmul_bw_sm90.cu); at M <= 16 the decode tile, B's rows on the "
+           "MMA's M side, m64n16k32, K split (mxfp8/bw_decode_sm90.cuh)",
            prepare_bw_plain, prepare_bw_traced}};
 }
 

@@ -92,9 +92,13 @@ TEST_CASE("bw sm_90a: exact inputs give the exact product rounded to bf16, bit f
   // 2048 x 1152 x 512: 72 pairs of tiles, more than the 66 clusters of an H100 (later turns of the persistent
   // loop, the ring's stages and phases carried over). 300 x 520 x 544: a padding tile, the second half of
   // the last B tile wholly outside, a last K tile of 32. 129 x 777 x 96: odd N (the st.global epilogue),
-  // K below one tile. 200 x 136 x 272: K % 128 = 16. 1 x 8 x 16: one row, one 16-element K.
+  // K below one tile. 200 x 136 x 272: K % 128 = 16. 1 x 8 x 16: one row, one 16-element K. M <= 16, the
+  // decode kernel (mxfp8/bw_decode_sm90.cuh): 16 x 1000 x 1024, 8 tiles of B in 2 K splits (the fixup); 5 x 300 x
+  // 272, a short last K block, M % 4 != 0 (A's scale columns padded); 13 x 20000 x 512, 157 tiles, one split,
+  // more CTAs than resident ones; 1 x 8 x 16 is the decode kernel too.
   for (const Shape s : {Shape{256, 128, 128}, Shape{256, 256, 1024}, Shape{512, 384, 512}, Shape{2048, 1152, 512},
-                        Shape{300, 520, 544}, Shape{129, 777, 96}, Shape{200, 136, 272}, Shape{1, 8, 16}}) {
+                        Shape{300, 520, 544}, Shape{129, 777, 96}, Shape{200, 136, 272}, Shape{1, 8, 16},
+                        Shape{16, 1000, 1024}, Shape{5, 300, 272}, Shape{13, 20000, 512}}) {
     CAPTURE(s.m, s.n, s.k, test_seed());
     std::mt19937_64 gen(test_seed() ^ uint64_t(s.m * 31 + s.n * 7 + s.k));
     const int kb = bw_k_blocks(int(s.k));
@@ -158,9 +162,11 @@ TEST_CASE("bw sm_90a: random normal inputs with outlier rows, within the derived
   struct Case {
     int64_t m, n, k;
   };
-  // 2048 x 2176: 136 pairs of tiles, up to 3 per cluster on an H100
+  // 2048 x 2176: 136 pairs of tiles, up to 3 per cluster on an H100. M <= 16 (the decode kernel): 16 x 4096 x
+  // 4096, 32 tiles in 4 K splits; 1 x 1000 x 8192, 8 tiles in 16 splits; 9 x 777 x 1056, odd N and a short K block.
   for (const Case t : {Case{256, 128, 128}, Case{512, 384, 1024}, Case{1024, 768, 2048}, Case{768, 256, 4096},
-                       Case{2048, 2176, 384}, Case{300, 520, 544}, Case{1000, 777, 1056}, Case{136, 200, 272}}) {
+                       Case{2048, 2176, 384}, Case{300, 520, 544}, Case{1000, 777, 1056}, Case{136, 200, 272},
+                       Case{16, 4096, 4096}, Case{1, 1000, 8192}, Case{9, 777, 1056}}) {
     CAPTURE(t.m, t.n, t.k, test_seed());
     DeviceBw d(t.m, t.n, t.k);
     void *staging = nullptr;
