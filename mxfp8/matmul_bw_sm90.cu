@@ -39,6 +39,8 @@
 //     blockwise FP8 GEMM writes bf16 too: the pairing is like for like.
 // Kept from `mx`: persistent 2-CTA clusters along M sharing B by multicast, the grouped order, the ring
 // carried across tiles, any M and N (v6's 2D maps, zero fill, skipped outside boxes, the padding tile).
+// At M <= 16 (decode) `bw` runs another kernel, mxfp8/bw_decode_sm90.cuh: v8's decode tile (B's rows on the
+// MMA's M side, K split) with this kernel's promotion turned around.
 // The shape rule: K % 16 only (the 16-byte e4m3 row TMA needs; the quantizer's rule too). A short last
 // 128-block is zero-filled past K by TMA and scaled by its own scale. No padding float of either scale
 // tensor is read for a stored output: A's map ends at M (the rows after are TMA zeros), and B's group of 4
