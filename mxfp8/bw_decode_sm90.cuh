@@ -14,13 +14,15 @@
 //    column of round_up(M, 4) floats) and B's aligned group of 4 (as `bw`).
 //  - `bw`'s promotion, turned around: the stage's four k32 steps accumulate into a partial P, then
 //    acc += P * (sa[column] * sb), sb one value for the tile and K block, sa one per column of C^T (a token).
-//    A column past M multiplies zeros; its scale is taken as 0, so that no padding float is read.
+//    A column past M multiplies zeros; its scale is taken as 0, so that no padding float (copied with the
+//    column) reaches C.
 //  - K is split as in v8 (common/split_k.h), the last split of a tile adding the partials in split order; a
 //    ring of 8 stages, one CTA per SM, B's loads with the evict-first hint: v8's decode kernel's measured
 //    choices (its stages hold the same bytes: 16 KB of B).
 // One consumer warpgroup (warps 0-3: both halves, 16 accumulators and 16 partials per thread) and one producer
 // warp (4). Each stage is waited for (wait_group 0) and promoted before the next one's wgmmas: the kernel
-// streams B, and its tensor core and promotion idle most of the time.
+// streams B, and its tensor core and promotion idle most of the time. Measured on an H200: 1.03-1.54x of
+// cuBLASLt's blockwise FP8 GEMM at M = 4-16 at Llama 3 70B's layers and N = K = 4096 (the same page).
 //
 // PTX ISA sections: as matmul_bw_sm90.cu ("wgmma" m64n16k32 .e4m3, "cp.async.bulk"), and "atom" (.acq_rel,
 // the split counter).
