@@ -1,6 +1,7 @@
-// fixup.cuh: the stream-K finisher's sum on Hopper (v7 and v8, matmul_vN_sm90.cu): a consumer warpgroup adds
-// fp32 partials, which other CTAs left in the fixup's workspace (common/fixup_memory.h), to its accumulators.
-// Device code only; the flags that say a partial is there, and the order of the partials, are the kernel's.
+// fixup.cuh: a finisher's sum of fp32 partials, which other CTAs left in a fixup's workspace
+// (common/fixup_memory.h): the stream-K finisher on Hopper (v7 and v8, matmul_vN_sm90.cu, add_partials) and the
+// last split of the split-K decode kernels (v8's on both architectures, bw's: sum_split_partials). Device code
+// only; the flags or counters that say a partial is there are the kernel's.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -45,6 +46,40 @@ __device__ __forceinline__ void add_partials(float (&acc)[ACC_REGS], const float
           acc[4 * j + 1] += v[i][j].y;
           acc[4 * j + 2] += v[i][j].z;
           acc[4 * j + 3] += v[i][j].w;
+        }
+      }
+    }
+  }
+}
+
+// The last split of a split-K decode kernel (common/split_k.h) adds every split's partial, its own read back
+// too, in split order: the same bits whoever is last. Partial s starts at first + s * partial_float4s (in
+// float4), and this thread's N / 4 float4s of it sit side by side at thread_float4. BATCH partials' loads are
+// issued before the first of their adds, so that a batch costs one trip to L2; a split past the end reads the
+// last one again, so that no branch sits between the loads. Writes the sum to `sum`.
+template <int BATCH, int N>
+__device__ __forceinline__ void sum_split_partials(float (&sum)[N], const float4* first, int splits,
+                                                   int partial_float4s, int thread_float4) {
+  static_assert(BATCH >= 1 && N % 4 == 0, "whole partials, of whole float4 per thread");
+#pragma unroll
+  for (int i = 0; i < N; ++i) sum[i] = 0.0f;
+  for (int s0 = 0; s0 < splits; s0 += BATCH) {
+    float4 v[BATCH][N / 4];
+#pragma unroll
+    for (int b = 0; b < BATCH; ++b) {
+      const int s = s0 + b < splits ? s0 + b : splits - 1;  // past the end: the last again
+#pragma unroll
+      for (int i = 0; i < N / 4; ++i) v[b][i] = __ldcg(first + size_t(s) * partial_float4s + thread_float4 + i);
+    }
+#pragma unroll
+    for (int b = 0; b < BATCH; ++b) {
+      if (s0 + b < splits) {
+#pragma unroll
+        for (int i = 0; i < N / 4; ++i) {
+          sum[4 * i + 0] += v[b][i].x;
+          sum[4 * i + 1] += v[b][i].y;
+          sum[4 * i + 2] += v[b][i].z;
+          sum[4 * i + 3] += v[b][i].w;
         }
       }
     }

@@ -184,30 +184,7 @@ __global__ void __launch_bounds__(NUM_THREADS)
         const float4* first =
             reinterpret_cast<const float4*>(workspace + size_t(blockIdx.x - s_idx) * PARTIAL_FLOATS);
         float sum[COLS];
-#pragma unroll
-        for (int j = 0; j < COLS; ++j) sum[j] = 0.0f;
-        for (int s0 = 0; s0 < split.splits; s0 += FIXUP_BATCH) {
-          float4 p[FIXUP_BATCH][COLS / 4];
-#pragma unroll
-          for (int b = 0; b < FIXUP_BATCH; ++b) {
-            const int s = s0 + b < split.splits ? s0 + b : split.splits - 1;  // past the end: the last again
-#pragma unroll
-            for (int j = 0; j < COLS / 4; ++j)
-              p[b][j] = __ldcg(first + size_t(s) * (PARTIAL_FLOATS / 4) + 4 * r + j);
-          }
-#pragma unroll
-          for (int b = 0; b < FIXUP_BATCH; ++b) {
-            if (s0 + b < split.splits) {
-#pragma unroll
-              for (int j = 0; j < COLS / 4; ++j) {
-                sum[4 * j + 0] += p[b][j].x;
-                sum[4 * j + 1] += p[b][j].y;
-                sum[4 * j + 2] += p[b][j].z;
-                sum[4 * j + 3] += p[b][j].w;
-              }
-            }
-          }
-        }
+        sum_split_partials<FIXUP_BATCH>(sum, first, split.splits, PARTIAL_FLOATS / 4, 4 * r);  // common/fixup.cuh
 #pragma unroll
         for (int j = 0; j < COLS; ++j) v[j] = sum[j];
       }

@@ -165,32 +165,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     // The sum in split order (its own partial read back too): the same bits whoever is last. FIXUP_BATCH
     // partials' loads are issued before the first of their adds, so that a batch costs one trip to L2.
     float sum[ACC_REGS];
-#pragma unroll
-    for (int i = 0; i < ACC_REGS; ++i) sum[i] = 0.0f;
     const float4* first =
         reinterpret_cast<const float4*>(workspace + size_t(blockIdx.x - s_idx) * PARTIAL_FLOATS);
-    for (int s0 = 0; s0 < split.splits; s0 += FIXUP_BATCH) {
-      float4 v[FIXUP_BATCH][ACC_REGS / 4];
-#pragma unroll
-      for (int b = 0; b < FIXUP_BATCH; ++b) {
-        const int s = s0 + b < split.splits ? s0 + b : split.splits - 1;  // past the end: the last again
-#pragma unroll
-        for (int i = 0; i < ACC_REGS / 4; ++i)
-          v[b][i] = __ldcg(first + size_t(s) * (PARTIAL_FLOATS / 4) + 4 * t + i);
-      }
-#pragma unroll
-      for (int b = 0; b < FIXUP_BATCH; ++b) {
-        if (s0 + b < split.splits) {
-#pragma unroll
-          for (int i = 0; i < ACC_REGS / 4; ++i) {
-            sum[4 * i + 0] += v[b][i].x;
-            sum[4 * i + 1] += v[b][i].y;
-            sum[4 * i + 2] += v[b][i].z;
-            sum[4 * i + 3] += v[b][i].w;
-          }
-        }
-      }
-    }
+    sum_split_partials<FIXUP_BATCH>(sum, first, split.splits, PARTIAL_FLOATS / 4, 4 * t);  // common/fixup.cuh
 #pragma unroll
     for (int i = 0; i < ACC_REGS; ++i) acc[i / 8][i % 8] = sum[i];
   }

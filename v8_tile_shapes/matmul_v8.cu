@@ -46,6 +46,7 @@
 #include "common/check.h"
 #include "common/descriptors.cuh"
 #include "common/edge.h"
+#include "common/fixup.cuh"
 #include "common/fixup_memory.h"
 #include "common/harness.h"
 #include "common/persistent_grid.h"
