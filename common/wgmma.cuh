@@ -67,6 +67,22 @@ __device__ __forceinline__ void mma_m64n16k16_bf16(float (&d)[8], uint64_t a_des
       : "memory");
 }
 
+// D[64x32] (+)= A[64x16] * B[32x16]^T: 32 columns (v8's decode kernel 32 wide, v8t, for 17-32 rows of A),
+// 16 fp32 accumulators per thread (j < 4).
+__device__ __forceinline__ void mma_m64n32k16_bf16(float (&d)[16], uint64_t a_desc, uint64_t b_desc,
+                                                   uint32_t accumulate) {
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "setp.ne.b32 p, %18, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16\n\t"
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15},\n\t"
+      "%16, %17, p, 1, 1, 0, 0;\n\t}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+      : "l"(a_desc), "l"(b_desc), "r"(accumulate)
+      : "memory");
+}
+
 // D[64x64] (+)= A[64x16] * B[64x16]^T: the same with 64 columns (v8's narrow pair, v8n), 32 fp32 accumulators
 // per thread in the same fragment (columns 8j + 2(t%4) + {0,1}, j < 8).
 __device__ __forceinline__ void mma_m64n64k16_bf16(float (&d)[32], uint64_t a_desc, uint64_t b_desc,
@@ -196,14 +212,16 @@ __device__ __forceinline__ void mma_m64n256k16_bf16(float (&d)[128], uint64_t a_
 template <int N>
 __device__ __forceinline__ void mma_m64nNk16_bf16(float (&d)[N / 2], uint64_t a_desc, uint64_t b_desc,
                                                   uint32_t accumulate) {
-  static_assert(N == 256 || N == 128 || N == 64 || N == 16,
-                "the wrappers above are m64n256k16, m64n128k16, m64n64k16 and m64n16k16");
+  static_assert(N == 256 || N == 128 || N == 64 || N == 32 || N == 16,
+                "the wrappers above are m64n256k16, m64n128k16, m64n64k16, m64n32k16 and m64n16k16");
   if constexpr (N == 256)
     mma_m64n256k16_bf16(d, a_desc, b_desc, accumulate);
   else if constexpr (N == 128)
     mma_m64n128k16_bf16(d, a_desc, b_desc, accumulate);
   else if constexpr (N == 64)
     mma_m64n64k16_bf16(d, a_desc, b_desc, accumulate);
+  else if constexpr (N == 32)
+    mma_m64n32k16_bf16(d, a_desc, b_desc, accumulate);
   else
     mma_m64n16k16_bf16(d, a_desc, b_desc, accumulate);
 }

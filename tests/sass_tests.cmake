@@ -105,12 +105,14 @@ set(GEMM_SASS_FORBIDDEN_sm_90a_v7 ${GEMM_SASS_FORBIDDEN_sm_90a_v6})
 # v8 sm_90a: v7's fixup without the work counter, plus the L2 policy of the fixup's partials
 # (discard.global.L2, a read partial dropped unwritten -> CCTL.E.RML2) and the narrow tile (wgmma.m64n64k16 ->
 # HGMMA.64x64x16.F32.BF16, only v8n's and v8d's instantiations have it), read with cuobjdump 13.0.
-# The decode kernel (v8s; decode_sm90.cuh): wgmma.m64n16k16 -> HGMMA.64x16x16.F32.BF16 and its split counter
-# (atom.acq_rel.gpu.add -> ATOMG.E.ADD.STRONG.GPU), in decode_kernel itself.
+# The decode kernel (v8s; decode_sm90.cuh): wgmma.m64n16k16 -> HGMMA.64x16x16.F32.BF16 (32 wide, v8t:
+# wgmma.m64n32k16 -> HGMMA.64x32x16.F32.BF16) and its split counter (atom.acq_rel.gpu.add ->
+# ATOMG.E.ADD.STRONG.GPU), in decode_kernel itself.
 # The ping-pong kernel (v8p; pingpong_sm90.cuh): wgmma.m64n128k16 -> HGMMA.64x128x16.F32.BF16, its epilogue's
 # stmatrix and TMA store, the register hand-over; no cluster: no multicast load, no cluster barrier.
 set(GEMM_SASS_sm_90a_v8 ${GEMM_SASS_sm_90a_v6} MEMBAR.ALL.GPU STG.E.STRONG.GPU LDG.E.STRONG.GPU CCTL.E.RML2
-                        HGMMA.64x64x16.F32.BF16 "HGMMA[.]64x16x16[.]F32[.]BF16@decode_kernel"
+                        HGMMA.64x64x16.F32.BF16 "HGMMA[.]64x16x16[.]F32[.]BF16@decode_kernelILi16E"
+                        "HGMMA[.]64x32x16[.]F32[.]BF16@decode_kernelILi32E"
                         "ATOMG[.]E[.]ADD[.]STRONG[.]GPU@decode_kernel"
                         "HGMMA[.]64x128x16[.]F32[.]BF16@pingpong_kernel" "STSM[.]16[.]M88[.]4@pingpong_kernel"
                         "UTMASTG[.]2D@pingpong_kernel" "USETMAXREG[.]DEALLOC@pingpong_kernel")

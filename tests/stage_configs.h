@@ -86,6 +86,8 @@ constexpr int NUM_STAGES_V8_SM100_CTA = 4;
 constexpr int NUM_STAGES_V8_DECODE = 8;
 constexpr int V8_DECODE_ROWS       = 128;
 constexpr int V8_DECODE_COLS       = 16;
+// ... and 32 wide (v8t, both): A's 32 rows, 20 KB stages, 8 of them; wgmma m64n32 (sm90), N = 32 (sm100).
+constexpr int V8_DECODE_WIDE_COLS = 32;
 // v8 sm90, the ping-pong tile (v8p): each consumer warpgroup a 128 x 128 tile of its own (two wgmma
 // m64n128 per K step), a CTA alone, A's and B's 128-row tiles in one 2D box each: 32 KB stages, 5 of them
 // (the two warpgroups' C buffers take 64 KB).
@@ -173,13 +175,14 @@ constexpr StageConfig narrow_pair_tile(const char* stage, Operand op, int slot) 
   return c;
 }
 
-// A v8 decode row (NUM_STAGES_V8_DECODE): 2D boxes, 128B swizzle, in its ring of 18 KB stages; operand A is
-// B's 128 rows (the MMA's M side: 64 per wgmma on sm90, 128 on sm100), operand B A's 16.
-constexpr StageConfig decode_tile(const char* stage, Arch arch, Operand op, int slot) {
-  const int rows     = op == Operand::A ? V8_DECODE_ROWS : V8_DECODE_COLS;
+// A v8 decode row (NUM_STAGES_V8_DECODE): 2D boxes, 128B swizzle, in its ring of 18 KB stages (20 KB 32 wide);
+// operand A is B's 128 rows (the MMA's M side: 64 per wgmma on sm90, 128 on sm100), operand B A's 16 (or 32).
+constexpr StageConfig decode_tile(const char* stage, Arch arch, Operand op, int slot,
+                                  int cols = V8_DECODE_COLS) {
+  const int rows     = op == Operand::A ? V8_DECODE_ROWS : cols;
   const int mma_rows = op == Operand::A && arch == Arch::SM90 ? SM90_MMA_M : rows;
   StageConfig c = tile(stage, arch, op, rows, mma_rows, TmaShape::BOXES_2D, gemm::Swizzle::B128, slot);
-  c.tile_addr   = ring_addr_of(tile_bytes(V8_DECODE_ROWS, BLOCK_K, 2), tile_bytes(V8_DECODE_COLS, BLOCK_K, 2), slot, op);
+  c.tile_addr   = ring_addr_of(tile_bytes(V8_DECODE_ROWS, BLOCK_K, 2), tile_bytes(cols, BLOCK_K, 2), slot, op);
   return c;
 }
 
@@ -581,6 +584,39 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   decode_tile("v8s stage 6", A::SM90, O::B, 6),
   decode_tile("v8s stage 7", A::SM90, O::A, 7),
   decode_tile("v8s stage 7", A::SM90, O::B, 7),
+  // v8t, both: the same ring 32 wide (A's 32 rows as the MMA's B operand).
+  decode_tile("v8t stage 0", A::SM100, O::A, 0, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 0", A::SM100, O::B, 0, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 1", A::SM100, O::A, 1, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 1", A::SM100, O::B, 1, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 2", A::SM100, O::A, 2, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 2", A::SM100, O::B, 2, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 3", A::SM100, O::A, 3, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 3", A::SM100, O::B, 3, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 4", A::SM100, O::A, 4, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 4", A::SM100, O::B, 4, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 5", A::SM100, O::A, 5, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 5", A::SM100, O::B, 5, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 6", A::SM100, O::A, 6, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 6", A::SM100, O::B, 6, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 7", A::SM100, O::A, 7, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 7", A::SM100, O::B, 7, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 0", A::SM90, O::A, 0, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 0", A::SM90, O::B, 0, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 1", A::SM90, O::A, 1, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 1", A::SM90, O::B, 1, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 2", A::SM90, O::A, 2, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 2", A::SM90, O::B, 2, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 3", A::SM90, O::A, 3, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 3", A::SM90, O::B, 3, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 4", A::SM90, O::A, 4, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 4", A::SM90, O::B, 4, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 5", A::SM90, O::A, 5, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 5", A::SM90, O::B, 5, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 6", A::SM90, O::A, 6, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 6", A::SM90, O::B, 6, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 7", A::SM90, O::A, 7, V8_DECODE_WIDE_COLS),
+  decode_tile("v8t stage 7", A::SM90, O::B, 7, V8_DECODE_WIDE_COLS),
   // v8p sm90 (see NUM_STAGES_V8_SM90_PINGPONG): the ping-pong tile's ring.
   pingpong_tile("v8p stage 0", O::A, 0),
   pingpong_tile("v8p stage 0", O::B, 0),
@@ -675,6 +711,7 @@ constexpr MmaShape SM100_MMA_SHAPES[] = {
     {"v8a", 1, SM100_MMA_M, V5_SM100_MMA_N},      // v8a, the CTA alone: 128 rows of A, all 256 of B
     {"v8n", 2, V5_SM100_MMA_M, V8_SM100_NARROW_N},  // v8n, the narrow pair: 128 rows of A and 32 of B in each CTA
     {"v8s", 1, V8_DECODE_ROWS, V8_DECODE_COLS},   // v8s, decode: B's 128 rows as the MMA's A, A's 16 rows as its B
+    {"v8t", 1, V8_DECODE_ROWS, V8_DECODE_WIDE_COLS},  // v8t, decode 32 wide: A's 32 rows as the MMA's B
 };
 
 static_assert(NUM_STAGES_SM100 == 7 && NUM_STAGES_SM90 == 4,

@@ -1,10 +1,11 @@
-// decode.cuh: v8's decode kernel on Blackwell (v8s; v8d takes it at M <= 16): the tile turned around.
+// decode.cuh: v8's decode kernel on Blackwell (v8s, and 32 wide v8t; v8d takes it at M <= 32): the tile
+// turned around.
 // Included by matmul_v8.cu; the Hopper twin, decode_sm90.cuh, says why each choice (the same here).
 //
 // C^T = B * A^T for M <= 16: B's rows fill the MMA's M side, 128 per CTA (one cta_group::1 MMA of M = 128),
 // and A's at most 16 rows are its N = 16 (the ISA's step at M = 128; rows past M arrive as zeros from the
-// TMA and are not stored). The accumulator is 128 TMEM lanes x 16 columns (a 32-column allocation, the
-// smallest): lane r holds B row n0 + r, column j A row j, so the epilogue's thread (lane) r holds column
+// TMA and are not stored); for 17-32 rows of A the same kernel runs 32 wide (v8t: N = 32, 20 KB stages).
+// The accumulator is 128 TMEM lanes x COLS columns (a 32-column allocation, the smallest): lane r holds B row n0 + r, column j A row j, so the epilogue's thread (lane) r holds column
 // n0 + r of C's 16 rows. K is split (common/split_k.h) so that tiles x splits CTAs fill the GPU in one wave;
 // the last split of a tile to count itself adds the partials in split order and stores C. Stages of 16 KB
 // of B and 2 KB of A, a ring of 8, one CTA per SM (the Hopper twin's measured choice). The roles are v4's:
@@ -22,7 +23,7 @@
 namespace decode {
 
 constexpr int ROWS              = 128;  // rows of B per CTA: the MMA's M, one per TMEM lane
-constexpr int COLS              = 16;   // A's rows, padded: the MMA's N; the largest M this kernel takes
+constexpr int MAX_COLS          = 32;   // the wider of the two widths (below): the largest M the kernel takes
 constexpr int BLOCK_K           = 64;   // K of one tile load: 128 bytes of bf16
 constexpr int SLICE_K           = 64;   // K of one TMA box: one 128-byte swizzle span
 constexpr int MMA_K             = 16;
@@ -30,42 +31,55 @@ constexpr int NUM_STAGES        = 8;
 constexpr int EPILOGUE_WARP0    = 2;            // warps 2-5: the epilogue, one per TMEM lane quarter
 constexpr int NUM_THREADS       = 6 * 32;       // TMA, MMA, 4 x epilogue
 constexpr int TMEM_COLS         = 32;           // the smallest allocation; the accumulator uses COLS of them
-constexpr int PARTIAL_FLOATS    = ROWS * COLS;  // a CTA's partial: lane r's 16 columns at 16 r
-constexpr int FIXUP_BATCH       = 4;  // partials whose loads the last split issues before adding them
 constexpr int MIN_SPLIT_K_TILES = 4;  // no split shorter than 4 K tiles (64 KB of B)
 constexpr uint32_t EPILOGUE_BAR = 1;  // named barrier of the four epilogue warps
 
 constexpr KMajorTile B_TILE{ROWS, BLOCK_K, 2, Swizzle::B128};  // the MMA's A operand
-constexpr KMajorTile A_TILE{COLS, BLOCK_K, 2, Swizzle::B128};  // the MMA's B operand
 constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
-constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
-constexpr uint32_t STAGE_BYTES  = B_TILE_BYTES + A_TILE_BYTES;  // one ring stage: [B tile][A tile]
-constexpr uint32_t SMEM_BYTES   = NUM_STAGES * STAGE_BYTES + SMEM_ALIGN;
-// kind::f16, BF16 x BF16 -> F32, both K-major, M = 128 (B's rows), N = 16 (A's).
-constexpr uint32_t IDESC = make_idesc_f16(F16Kind::BF16, F16Kind::BF16, AccKind::F32, ROWS, COLS);
-GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
-GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + B_TILE_BYTES; }
 // The TMA boxes of a K tile (tests/test_stage_table.cpp checks them against the layout model's table): each
 // operand's tile is one 2D box {64, rows} at (k0, row0).
 constexpr int TMA_BOXES = 1;
 GEMM_HD constexpr TmaBox tma_box(KMajorTile, int row0, int k0, int) { return {0, {k0, row0, 0}}; }
 
-static_assert(ROWS == 128 && COLS % 16 == 0 && COLS <= 256,
-              "cta_group::1 M = 128: N = 16..256 in steps of 16");
-static_assert(COLS <= TMEM_COLS && TMEM_COLS >= 32 && (TMEM_COLS & (TMEM_COLS - 1)) == 0,
-              "TMEM allocations are powers of 2 >= 32 columns");
-static_assert(B_TILE_BYTES % 1024 == 0 && A_TILE_BYTES % 1024 == 0,
-              "tiles are whole 1024-B swizzle atoms (8 rows x 128 B), so every tile starts 1024-B aligned");
+// The kernel's two widths (the Hopper twin's): A's rows padded to COLS, the MMA's N, 16 (v8s) or 32 (v8t),
+// and the constants that follow from it.
+template <int COLS_>
+struct Width {
+  static constexpr int COLS           = COLS_;
+  static constexpr int PARTIAL_FLOATS = ROWS * COLS;  // a CTA's partial: lane r's COLS columns at COLS r
+  static constexpr int FIXUP_BATCH    = 64 / COLS;  // partials whose loads the last split issues before adding
+                                                  // them: 4 at 16 wide, 2 at 32 (the registers)
+  static constexpr KMajorTile A_TILE{COLS, BLOCK_K, 2, Swizzle::B128};  // the MMA's B operand
+  static constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
+  static constexpr uint32_t STAGE_BYTES  = B_TILE_BYTES + A_TILE_BYTES;  // one ring stage: [B tile][A tile]
+  static constexpr uint32_t SMEM_BYTES   = NUM_STAGES * STAGE_BYTES + SMEM_ALIGN;
+  // kind::f16, BF16 x BF16 -> F32, both K-major, M = 128 (B's rows), N = COLS (A's).
+  static constexpr uint32_t IDESC = make_idesc_f16(F16Kind::BF16, F16Kind::BF16, AccKind::F32, ROWS, COLS);
+  static GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
+  static GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + B_TILE_BYTES; }
+  static_assert(ROWS == 128 && COLS % 16 == 0 && COLS <= 256, "cta_group::1 M = 128: N = 16..256 in steps of 16");
+  static_assert(COLS <= TMEM_COLS, "the accumulator fits in the allocation");
+  static_assert(A_TILE_BYTES % 1024 == 0, "A's tile is whole 1024-B swizzle atoms: every tile 1024-B aligned");
+  static_assert(SMEM_BYTES + 1024 <= 227 * 1024, "the ring fits in the 227 KB of shared memory per block");
+};
+static_assert(TMEM_COLS >= 32 && (TMEM_COLS & (TMEM_COLS - 1)) == 0, "TMEM allocations are powers of 2 >= 32 columns");
+static_assert(B_TILE_BYTES % 1024 == 0, "B's tile is whole 1024-B swizzle atoms (8 rows x 128 B)");
 static_assert(BLOCK_K % MMA_K == 0, "a tile holds whole MMA K steps");
-static_assert(SMEM_BYTES + 1024 <= 227 * 1024, "the ring fits in the 227 KB of shared memory per block");
+static_assert(Width<MAX_COLS>::COLS == MAX_COLS, "the widest width is MAX_COLS");
 
 // grid: tiles x split.splits CTAs, CTA b taking tile b / splits (rows 128 * tile of B, columns of C) and
 // split b % splits of its K tiles. workspace: one partial per CTA; counters: one per tile, 0 between
 // launches.
+template <int COLS>
 __global__ void __launch_bounds__(NUM_THREADS)
     decode_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                   __nv_bfloat16* c, int m, int n, int k, SplitK split, float* workspace, uint32_t* counters) {
 #if defined(GEMM_HAS_TCGEN05)
+  using W                          = Width<COLS>;
+  constexpr int FIXUP_BATCH        = W::FIXUP_BATCH;
+  constexpr int PARTIAL_FLOATS     = W::PARTIAL_FLOATS;
+  constexpr uint32_t STAGE_BYTES   = W::STAGE_BYTES;
+  constexpr KMajorTile A_TILE      = W::A_TILE;
   extern __shared__ uint8_t smem_raw[];
   uint8_t* ring = align_smem_1024(smem_raw);
   __shared__ uint64_t full_bar[NUM_STAGES];   // the TMA bytes of stage s have landed
@@ -107,9 +121,9 @@ __global__ void __launch_bounds__(NUM_THREADS)
         ptx::mbarrier_wait(&empty_bar[stage], empty_phase, "empty_bar");
         // Both boxes are whole boxes: rows past N or M and K past K arrive as zeros, and count.
         ptx::mbarrier_arrive_expect_tx(&full_bar[stage], STAGE_BYTES);
-        ptx::tma_load_2d_hint(ring + b_tile_offset(stage), &b_map, &full_bar[stage], kt * BLOCK_K, n0,
+        ptx::tma_load_2d_hint(ring + W::b_tile_offset(stage), &b_map, &full_bar[stage], kt * BLOCK_K, n0,
                               evict_first);
-        ptx::tma_load_2d(ring + a_tile_offset(stage), &a_map, &full_bar[stage], kt * BLOCK_K, 0);
+        ptx::tma_load_2d(ring + W::a_tile_offset(stage), &a_map, &full_bar[stage], kt * BLOCK_K, 0);
         if (++stage == NUM_STAGES) {
           stage = 0;
           empty_phase ^= 1;
@@ -134,12 +148,12 @@ __global__ void __launch_bounds__(NUM_THREADS)
       for (int kt = k_begin; kt < k_end; ++kt) {
         ptx::mbarrier_wait(&full_bar[stage], full_phase, "full_bar");
         tc5::fence_after_thread_sync();
-        const uint32_t b_addr = ptx::smem_addr(ring + b_tile_offset(stage));
-        const uint32_t a_addr = ptx::smem_addr(ring + a_tile_offset(stage));
+        const uint32_t b_addr = ptx::smem_addr(ring + W::b_tile_offset(stage));
+        const uint32_t a_addr = ptx::smem_addr(ring + W::a_tile_offset(stage));
 #pragma unroll
         for (int ks = 0; ks < BLOCK_K / MMA_K; ++ks)  // the MMA's A: B's rows; its B: A's rows
           tc5::mma_f16_ss(tmem_acc, kmajor_desc_sm100(B_TILE, b_addr, ks),
-                          kmajor_desc_sm100(A_TILE, a_addr, ks), IDESC, (kt > k_begin || ks > 0) ? 1u : 0u);
+                          kmajor_desc_sm100(A_TILE, a_addr, ks), W::IDESC, (kt > k_begin || ks > 0) ? 1u : 0u);
         tc5::commit(&empty_bar[stage]);  // arrives once the MMAs above have read this stage
         if (++stage == NUM_STAGES) {
           stage = 0;
@@ -151,18 +165,18 @@ __global__ void __launch_bounds__(NUM_THREADS)
     __syncwarp();
   } else {
     // ---- epilogue (warps 2-5): thread r of the warp of lane quarter q holds B row n0 + 32q + r, that is
-    //      column n0 + 32q + r of C, for C's 16 rows (the accumulator's columns) ----
+    //      column n0 + 32q + r of C, for C's COLS rows (the accumulator's columns) ----
     const uint32_t lane0 = tmem_warp_lane_base(warp_id);
     const int r          = int(lane0) + lane;              // 0..127: the thread's index in the partial
     ptx::mbarrier_wait(&acc_full_bar, 0, "acc_full_bar");  // once per kernel: phase 0
     __syncwarp();
     tc5::fence_after_thread_sync();
-    float lo[8], hi[8], v[COLS];  // columns 0-7, 8-15
-    tc5::ld_32x32b_x8(tmem_addr(tmem_acc, lane0, 0), lo);
-    tc5::ld_32x32b_x8(tmem_addr(tmem_acc, lane0, 8), hi);
+    float chunk[COLS / 8][8], v[COLS];  // columns 8q .. 8q + 7
+#pragma unroll
+    for (int q = 0; q < COLS / 8; ++q) tc5::ld_32x32b_x8(tmem_addr(tmem_acc, lane0, uint32_t(8 * q)), chunk[q]);
     tc5::wait_ld();
 #pragma unroll
-    for (int j = 0; j < 8; ++j) v[j] = lo[j], v[j + 8] = hi[j];
+    for (int j = 0; j < COLS; ++j) v[j] = chunk[j / 8][j % 8];
     tc5::fence_before_thread_sync();  // the loads are ordered before the barriers below (and the teardown's)
 
     bool store = true;
@@ -170,7 +184,7 @@ __global__ void __launch_bounds__(NUM_THREADS)
       float* own = workspace + size_t(blockIdx.x) * PARTIAL_FLOATS;
 #pragma unroll
       for (int j = 0; j < COLS / 4; ++j)  // .cg: to L2, where the last split reads it
-        __stcg(reinterpret_cast<float4*>(own + 16 * r) + j,
+        __stcg(reinterpret_cast<float4*>(own + COLS * r) + j,
                make_float4(v[4 * j], v[4 * j + 1], v[4 * j + 2], v[4 * j + 3]));
       ptx::named_barrier_sync(EPILOGUE_BAR, 128);
       if (r == 0) {
@@ -184,7 +198,8 @@ __global__ void __launch_bounds__(NUM_THREADS)
         const float4* first =
             reinterpret_cast<const float4*>(workspace + size_t(blockIdx.x - s_idx) * PARTIAL_FLOATS);
         float sum[COLS];
-        sum_split_partials<FIXUP_BATCH>(sum, first, split.splits, PARTIAL_FLOATS / 4, 4 * r);  // common/fixup.cuh
+        // common/fixup.cuh
+        sum_split_partials<FIXUP_BATCH>(sum, first, split.splits, PARTIAL_FLOATS / 4, COLS / 4 * r);
 #pragma unroll
         for (int j = 0; j < COLS; ++j) v[j] = sum[j];
       }
@@ -209,44 +224,54 @@ __global__ void __launch_bounds__(NUM_THREADS)
 #endif  // GEMM_HAS_TCGEN05
 }
 
-// The launch (the Hopper twin's): tensor maps with B's 128-row box and A's 16-row box (rows past M
-// zero-filled), the split from the occupancy query's resident CTAs, the workspace and counters where K is
-// split.
-inline Launch prepare(const GemmArgs& g) {
+// The launch at one width (the Hopper twin's): tensor maps with B's 128-row box and A's COLS-row box (rows
+// past M zero-filled), the split from the occupancy query's resident CTAs, the workspace and counters where K
+// is split.
+template <int COLS>
+Launch prepare(const GemmArgs& g) {
+  using W = Width<COLS>;
   const CUtensorMap a_map =
       make_tensor_map(kmajor_tma_2d(g.m, g.k, COLS, SLICE_K, 2, Swizzle::B128), g.a, "A");
   const CUtensorMap b_map =
       make_tensor_map(kmajor_tma_2d(g.n, g.k, ROWS, SLICE_K, 2, Swizzle::B128), g.b, "B");
-  CUDA_CHECK(cudaFuncSetAttribute(decode_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-  PersistentGrid grid = persistent_grid(decode_kernel, NUM_THREADS, SMEM_BYTES, 1, 1, 1, "v8s");
+  auto* kernel = decode_kernel<COLS>;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, W::SMEM_BYTES));
+  PersistentGrid grid = persistent_grid(kernel, NUM_THREADS, W::SMEM_BYTES, 1, 1, 1, "v8s/v8t");
   const int tiles     = num_tiles(g.n, ROWS);
   const SplitK split  = pick_split_k(tiles, num_k_tiles(g.k, BLOCK_K), grid.max_clusters, MIN_SPLIT_K_TILES);
   grid.resize(tiles * split.splits);  // one CTA per tile and split, resident or not: no CTA waits for another
   std::shared_ptr<FixupMemory> fixup;  // the partials, and one counter per tile (FixupMemory's flags)
-  if (split.splits > 1) fixup = std::make_shared<FixupMemory>(size_t(tiles) * split.splits, PARTIAL_FLOATS);
+  if (split.splits > 1) fixup = std::make_shared<FixupMemory>(size_t(tiles) * split.splits, W::PARTIAL_FLOATS);
   float* workspace   = fixup ? fixup->workspace : nullptr;
   uint32_t* counters = fixup ? fixup->flags : nullptr;
   auto* c            = static_cast<__nv_bfloat16*>(g.c);
   const int m = int(g.m), n = int(g.n), k = int(g.k);
   return [=](cudaStream_t stream) mutable {
-    grid.launch(stream, decode_kernel, a_map, b_map, c, m, n, k, split, workspace, counters);
+    grid.launch(stream, kernel, a_map, b_map, c, m, n, k, split, workspace, counters);
     (void)fixup;  // held by the launch: the workspace lives as long as any copy of it
   };
 }
 
-// v8d's launch at M <= COLS (nothing for --trace: common/harness.h, untraced_pick).
+// v8d's launch at M <= MAX_COLS: the narrower width that holds M (nothing for --trace: common/harness.h,
+// untraced_pick).
 inline Launch prepare_picked(const GemmArgs& g, DeviceTrace* trace) {
-  return untraced_pick(prepare, g, trace, "the decode kernel (v8s) at M <= " + std::to_string(COLS));
+  if (g.m <= Width<16>::COLS)
+    return untraced_pick(prepare<16>, g, trace, "the decode kernel (v8s) at M <= 16");
+  return untraced_pick(prepare<32>, g, trace, "the decode kernel 32 wide (v8t) at 16 < M <= 32");
 }
 
-// v8s's row of the variant table: its ring for the layout model (the MMA's A operand is B's 128-row tile, its
-// B operand A's 16 rows; a ring of 8 small stages), and the shapes it takes (M <= COLS).
-inline SmemTiles smem_tiles() {
-  return {B_TILE, A_TILE, ROWS, /*tma_3d=*/false, NUM_STAGES, SLICE_K, TMA_BOXES, tma_box};
+// A width's row of the variant table (v8s: 16, v8t: 32): its ring for the layout model (the MMA's A operand
+// is B's 128-row tile, its B operand A's COLS rows; a ring of 8 small stages), and the shapes it takes
+// (M <= COLS).
+template <int COLS>
+SmemTiles smem_tiles() {
+  return {B_TILE, Width<COLS>::A_TILE, ROWS, /*tma_3d=*/false, NUM_STAGES, SLICE_K, TMA_BOXES, tma_box};
 }
-inline ShapeRule shape_rule(ShapeRule rule) {
+template <int COLS>
+ShapeRule shape_rule(ShapeRule rule) {
   rule.m_max     = COLS;
-  rule.m_max_why = "is the decode kernel: A's rows are its MMA's N, 16 at most (v8d takes any M)";
+  rule.m_max_why = COLS == 16 ? "is the decode kernel: A's rows are its MMA's N, 16 at most (v8d takes any M)"
+                              : "is the decode kernel 32 wide: A's rows are its MMA's N, 32 at most (v8d takes any M)";
   return rule;
 }
 

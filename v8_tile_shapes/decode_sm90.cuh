@@ -1,4 +1,5 @@
-// decode_sm90.cuh: v8's decode kernel on Hopper (v8s; v8d takes it at M <= 16): the tile turned around.
+// decode_sm90.cuh: v8's decode kernel on Hopper (v8s, and 32 wide v8t; v8d takes it at M <= 32): the tile
+// turned around.
 // Included by matmul_v8_sm90.cu (its Blackwell twin, decode.cuh, by matmul_v8.cu).
 //
 // At decode, M (the tokens of a batch) is 1 to 16 while N and K are a layer's: 8192 x 28672 at Llama 3 70B.
@@ -8,7 +9,9 @@
 //  - The operands swap sides: C^T = B * A^T. B's rows fill the MMA's M side, 128 per CTA (two wgmma
 //    m64n16k16, one per 64-row half), and A's at most 16 rows are the MMA's N = 16 (rows past M arrive as
 //    zeros from the TMA, and their columns of the result are not stored). A CTA's output is C's 16 x 128
-//    block [0, M) x [n0, n0 + 128), transposed on the way out.
+//    block [0, M) x [n0, n0 + 128), transposed on the way out. For 17-32 rows of A the same kernel runs 32
+//    wide (v8t: m64n32k16, 20 KB stages): measured 4-17% faster there than v8d's other units
+//    (docs/performance/decode.md).
 //  - K is split (common/split_k.h): each CTA takes one 128-row tile of B and a range of its K tiles, so that
 //    tiles x splits CTAs fill the GPU (N = 4096: 32 tiles x 4 splits on 132 SMs; where the tiles outnumber
 //    the SMs, enough splits to fill the waves). Every CTA of a split tile writes its 16 x 128 fp32 partial;
@@ -27,7 +30,7 @@
 namespace decode {
 
 constexpr int ROWS              = 128;  // rows of B per CTA: the MMA's M side (two wgmma of 64)
-constexpr int COLS              = 16;   // A's rows, padded: the MMA's N; the largest M this kernel takes
+constexpr int MAX_COLS          = 32;   // the wider of the two widths (below): the largest M the kernel takes
 constexpr int SLICE_K           = 64;   // K of one TMA box: 128 bytes of bf16, one swizzle span
 constexpr int WGMMA_M           = 64;
 constexpr int WGMMA_K           = 16;
@@ -35,41 +38,56 @@ constexpr int HALVES            = ROWS / WGMMA_M;  // wgmma per K step, one per 
 constexpr int NUM_STAGES        = 8;               // 8 x 18 KB: one CTA per SM, 8 loads of B in flight
 constexpr int BLOCK_K           = SLICE_K;         // K of one stage: one TMA box per operand
 constexpr int NUM_THREADS       = 128 + 32;  // the consumer warpgroup (warps 0-3), the producer warp (4)
-constexpr int ACC_REGS          = HALVES * WGMMA_M * COLS / 128;  // 16 fp32 accumulators per consumer thread
-constexpr int PARTIAL_FLOATS    = ROWS * COLS;  // a CTA's partial: 2048 floats, thread t's 16 at 16 t
-constexpr int FIXUP_BATCH       = 4;  // partials whose loads the last split issues before adding them
 constexpr int MIN_SPLIT_K_TILES = 4;  // no split shorter than 4 K tiles (64 KB of B)
 constexpr uint32_t C_BAR        = 1;  // named barrier of the consumer warpgroup
 
 // The MMA's A operand is B's tile, its B operand A's rows: both K-major, in the 128-byte swizzle.
 constexpr KMajorTile B_TILE{ROWS, BLOCK_K, 2, Swizzle::B128};
-constexpr KMajorTile A_TILE{COLS, BLOCK_K, 2, Swizzle::B128};
 constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
-constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
-constexpr uint32_t STAGE_BYTES  = B_TILE_BYTES + A_TILE_BYTES;  // one ring stage: [B tile][A tile]
-constexpr uint32_t SMEM_BYTES   = NUM_STAGES * STAGE_BYTES + SMEM_ALIGN;
-GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
-GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + B_TILE_BYTES; }
 // The TMA boxes of a K tile (tests/test_stage_table.cpp checks them against the layout model's table): each
 // operand's tile is one 2D box {64, rows} at (k0, row0).
 constexpr int TMA_BOXES = 1;
 GEMM_HD constexpr TmaBox tma_box(KMajorTile, int row0, int k0, int) { return {0, {k0, row0, 0}}; }
 
-static_assert(COLS % 8 == 0 && COLS >= 8 && COLS <= 256, "wgmma N: 8..256 in steps of 8");
+// The kernel's two widths: A's rows padded to COLS, the MMA's N. 16 (v8s, M <= 16: 18 KB stages) and 32
+// (v8t, 16 < M <= 32: 20 KB stages); v8d takes the narrower that holds M. The constants that follow from it:
+template <int COLS_>
+struct Width {
+  static constexpr int COLS           = COLS_;
+  static constexpr int HALF_REGS      = COLS / 2;  // fp32 accumulators per thread and 64-row half (m64nCOLS)
+  static constexpr int ACC_REGS       = HALVES * HALF_REGS;  // 16 (or 32) per consumer thread
+  static constexpr int PARTIAL_FLOATS = ROWS * COLS;         // a CTA's partial, thread t's ACC_REGS at ACC_REGS t
+  static constexpr int FIXUP_BATCH    = 64 / COLS;  // partials whose loads the last split issues before adding
+                                                  // them: 4 at 16 wide, 2 at 32 (the registers)
+  static constexpr KMajorTile A_TILE{COLS, BLOCK_K, 2, Swizzle::B128};
+  static constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
+  static constexpr uint32_t STAGE_BYTES  = B_TILE_BYTES + A_TILE_BYTES;  // one ring stage: [B tile][A tile]
+  static constexpr uint32_t SMEM_BYTES   = NUM_STAGES * STAGE_BYTES + SMEM_ALIGN;
+  static GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
+  static GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + B_TILE_BYTES; }
+  static_assert(COLS == 16 || COLS == 32, "the wgmma wrappers of the two widths: m64n16k16, m64n32k16");
+  static_assert(A_TILE_BYTES % 1024 == 0, "A's tile is whole 1024-B swizzle atoms: every tile 1024-B aligned");
+  static_assert(NUM_STAGES * STAGE_BYTES + SMEM_ALIGN <= 256 * 1024,
+                "the ring ends below 256 KB: desc_sm90_advance's start-address field never carries");
+  static_assert(HALF_REGS % 4 == 0, "a half's accumulators are whole float4s of the partial");
+};
 static_assert(ROWS % WGMMA_M == 0 && BLOCK_K % WGMMA_K == 0, "whole wgmma M halves and K steps");
-static_assert(B_TILE_BYTES % 1024 == 0 && A_TILE_BYTES % 1024 == 0,
-              "tiles are whole 1024-B swizzle atoms (8 rows x 128 B), so every tile starts 1024-B aligned");
-static_assert(NUM_STAGES * STAGE_BYTES + SMEM_ALIGN <= 256 * 1024,
-              "the ring ends below 256 KB: desc_sm90_advance's start-address field never carries");
-static_assert(PARTIAL_FLOATS == ACC_REGS * 128, "the partial holds the warpgroup's accumulators");
+static_assert(B_TILE_BYTES % 1024 == 0, "B's tile is whole 1024-B swizzle atoms (8 rows x 128 B)");
+static_assert(Width<MAX_COLS>::COLS == MAX_COLS, "the widest width is MAX_COLS");
 
-// C^T = B * A^T for M <= 16. grid: tiles x split.splits CTAs, CTA b taking tile b / splits (rows
+// C^T = B * A^T for M <= COLS. grid: tiles x split.splits CTAs, CTA b taking tile b / splits (rows
 // 128 * tile of B, columns of C) and split b % splits of its K tiles. workspace: one partial per CTA;
 // counters: one per tile, 0 between launches.
+template <int COLS>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     decode_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                   __nv_bfloat16* c, int m, int n, int k, SplitK split, float* workspace, uint32_t* counters) {
 #if defined(GEMM_HAS_WGMMA)
+  using W                            = Width<COLS>;
+  constexpr int FIXUP_BATCH          = W::FIXUP_BATCH;
+  constexpr int HALF_REGS = W::HALF_REGS, ACC_REGS = W::ACC_REGS, PARTIAL_FLOATS = W::PARTIAL_FLOATS;
+  constexpr uint32_t STAGE_BYTES     = W::STAGE_BYTES;
+  constexpr KMajorTile A_TILE        = W::A_TILE;
   extern __shared__ uint8_t smem_raw[];
   uint8_t* ring = align_smem_1024(smem_raw);
   __shared__ uint64_t full_bar[NUM_STAGES];   // the TMA bytes of stage s have landed
@@ -101,9 +119,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         ptx::mbarrier_wait(&empty_bar[stage], empty_phase, "empty_bar");
         // Both boxes are whole boxes: rows past N or M and K past K arrive as zeros, and count.
         ptx::mbarrier_arrive_expect_tx(&full_bar[stage], STAGE_BYTES);
-        ptx::tma_load_2d_hint(ring + b_tile_offset(stage), &b_map, &full_bar[stage], kt * BLOCK_K, n0,
+        ptx::tma_load_2d_hint(ring + W::b_tile_offset(stage), &b_map, &full_bar[stage], kt * BLOCK_K, n0,
                               evict_first);
-        ptx::tma_load_2d(ring + a_tile_offset(stage), &a_map, &full_bar[stage], kt * BLOCK_K, 0);
+        ptx::tma_load_2d(ring + W::a_tile_offset(stage), &a_map, &full_bar[stage], kt * BLOCK_K, 0);
         if (++stage == NUM_STAGES) {
           stage = 0;
           empty_phase ^= 1;
@@ -114,9 +132,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   }
 
   // ---- consumer warpgroup: thread t of warp w holds, for half h of B's tile, B rows 64h + 16w + t/4 (+8)
-  //      and A rows (C's) 8j + 2(t%4) + {0, 1}: acc[h][4j + 2r + e] ----
+  //      and A rows (C's) 8j + 2(t%4) + {0, 1}, j < COLS / 8: acc[h][4j + 2r + e] ----
   const int t = threadIdx.x, lane = t % 32;
-  float acc[HALVES][8];
+  float acc[HALVES][HALF_REGS];
   const uint32_t ring_addr = ptx::smem_addr(ring);
   int stage                = 0;
   uint32_t full_phase      = 0;
@@ -125,12 +143,12 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     wg::fence();
 #pragma unroll
     for (int ks = 0; ks < BLOCK_K / WGMMA_K; ++ks) {
-      const uint64_t a_rows     = kmajor_desc_sm90(A_TILE, ring_addr + a_tile_offset(stage), ks);
+      const uint64_t a_rows     = kmajor_desc_sm90(A_TILE, ring_addr + W::a_tile_offset(stage), ks);
       const uint32_t accumulate = kt > k_begin || ks > 0 ? 1u : 0u;
 #pragma unroll
       for (int h = 0; h < HALVES; ++h) {
-        const uint64_t b_rows = kmajor_desc_sm90(B_TILE, ring_addr + b_tile_offset(stage), ks, h * WGMMA_M);
-        wg::mma_m64n16k16_bf16(acc[h], b_rows, a_rows, accumulate);
+        const uint64_t b_rows = kmajor_desc_sm90(B_TILE, ring_addr + W::b_tile_offset(stage), ks, h * WGMMA_M);
+        wg::mma_m64nNk16_bf16<COLS>(acc[h], b_rows, a_rows, accumulate);
       }
     }
     wg::commit_group();
@@ -148,9 +166,11 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     float* own = workspace + size_t(blockIdx.x) * PARTIAL_FLOATS;
 #pragma unroll
     for (int i = 0; i < ACC_REGS / 4; ++i)  // .cg: to L2, where the last split reads it
-      __stcg(reinterpret_cast<float4*>(own + 16 * t) + i,
-             make_float4(acc[i / 2][4 * (i % 2)], acc[i / 2][4 * (i % 2) + 1], acc[i / 2][4 * (i % 2) + 2],
-                         acc[i / 2][4 * (i % 2) + 3]));
+      __stcg(reinterpret_cast<float4*>(own + ACC_REGS * t) + i,
+             make_float4(acc[i / (HALF_REGS / 4)][4 * (i % (HALF_REGS / 4))],
+                         acc[i / (HALF_REGS / 4)][4 * (i % (HALF_REGS / 4)) + 1],
+                         acc[i / (HALF_REGS / 4)][4 * (i % (HALF_REGS / 4)) + 2],
+                         acc[i / (HALF_REGS / 4)][4 * (i % (HALF_REGS / 4)) + 3]));
     // Every thread's stores precede the barrier; thread 0's acq_rel count after it releases them all (the
     // release is cumulative over what happens before it) and, for the last split, acquires every other
     // split's, which the barrier after it passes on to the warpgroup.
@@ -167,65 +187,77 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     float sum[ACC_REGS];
     const float4* first =
         reinterpret_cast<const float4*>(workspace + size_t(blockIdx.x - s_idx) * PARTIAL_FLOATS);
-    sum_split_partials<FIXUP_BATCH>(sum, first, split.splits, PARTIAL_FLOATS / 4, 4 * t);  // common/fixup.cuh
+    // common/fixup.cuh
+    sum_split_partials<FIXUP_BATCH>(sum, first, split.splits, PARTIAL_FLOATS / 4, ACC_REGS / 4 * t);
 #pragma unroll
-    for (int i = 0; i < ACC_REGS; ++i) acc[i / 8][i % 8] = sum[i];
+    for (int i = 0; i < ACC_REGS; ++i) acc[i / HALF_REGS][i % HALF_REGS] = sum[i];
   }
 
-  // ---- store: C[row][col] for A row `row` < M and B row `col` < N, one bf16 at a time (C is M x N: 16 x
+  // ---- store: C[row][col] for A row `row` < M and B row `col` < N, one bf16 at a time (C is M x N: COLS x
   //      128 at most per CTA, the bytes of B are what count) ----
   const int warp = t / 32;
 #pragma unroll
   for (int i = 0; i < ACC_REGS; ++i) {
-    const int h = i / 8, j = (i / 4) % 2, r = (i / 2) % 2, e = i % 2;
+    const int h = i / HALF_REGS, q = i % HALF_REGS, j = q / 4, r = (q / 2) % 2, e = q % 2;
     const int col = n0 + h * WGMMA_M + warp * 16 + lane / 4 + 8 * r;
     const int row = 8 * j + 2 * (lane % 4) + e;
-    if (row < m && col < n) c[size_t(row) * size_t(n) + col] = __float2bfloat16_rn(acc[h][i % 8]);
+    if (row < m && col < n) c[size_t(row) * size_t(n) + col] = __float2bfloat16_rn(acc[h][q]);
   }
 #elif defined(__CUDA_ARCH__)
   __trap();  // compiled for a GPU without wgmma: fail loudly, never return with C unwritten
 #endif  // GEMM_HAS_WGMMA
 }
 
-// The launch: tensor maps with B's 128-row box and A's 16-row box (rows past M zero-filled), the split from
-// the resident count of the occupancy query, the workspace and counters where K is split.
-inline Launch prepare(const GemmArgs& g) {
+// The launch at one width: tensor maps with B's 128-row box and A's COLS-row box (rows past M zero-filled),
+// the split from the resident count of the occupancy query, the workspace and counters where K is split.
+template <int COLS>
+Launch prepare(const GemmArgs& g) {
+  using W = Width<COLS>;
   const CUtensorMap a_map =
       make_tensor_map(kmajor_tma_2d(g.m, g.k, COLS, SLICE_K, 2, Swizzle::B128), g.a, "A");
   const CUtensorMap b_map =
       make_tensor_map(kmajor_tma_2d(g.n, g.k, ROWS, SLICE_K, 2, Swizzle::B128), g.b, "B");
-  CUDA_CHECK(cudaFuncSetAttribute(decode_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-  // The occupancy query's resident CTAs (clusters of one): three per SM
-  PersistentGrid grid = persistent_grid(decode_kernel, NUM_THREADS, SMEM_BYTES, 1, 1, 1, "v8s (sm_90a)");
+  auto* kernel = decode_kernel<COLS>;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, W::SMEM_BYTES));
+  // The occupancy query's resident CTAs (clusters of one): one per SM
+  PersistentGrid grid = persistent_grid(kernel, NUM_THREADS, W::SMEM_BYTES, 1, 1, 1, "v8s/v8t (sm_90a)");
   const int tiles     = num_tiles(g.n, ROWS);
   const SplitK split  = pick_split_k(tiles, num_k_tiles(g.k, BLOCK_K), grid.max_clusters, MIN_SPLIT_K_TILES);
   grid.resize(tiles * split.splits);  // one CTA per tile and split, resident or not: no CTA waits for another
   std::shared_ptr<FixupMemory> fixup;  // the partials, and one counter per tile (FixupMemory's flags)
-  if (split.splits > 1) fixup = std::make_shared<FixupMemory>(size_t(tiles) * split.splits, PARTIAL_FLOATS);
+  if (split.splits > 1) fixup = std::make_shared<FixupMemory>(size_t(tiles) * split.splits, W::PARTIAL_FLOATS);
   float* workspace   = fixup ? fixup->workspace : nullptr;
   uint32_t* counters = fixup ? fixup->flags : nullptr;
   auto* c            = static_cast<__nv_bfloat16*>(g.c);
   const int m = int(g.m), n = int(g.n), k = int(g.k);
   return [=](cudaStream_t stream) mutable {
-    grid.launch(stream, decode_kernel, a_map, b_map, c, m, n, k, split, workspace, counters);
+    grid.launch(stream, kernel, a_map, b_map, c, m, n, k, split, workspace, counters);
     (void)fixup;  // held by the launch: the workspace lives as long as any copy of it
   };
 }
 
-// v8d's launch at M <= COLS (nothing for --trace: common/harness.h, untraced_pick).
+// v8d's launch at M <= MAX_COLS: the narrower width that holds M (nothing for --trace: common/harness.h,
+// untraced_pick).
 inline Launch prepare_picked(const GemmArgs& g, DeviceTrace* trace) {
-  return untraced_pick(prepare, g, trace, "the decode kernel (v8s) at M <= " + std::to_string(COLS));
+  if (g.m <= Width<16>::COLS)
+    return untraced_pick(prepare<16>, g, trace, "the decode kernel (v8s) at M <= 16");
+  return untraced_pick(prepare<32>, g, trace, "the decode kernel 32 wide (v8t) at 16 < M <= 32");
 }
 
-// v8s's row of the variant table: its ring for the layout model (the MMA's A operand is B's 128-row tile, its
-// B operand A's 16 rows; a ring of 8 small stages, no cluster), and the shapes it takes (M <= COLS).
-inline SmemTiles smem_tiles() {
-  return SmemTiles{B_TILE, A_TILE, WGMMA_M, /*tma_3d=*/false, NUM_STAGES, SLICE_K, TMA_BOXES, tma_box}
+// A width's row of the variant table (v8s: 16, v8t: 32): its ring for the layout model (the MMA's A operand
+// is B's 128-row tile, its B operand A's COLS rows; a ring of 8 small stages, no cluster), and the shapes it
+// takes (M <= COLS).
+template <int COLS>
+SmemTiles smem_tiles() {
+  return SmemTiles{B_TILE, Width<COLS>::A_TILE, WGMMA_M, /*tma_3d=*/false, NUM_STAGES, SLICE_K, TMA_BOXES,
+                   tma_box}
       .with_cluster(1);
 }
-inline ShapeRule shape_rule(ShapeRule rule) {
+template <int COLS>
+ShapeRule shape_rule(ShapeRule rule) {
   rule.m_max     = COLS;
-  rule.m_max_why = "is the decode kernel: A's rows are its MMA's N, 16 at most (v8d takes any M)";
+  rule.m_max_why = COLS == 16 ? "is the decode kernel: A's rows are its MMA's N, 16 at most (v8d takes any M)"
+                              : "is the decode kernel 32 wide: A's rows are its MMA's N, 32 at most (v8d takes any M)";
   return rule;
 }
 

@@ -612,7 +612,7 @@ int resident_workers() {
                            Unit<UNIT_CTAS, TILE_N>::SMEM_BYTES, UNIT_CTAS, "v8");
 }
 Launch prepare_v8_picked(const GemmArgs& g, DeviceTrace* trace) {
-  if (g.m <= decode::COLS) return decode::prepare_picked(g, trace);  // decode: the tile turned around (v8s)
+  if (g.m <= decode::MAX_COLS) return decode::prepare_picked(g, trace);  // the tile turned around (v8s, v8t)
   const int tiles_m = num_tiles(g.m, BLOCK_M), iters = num_k_tiles(g.k, BLOCK_K);
   const UnitChoice unit   = pick_unit(tiles_m, num_tiles(g.n, BLOCK_N), iters, resident_workers<CLUSTER_SIZE>(),
                                       resident_workers<1>(), FIXUP_ITERS);
@@ -660,8 +660,10 @@ std::vector<Variant> sm100_variants() {
       {"v8n", "the narrow tile: 256x64 pair units (cta_group::2, N = 64), v7d's plan rule", kernel, any_mn,
        narrow, prepare_v8_untraced<CLUSTER_SIZE, NARROW_N>, prepare_v8_traced<CLUSTER_SIZE, NARROW_N>},
       {"v8s", "decode (M <= 16): B's 128 rows on the MMA's M side (M = 128, N = 16), K split to fill the GPU",
-       kernel, decode::shape_rule(any_mn), decode::smem_tiles(), decode::prepare},
-      {"v8d", "picked per shape: the decode tile at M <= 16, else v7d's pair, a 1-CTA unit or the narrow pair; "
+       kernel, decode::shape_rule<16>(any_mn), decode::smem_tiles<16>(), decode::prepare<16>},
+      {"v8t", "decode 32 wide (M <= 32): v8s with A's side 32 rows (M = 128, N = 32)", kernel,
+       decode::shape_rule<32>(any_mn), decode::smem_tiles<32>(), decode::prepare<32>},
+      {"v8d", "picked per shape: the decode tile at M <= 32, else v7d's pair, a 1-CTA unit or the narrow pair; "
               "the default", kernel, any_mn, picked, prepare_v8_untraced<UNIT_PICKED>,
        prepare_v8_traced<UNIT_PICKED>},
   };

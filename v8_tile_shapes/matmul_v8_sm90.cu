@@ -716,7 +716,7 @@ int resident_workers() {
                            UNIT_CTAS, "v8 (sm_90a)");
 }
 Launch prepare_v8_picked(const GemmArgs& g, DeviceTrace* trace) {
-  if (g.m <= decode::COLS) return decode::prepare_picked(g, trace);  // decode: the tile turned around (v8s)
+  if (g.m <= decode::MAX_COLS) return decode::prepare_picked(g, trace);  // the tile turned around (v8s, v8t)
   const int tiles_m = num_tiles(g.m, BLOCK_M), iters = num_k_tiles(g.k, BLOCK_K);
   if (pick_pingpong(tiles_m * num_tiles(g.n, pingpong::COLS), iters, pingpong::resident_ctas(),
                     tma_row_stride_ok(g.n, 2)))
@@ -763,11 +763,13 @@ std::vector<Variant> sm90_variants() {
       {"v8n", "the narrow tile: 128x64 CTAs, pairs along N sharing A (m64n64), v7d's plan rule", kernel, any_mn,
        narrow, prepare_v8_untraced<CLUSTER_SIZE, Narrow::BLOCK_N>, prepare_v8_traced<CLUSTER_SIZE, Narrow::BLOCK_N>},
       {"v8s", "decode (M <= 16): B's 128 rows on the MMA's M side (m64n16), K split to fill the GPU", kernel,
-       decode::shape_rule(any_mn), decode::smem_tiles(), decode::prepare},
+       decode::shape_rule<16>(any_mn), decode::smem_tiles<16>(), decode::prepare<16>},
+      {"v8t", "decode 32 wide (M <= 32): v8s with A's side 32 rows (m64n32)", kernel,
+       decode::shape_rule<32>(any_mn), decode::smem_tiles<32>(), decode::prepare<32>},
       {"v8p", "ping-pong: each consumer warpgroup its own 128x128 tile, one storing C while the other "
               "multiplies (a CTA alone, whole tiles)", kernel, pingpong::shape_rule(any_mn), pingpong::smem_tiles(),
        pingpong::prepare},
-      {"v8d", "picked per shape: the decode tile at M <= 16, the ping-pong tiles at K <= 2048, else v7d's pair, "
+      {"v8d", "picked per shape: the decode tile at M <= 32, the ping-pong tiles at K <= 2048, else v7d's pair, "
               "a 1-CTA unit or the narrow pair; the default", kernel, any_mn, tiles.with_cluster(CLUSTER_PICKED),
        prepare_v8_untraced<UNIT_PICKED>, prepare_v8_traced<UNIT_PICKED>},
   };
