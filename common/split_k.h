@@ -1,22 +1,23 @@
 // split_k.h: how v8's decode kernels (v8s) cut K (v8_tile_shapes/decode.cuh, decode_sm90.cuh). Host and
 // device, so that the CPU test (tests/test_split_k.cpp) checks the very code the kernels run.
 //
-// At decode (M <= 16) the work is reading B once: the output has 16 rows at most, and B's N x K elements are
+// At decode (M <= 32) the work is reading B once: the output has 32 rows at most, and B's N x K elements are
 // all there is to move. The decode kernels turn the tile around (B's rows fill the MMA's M side, A's few
 // rows its N) and give each CTA `rows` rows of B (one output tile) and a contiguous range of its K tiles (a
 // split). How many splits:
-//  - tiles <= slots: as many as keep one wave of CTAs, so that every SM streams B from the first cycle to the
-//    last and none waits for a second wave: splits = resident CTAs / tiles (N = 4096: 32 tiles, 4 splits on
-//    132 SMs); more splits than that, in more waves, measured slower (11 splits in three CTAs per SM: 0.69x
-//    of cuBLAS at 16 x 4096 x 4096 against 1.03x, on an H200);
-//  - tiles > slots: the waves' quantisation decides: the fewest splits (up to 8) whose waves are 99% full,
-//    else the fullest, since the last wave's few CTAs cannot keep enough loads in flight to hold the HBM's
-//    bandwidth (448 tiles on 132 SMs: 1 split, 3.4 waves, 0.97x of cuBLAS's first pick; 5 splits, 99.8% full,
-//    1.01-1.02x; on an H200);
-// and never a split shorter than `min_k_tiles` K tiles: each split writes a partial (16 x rows fp32) and the
-// tile's last split reads them all, which is worth it only against a sizeable piece of B. The K tiles are
-// then dealt out evenly (every split ceil(k_tiles / splits) long but the last), and the splits recounted so
-// that none is empty.
+//  - tiles <= slots: as many as keep one wave of CTAs, so that as many SMs as there are slots stream B and
+//    none waits for a second wave: splits = resident CTAs / tiles (N = 4096: 32 tiles, 4 splits on 132 SMs);
+//    more splits than that, in more waves, measured slower (11 splits in three CTAs per SM: 0.69x of
+//    cuBLAS at 16 x 4096 x 4096 against 1.03x, on an H200);
+//  - tiles > slots: one split. Every tile is then a CTA that streams its whole column of K, and the GPU is
+//    busy until the last few CTAs' SMs, which stream faster alone, drain. Splitting more to fill the last
+//    wave measured slower at every split count tried (448 tiles on 132 SMs, M = 1: 223 us with one split,
+//    230-249 us with 2-8; 224 tiles at K = 4096: 63 us against 66-74 us; on an H200): each split adds a CTA's
+//    start and end and a partial.
+// and never a split shorter than `min_k_tiles` K tiles: each split writes a partial (COLS x rows fp32) and
+// the tile's last split reads them all, which is worth it only against a sizeable piece of B. The K tiles
+// are then dealt out evenly (every split ceil(k_tiles / splits) long but the last), and the splits recounted
+// so that none is empty.
 //
 // The fixup (the kernels): every split but one writes its partial to its slot of the workspace and counts
 // itself on the tile's counter (atom.add.acq_rel); the split that counts last adds all the partials, in
@@ -38,29 +39,13 @@ struct SplitK {
   }
 };
 
-constexpr int SPLIT_K_MAX_WAVE_SPLITS = 8;   // more tiles than slots: splits tried to fill the last wave
-constexpr int SPLIT_K_WAVE_PERCENT    = 99;  // ... until the waves are this full
-
 // tiles: output tiles; total_k_tiles: K tiles of the problem (>= 1); slots: CTAs resident at once on the GPU;
 // min_k_tiles: the shortest split worth its partial.
 GEMM_HD constexpr SplitK pick_split_k(int tiles, int total_k_tiles, int slots, int min_k_tiles) {
   const int longest = total_k_tiles / (min_k_tiles > 0 ? min_k_tiles : 1);  // most splits of min_k_tiles
   const int most    = longest > 1 ? longest : 1;
-  int splits        = 1;
-  if (tiles <= slots) {
-    splits = slots / tiles;  // one wave
-  } else {
-    // More tiles than slots: the fewest splits whose waves are SPLIT_K_WAVE_PERCENT full (448 tiles on 132
-    // slots: 3.4 waves, the last 39% full; 5 splits, 17 waves, 99.8% full), else the fullest.
-    long best_full = 0;
-    for (int s = 1; s <= SPLIT_K_MAX_WAVE_SPLITS && s <= most; ++s) {
-      const long work = long(tiles) * s, waves = (work + slots - 1) / slots;
-      const long full = 100 * work / (waves * slots);  // percent of the waves' slots busy
-      if (full > best_full) splits = s, best_full = full;
-      if (full >= SPLIT_K_WAVE_PERCENT) break;
-    }
-  }
-  if (splits > most) splits = most;  // no split shorter than min_k_tiles
+  int splits        = tiles <= slots ? slots / tiles : 1;  // one wave; past one wave, no split
+  if (splits > most) splits = most;                        // no split shorter than min_k_tiles
   SplitK s;
   s.k_tiles = (total_k_tiles + splits - 1) / splits;
   s.splits  = (total_k_tiles + s.k_tiles - 1) / s.k_tiles;  // none empty

@@ -1,8 +1,8 @@
 // test_split_k.cpp: the decode kernels' split of K (common/split_k.h), the code v8s runs, on the CPU. Over a
 // grid of shapes (one K tile, primes, fewer K tiles than splits wanted, more tiles than slots): every K tile
 // of a tile is in exactly one split and no split is empty; the grid is one wave wherever the tiles fit, and
-// its waves 99% full (or as full as 8 splits make them) where they do not; no split is shorter than the
-// minimum unless the problem itself is; and the sweep's decode shapes get the splits common/split_k.h names.
+// K is not split where they do not; no split is shorter than the minimum unless the problem itself is; and
+// the sweep's decode shapes get the splits common/split_k.h names, at both widths' minimum split.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -31,21 +31,14 @@ TEST_CASE("split_k: every K tile in exactly one non-empty split, one wave, no sh
             next = s.end(i, k_tiles);
           }
           REQUIRE(next == k_tiles);
-          // one wave where the tiles fit; otherwise the fewest splits (up to 8) whose waves are 99% full,
-          // else the fullest; never more than K allows in splits of min_k
+          // one wave where the tiles fit, else no split; never more than K allows in splits of min_k
           const int most = k_tiles / min_k > 1 ? k_tiles / min_k : 1;
           int wanted     = 1;
           if (tiles <= slots) {
             REQUIRE(long(tiles) * s.splits <= slots);
             wanted = slots / tiles;
           } else {
-            long best = -1;
-            for (int c = 1; c <= 8 && c <= most; ++c) {
-              const long work = long(tiles) * c, waves = (work + slots - 1) / slots,
-                         full = 100 * work / (waves * slots);
-              if (full > best) best = full, wanted = c;
-              if (full >= 99) break;
-            }
+            REQUIRE(s.splits == 1);
           }
           if (wanted > most) wanted = most;
           if (s.splits > 1) REQUIRE(s.k_tiles >= min_k);
@@ -58,24 +51,28 @@ TEST_CASE("split_k: every K tile in exactly one non-empty split, one wave, no sh
 }
 
 TEST_CASE(
-    "split_k: the H100 and H200 decode shapes (132 SMs, one decode CTA per SM, K tiles of 64, at least 4)",
+    "split_k: the H100 and H200 decode shapes (132 SMs, one decode CTA per SM, K tiles of 64, at least 4 at "
+    "16 wide and 96 at 32)",
     "[split_k]") {
   const int slots = 132;
   struct Case {
-    int n, k, splits, k_tiles;  // the last split has the rest
+    int n, k, min_k, splits, k_tiles;  // the last split has the rest
   } cases[] = {
-      {4096, 4096, 4, 16},    // 32 tiles: 4 splits, one wave of 128 CTAs
-      {8192, 8192, 2, 64},    // 64 tiles x 2
-      {8192, 28672, 2, 224},  // 64 tiles, 448 K tiles
-      {10240, 8192, 1, 128},  // 80 tiles: one split, 80 of 132 SMs (2 splits would be two waves)
-      {28672, 8192, 7, 19},   // 224 tiles: 1-3 splits fill 84% of their waves, 4 splits 96%, 7 splits 99%
-      {57344, 8192, 5,
-       26},  // 448 tiles: 1 split fills 84% of 4 waves, 2 splits 96% of 7, 5 splits 99.8% of 17
+      {4096, 4096, 4, 4, 16},     // 32 tiles: 4 splits, one wave of 128 CTAs
+      {8192, 8192, 4, 2, 64},     // 64 tiles x 2
+      {8192, 28672, 4, 2, 224},   // 64 tiles, 448 K tiles
+      {10240, 8192, 4, 1, 128},   // 80 tiles: one split, 80 of 132 SMs (2 splits would be two waves)
+      {28672, 4096, 4, 1, 64},    // 224 tiles: more than one wave, no split
+      {57344, 8192, 4, 1, 128},   // 448 tiles: 3.4 waves of whole columns of K
+      {4096, 4096, 96, 1, 64},    // 32 wide: 64 K tiles are one split's worth
+      {8192, 8192, 96, 1, 128},   // 32 wide: 128 K tiles, not two of 96
+      {8192, 28672, 96, 2, 224},  // 32 wide: two splits of 224
+      {4096, 14336, 96, 2, 112},  // 32 wide: 4 splits would fill the wave, K allows 2
   };
   for (const Case& c : cases) {
     const int tiles = (c.n + 127) / 128, k_tiles = (c.k + 63) / 64;
-    const SplitK s = pick_split_k(tiles, k_tiles, slots, 4);
-    INFO("N " << c.n << " K " << c.k << " -> " << s.splits << " x " << s.k_tiles);
+    const SplitK s = pick_split_k(tiles, k_tiles, slots, c.min_k);
+    INFO("N " << c.n << " K " << c.k << " min " << c.min_k << " -> " << s.splits << " x " << s.k_tiles);
     CHECK(s.splits == c.splits);
     CHECK(s.k_tiles == c.k_tiles);
     CHECK(s.end(s.splits - 1, k_tiles) == k_tiles);

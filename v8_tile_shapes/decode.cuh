@@ -5,16 +5,18 @@
 // C^T = B * A^T for M <= 16: B's rows fill the MMA's M side, 128 per CTA (one cta_group::1 MMA of M = 128),
 // and A's at most 16 rows are its N = 16 (the ISA's step at M = 128; rows past M arrive as zeros from the
 // TMA and are not stored); for 17-32 rows of A the same kernel runs 32 wide (v8t: N = 32, 20 KB stages).
-// The accumulator is 128 TMEM lanes x COLS columns (a 32-column allocation, the smallest): lane r holds B row n0 + r, column j A row j, so the epilogue's thread (lane) r holds column
-// n0 + r of C's 16 rows. K is split (common/split_k.h) so that tiles x splits CTAs fill the GPU in one wave;
-// the last split of a tile to count itself adds the partials in split order and stores C. Stages of 16 KB
-// of B and 2 KB of A, a ring of 8, one CTA per SM (the Hopper twin's measured choice). The roles are v4's:
-// warp 0 loads, warp 1 allocates TMEM and issues the MMAs, warps 2-5 (one per TMEM lane quarter) are the
-// epilogue; one tile per CTA.
+// The accumulator is 128 TMEM lanes x COLS columns (a 32-column allocation, the smallest): lane r holds B row
+// n0 + r, column j A row j, so the epilogue's thread (lane) r holds column n0 + r of C's COLS rows. K is
+// split (common/split_k.h) so that tiles x splits CTAs fill the GPU in one wave (no split past one wave); the
+// last split of a tile to count itself adds the partials in split order and stores C. Stages of 16 KB of B
+// and 2 KB of A, a ring of 8, one CTA per SM (the Hopper twin's measured choice). The roles are v4's: warp 0
+// loads, warp 1 allocates TMEM and issues the MMAs, warps 2-5 (one per TMEM lane quarter) are the epilogue;
+// one tile per CTA.
 //
 // Status: compiled for sm_100a; not run on Blackwell hardware by this project. Through the tcgen05 emulator
-// it passes against cuBLAS on an H200 (Hopper; `matmul_v8 --emulate --variant v8s`); also model-checked (layout,
-// CuTe's instruction descriptor, SASS). It has no protocol model of its own: one tile per CTA, v4's roles.
+// it passes against cuBLAS on an H200 (Hopper; `matmul_v8 --emulate --variant v8s`); also model-checked
+// (layout, CuTe's instruction descriptor, SASS). It has no protocol model of its own: one tile per CTA, v4's
+// roles.
 //
 // PTX ISA sections: as matmul_v8.cu (the cta_group::1 forms), and "atom" (.acq_rel, the split counter).
 #pragma once
@@ -28,11 +30,10 @@ constexpr int BLOCK_K           = 64;   // K of one tile load: 128 bytes of bf16
 constexpr int SLICE_K           = 64;   // K of one TMA box: one 128-byte swizzle span
 constexpr int MMA_K             = 16;
 constexpr int NUM_STAGES        = 8;
-constexpr int EPILOGUE_WARP0    = 2;            // warps 2-5: the epilogue, one per TMEM lane quarter
-constexpr int NUM_THREADS       = 6 * 32;       // TMA, MMA, 4 x epilogue
-constexpr int TMEM_COLS         = 32;           // the smallest allocation; the accumulator uses COLS of them
-constexpr int MIN_SPLIT_K_TILES = 4;  // no split shorter than 4 K tiles (64 KB of B)
-constexpr uint32_t EPILOGUE_BAR = 1;  // named barrier of the four epilogue warps
+constexpr int EPILOGUE_WARP0    = 2;       // warps 2-5: the epilogue, one per TMEM lane quarter
+constexpr int NUM_THREADS       = 6 * 32;  // TMA, MMA, 4 x epilogue
+constexpr int TMEM_COLS         = 32;      // the smallest allocation; the accumulator uses COLS of them
+constexpr uint32_t EPILOGUE_BAR = 1;       // named barrier of the four epilogue warps
 
 constexpr KMajorTile B_TILE{ROWS, BLOCK_K, 2, Swizzle::B128};  // the MMA's A operand
 constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
@@ -47,8 +48,13 @@ template <int COLS_>
 struct Width {
   static constexpr int COLS           = COLS_;
   static constexpr int PARTIAL_FLOATS = ROWS * COLS;  // a CTA's partial: lane r's COLS columns at COLS r
-  static constexpr int FIXUP_BATCH    = 64 / COLS;  // partials whose loads the last split issues before adding
-                                                  // them: 4 at 16 wide, 2 at 32 (the registers)
+  // No split shorter than this many K tiles (common/split_k.h): 4 at 16 wide (64 KB of B); 96 at 32 wide,
+  // where a split costs more than it brings on shorter K (on an H200, 32 x 4096 x 4096: 17.4 us in one split,
+  // 18.6 in four; 32 x 8192 x 8192: 39.2 in one, 42.0 in two) and pays at the longest (32 x 8192 x 28672:
+  // 117 us in two, 122 in one).
+  static constexpr int MIN_SPLIT_K_TILES = COLS == 16 ? 4 : 96;
+  static constexpr int FIXUP_BATCH = 64 / COLS;  // partials whose loads the last split issues before adding
+                                                 // them: 4 at 16 wide, 2 at 32 (the registers)
   static constexpr KMajorTile A_TILE{COLS, BLOCK_K, 2, Swizzle::B128};  // the MMA's B operand
   static constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
   static constexpr uint32_t STAGE_BYTES  = B_TILE_BYTES + A_TILE_BYTES;  // one ring stage: [B tile][A tile]
@@ -57,12 +63,15 @@ struct Width {
   static constexpr uint32_t IDESC = make_idesc_f16(F16Kind::BF16, F16Kind::BF16, AccKind::F32, ROWS, COLS);
   static GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
   static GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + B_TILE_BYTES; }
-  static_assert(ROWS == 128 && COLS % 16 == 0 && COLS <= 256, "cta_group::1 M = 128: N = 16..256 in steps of 16");
+  static_assert(ROWS == 128 && COLS % 16 == 0 && COLS <= 256,
+                "cta_group::1 M = 128: N = 16..256 in steps of 16");
   static_assert(COLS <= TMEM_COLS, "the accumulator fits in the allocation");
-  static_assert(A_TILE_BYTES % 1024 == 0, "A's tile is whole 1024-B swizzle atoms: every tile 1024-B aligned");
+  static_assert(A_TILE_BYTES % 1024 == 0,
+                "A's tile is whole 1024-B swizzle atoms: every tile 1024-B aligned");
   static_assert(SMEM_BYTES + 1024 <= 227 * 1024, "the ring fits in the 227 KB of shared memory per block");
 };
-static_assert(TMEM_COLS >= 32 && (TMEM_COLS & (TMEM_COLS - 1)) == 0, "TMEM allocations are powers of 2 >= 32 columns");
+static_assert(TMEM_COLS >= 32 && (TMEM_COLS & (TMEM_COLS - 1)) == 0,
+              "TMEM allocations are powers of 2 >= 32 columns");
 static_assert(B_TILE_BYTES % 1024 == 0, "B's tile is whole 1024-B swizzle atoms (8 rows x 128 B)");
 static_assert(BLOCK_K % MMA_K == 0, "a tile holds whole MMA K steps");
 static_assert(Width<MAX_COLS>::COLS == MAX_COLS, "the widest width is MAX_COLS");
@@ -75,11 +84,11 @@ __global__ void __launch_bounds__(NUM_THREADS)
     decode_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                   __nv_bfloat16* c, int m, int n, int k, SplitK split, float* workspace, uint32_t* counters) {
 #if defined(GEMM_HAS_TCGEN05)
-  using W                          = Width<COLS>;
-  constexpr int FIXUP_BATCH        = W::FIXUP_BATCH;
-  constexpr int PARTIAL_FLOATS     = W::PARTIAL_FLOATS;
-  constexpr uint32_t STAGE_BYTES   = W::STAGE_BYTES;
-  constexpr KMajorTile A_TILE      = W::A_TILE;
+  using W                        = Width<COLS>;
+  constexpr int FIXUP_BATCH      = W::FIXUP_BATCH;
+  constexpr int PARTIAL_FLOATS   = W::PARTIAL_FLOATS;
+  constexpr uint32_t STAGE_BYTES = W::STAGE_BYTES;
+  constexpr KMajorTile A_TILE    = W::A_TILE;
   extern __shared__ uint8_t smem_raw[];
   uint8_t* ring = align_smem_1024(smem_raw);
   __shared__ uint64_t full_bar[NUM_STAGES];   // the TMA bytes of stage s have landed
@@ -153,7 +162,8 @@ __global__ void __launch_bounds__(NUM_THREADS)
 #pragma unroll
         for (int ks = 0; ks < BLOCK_K / MMA_K; ++ks)  // the MMA's A: B's rows; its B: A's rows
           tc5::mma_f16_ss(tmem_acc, kmajor_desc_sm100(B_TILE, b_addr, ks),
-                          kmajor_desc_sm100(A_TILE, a_addr, ks), W::IDESC, (kt > k_begin || ks > 0) ? 1u : 0u);
+                          kmajor_desc_sm100(A_TILE, a_addr, ks), W::IDESC,
+                          (kt > k_begin || ks > 0) ? 1u : 0u);
         tc5::commit(&empty_bar[stage]);  // arrives once the MMAs above have read this stage
         if (++stage == NUM_STAGES) {
           stage = 0;
@@ -173,7 +183,8 @@ __global__ void __launch_bounds__(NUM_THREADS)
     tc5::fence_after_thread_sync();
     float chunk[COLS / 8][8], v[COLS];  // columns 8q .. 8q + 7
 #pragma unroll
-    for (int q = 0; q < COLS / 8; ++q) tc5::ld_32x32b_x8(tmem_addr(tmem_acc, lane0, uint32_t(8 * q)), chunk[q]);
+    for (int q = 0; q < COLS / 8; ++q)
+      tc5::ld_32x32b_x8(tmem_addr(tmem_acc, lane0, uint32_t(8 * q)), chunk[q]);
     tc5::wait_ld();
 #pragma unroll
     for (int j = 0; j < COLS; ++j) v[j] = chunk[j / 8][j % 8];
@@ -238,10 +249,12 @@ Launch prepare(const GemmArgs& g) {
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, W::SMEM_BYTES));
   PersistentGrid grid = persistent_grid(kernel, NUM_THREADS, W::SMEM_BYTES, 1, 1, 1, "v8s/v8t");
   const int tiles     = num_tiles(g.n, ROWS);
-  const SplitK split  = pick_split_k(tiles, num_k_tiles(g.k, BLOCK_K), grid.max_clusters, MIN_SPLIT_K_TILES);
+  const SplitK split =
+      pick_split_k(tiles, num_k_tiles(g.k, BLOCK_K), grid.max_clusters, W::MIN_SPLIT_K_TILES);
   grid.resize(tiles * split.splits);  // one CTA per tile and split, resident or not: no CTA waits for another
   std::shared_ptr<FixupMemory> fixup;  // the partials, and one counter per tile (FixupMemory's flags)
-  if (split.splits > 1) fixup = std::make_shared<FixupMemory>(size_t(tiles) * split.splits, W::PARTIAL_FLOATS);
+  if (split.splits > 1)
+    fixup = std::make_shared<FixupMemory>(size_t(tiles) * split.splits, W::PARTIAL_FLOATS);
   float* workspace   = fixup ? fixup->workspace : nullptr;
   uint32_t* counters = fixup ? fixup->flags : nullptr;
   auto* c            = static_cast<__nv_bfloat16*>(g.c);
@@ -269,9 +282,10 @@ SmemTiles smem_tiles() {
 }
 template <int COLS>
 ShapeRule shape_rule(ShapeRule rule) {
-  rule.m_max     = COLS;
-  rule.m_max_why = COLS == 16 ? "is the decode kernel: A's rows are its MMA's N, 16 at most (v8d takes any M)"
-                              : "is the decode kernel 32 wide: A's rows are its MMA's N, 32 at most (v8d takes any M)";
+  rule.m_max = COLS;
+  rule.m_max_why =
+      COLS == 16 ? "is the decode kernel: A's rows are its MMA's N, 16 at most (v8d takes any M)"
+                 : "is the decode kernel 32 wide: A's rows are its MMA's N, 32 at most (v8d takes any M)";
   return rule;
 }
 

@@ -14,9 +14,8 @@
 //    (docs/performance/decode.md).
 //  - K is split (common/split_k.h): each CTA takes one 128-row tile of B and a range of its K tiles, so that
 //    tiles x splits CTAs fill the GPU (N = 4096: 32 tiles x 4 splits on 132 SMs; where the tiles outnumber
-//    the SMs, enough splits to fill the waves). Every CTA of a split tile writes its 16 x 128 fp32 partial;
-//    the last of the tile's splits to count itself on the tile's counter adds them in split order and
-//    stores C.
+//    the SMs, no split). Every CTA of a split tile writes its COLS x 128 fp32 partial; the last of the
+//    tile's splits to count itself on the tile's counter adds them in split order and stores C.
 //  - A ring of 8 small stages (16 KB of B, 2 KB of A), one CTA per SM: 8 loads of B in flight per SM. B's
 //    loads carry the evict-first L2 hint (read once); A's, read by every CTA, stay.
 // One consumer warpgroup (warps 0-3: both halves, 16 accumulators per thread) and one producer warp (4).
@@ -29,17 +28,16 @@
 // (Needs common/split_k.h, included by the file that includes this one, before its namespace.)
 namespace decode {
 
-constexpr int ROWS              = 128;  // rows of B per CTA: the MMA's M side (two wgmma of 64)
-constexpr int MAX_COLS          = 32;   // the wider of the two widths (below): the largest M the kernel takes
-constexpr int SLICE_K           = 64;   // K of one TMA box: 128 bytes of bf16, one swizzle span
-constexpr int WGMMA_M           = 64;
-constexpr int WGMMA_K           = 16;
-constexpr int HALVES            = ROWS / WGMMA_M;  // wgmma per K step, one per 64-row half of B's tile
-constexpr int NUM_STAGES        = 8;               // 8 x 18 KB: one CTA per SM, 8 loads of B in flight
-constexpr int BLOCK_K           = SLICE_K;         // K of one stage: one TMA box per operand
-constexpr int NUM_THREADS       = 128 + 32;  // the consumer warpgroup (warps 0-3), the producer warp (4)
-constexpr int MIN_SPLIT_K_TILES = 4;  // no split shorter than 4 K tiles (64 KB of B)
-constexpr uint32_t C_BAR        = 1;  // named barrier of the consumer warpgroup
+constexpr int ROWS        = 128;  // rows of B per CTA: the MMA's M side (two wgmma of 64)
+constexpr int MAX_COLS    = 32;   // the wider of the two widths (below): the largest M the kernel takes
+constexpr int SLICE_K     = 64;   // K of one TMA box: 128 bytes of bf16, one swizzle span
+constexpr int WGMMA_M     = 64;
+constexpr int WGMMA_K     = 16;
+constexpr int HALVES      = ROWS / WGMMA_M;  // wgmma per K step, one per 64-row half of B's tile
+constexpr int NUM_STAGES  = 8;               // 8 x 18 KB: one CTA per SM, 8 loads of B in flight
+constexpr int BLOCK_K     = SLICE_K;         // K of one stage: one TMA box per operand
+constexpr int NUM_THREADS = 128 + 32;        // the consumer warpgroup (warps 0-3), the producer warp (4)
+constexpr uint32_t C_BAR  = 1;               // named barrier of the consumer warpgroup
 
 // The MMA's A operand is B's tile, its B operand A's rows: both K-major, in the 128-byte swizzle.
 constexpr KMajorTile B_TILE{ROWS, BLOCK_K, 2, Swizzle::B128};
@@ -56,9 +54,14 @@ struct Width {
   static constexpr int COLS           = COLS_;
   static constexpr int HALF_REGS      = COLS / 2;  // fp32 accumulators per thread and 64-row half (m64nCOLS)
   static constexpr int ACC_REGS       = HALVES * HALF_REGS;  // 16 (or 32) per consumer thread
-  static constexpr int PARTIAL_FLOATS = ROWS * COLS;         // a CTA's partial, thread t's ACC_REGS at ACC_REGS t
-  static constexpr int FIXUP_BATCH    = 64 / COLS;  // partials whose loads the last split issues before adding
-                                                  // them: 4 at 16 wide, 2 at 32 (the registers)
+  static constexpr int PARTIAL_FLOATS = ROWS * COLS;  // a CTA's partial, thread t's ACC_REGS at ACC_REGS t
+  // No split shorter than this many K tiles (common/split_k.h): 4 at 16 wide (64 KB of B); 96 at 32 wide,
+  // where a split costs more than it brings on shorter K (on an H200, 32 x 4096 x 4096: 17.4 us in one split,
+  // 18.6 in four; 32 x 8192 x 8192: 39.2 in one, 42.0 in two) and pays at the longest (32 x 8192 x 28672:
+  // 117 us in two, 122 in one).
+  static constexpr int MIN_SPLIT_K_TILES = COLS == 16 ? 4 : 96;
+  static constexpr int FIXUP_BATCH = 64 / COLS;  // partials whose loads the last split issues before adding
+                                                 // them: 4 at 16 wide, 2 at 32 (the registers)
   static constexpr KMajorTile A_TILE{COLS, BLOCK_K, 2, Swizzle::B128};
   static constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
   static constexpr uint32_t STAGE_BYTES  = B_TILE_BYTES + A_TILE_BYTES;  // one ring stage: [B tile][A tile]
@@ -66,7 +69,8 @@ struct Width {
   static GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
   static GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + B_TILE_BYTES; }
   static_assert(COLS == 16 || COLS == 32, "the wgmma wrappers of the two widths: m64n16k16, m64n32k16");
-  static_assert(A_TILE_BYTES % 1024 == 0, "A's tile is whole 1024-B swizzle atoms: every tile 1024-B aligned");
+  static_assert(A_TILE_BYTES % 1024 == 0,
+                "A's tile is whole 1024-B swizzle atoms: every tile 1024-B aligned");
   static_assert(NUM_STAGES * STAGE_BYTES + SMEM_ALIGN <= 256 * 1024,
                 "the ring ends below 256 KB: desc_sm90_advance's start-address field never carries");
   static_assert(HALF_REGS % 4 == 0, "a half's accumulators are whole float4s of the partial");
@@ -83,11 +87,11 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     decode_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                   __nv_bfloat16* c, int m, int n, int k, SplitK split, float* workspace, uint32_t* counters) {
 #if defined(GEMM_HAS_WGMMA)
-  using W                            = Width<COLS>;
-  constexpr int FIXUP_BATCH          = W::FIXUP_BATCH;
+  using W                   = Width<COLS>;
+  constexpr int FIXUP_BATCH = W::FIXUP_BATCH;
   constexpr int HALF_REGS = W::HALF_REGS, ACC_REGS = W::ACC_REGS, PARTIAL_FLOATS = W::PARTIAL_FLOATS;
-  constexpr uint32_t STAGE_BYTES     = W::STAGE_BYTES;
-  constexpr KMajorTile A_TILE        = W::A_TILE;
+  constexpr uint32_t STAGE_BYTES = W::STAGE_BYTES;
+  constexpr KMajorTile A_TILE    = W::A_TILE;
   extern __shared__ uint8_t smem_raw[];
   uint8_t* ring = align_smem_1024(smem_raw);
   __shared__ uint64_t full_bar[NUM_STAGES];   // the TMA bytes of stage s have landed
@@ -147,7 +151,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       const uint32_t accumulate = kt > k_begin || ks > 0 ? 1u : 0u;
 #pragma unroll
       for (int h = 0; h < HALVES; ++h) {
-        const uint64_t b_rows = kmajor_desc_sm90(B_TILE, ring_addr + W::b_tile_offset(stage), ks, h * WGMMA_M);
+        const uint64_t b_rows =
+            kmajor_desc_sm90(B_TILE, ring_addr + W::b_tile_offset(stage), ks, h * WGMMA_M);
         wg::mma_m64nNk16_bf16<COLS>(acc[h], b_rows, a_rows, accumulate);
       }
     }
@@ -222,10 +227,12 @@ Launch prepare(const GemmArgs& g) {
   // The occupancy query's resident CTAs (clusters of one): one per SM
   PersistentGrid grid = persistent_grid(kernel, NUM_THREADS, W::SMEM_BYTES, 1, 1, 1, "v8s/v8t (sm_90a)");
   const int tiles     = num_tiles(g.n, ROWS);
-  const SplitK split  = pick_split_k(tiles, num_k_tiles(g.k, BLOCK_K), grid.max_clusters, MIN_SPLIT_K_TILES);
+  const SplitK split =
+      pick_split_k(tiles, num_k_tiles(g.k, BLOCK_K), grid.max_clusters, W::MIN_SPLIT_K_TILES);
   grid.resize(tiles * split.splits);  // one CTA per tile and split, resident or not: no CTA waits for another
   std::shared_ptr<FixupMemory> fixup;  // the partials, and one counter per tile (FixupMemory's flags)
-  if (split.splits > 1) fixup = std::make_shared<FixupMemory>(size_t(tiles) * split.splits, W::PARTIAL_FLOATS);
+  if (split.splits > 1)
+    fixup = std::make_shared<FixupMemory>(size_t(tiles) * split.splits, W::PARTIAL_FLOATS);
   float* workspace   = fixup ? fixup->workspace : nullptr;
   uint32_t* counters = fixup ? fixup->flags : nullptr;
   auto* c            = static_cast<__nv_bfloat16*>(g.c);
@@ -249,15 +256,16 @@ inline Launch prepare_picked(const GemmArgs& g, DeviceTrace* trace) {
 // takes (M <= COLS).
 template <int COLS>
 SmemTiles smem_tiles() {
-  return SmemTiles{B_TILE, Width<COLS>::A_TILE, WGMMA_M, /*tma_3d=*/false, NUM_STAGES, SLICE_K, TMA_BOXES,
-                   tma_box}
+  return SmemTiles{B_TILE,  Width<COLS>::A_TILE, WGMMA_M, /*tma_3d=*/false, NUM_STAGES,
+                   SLICE_K, TMA_BOXES,           tma_box}
       .with_cluster(1);
 }
 template <int COLS>
 ShapeRule shape_rule(ShapeRule rule) {
-  rule.m_max     = COLS;
-  rule.m_max_why = COLS == 16 ? "is the decode kernel: A's rows are its MMA's N, 16 at most (v8d takes any M)"
-                              : "is the decode kernel 32 wide: A's rows are its MMA's N, 32 at most (v8d takes any M)";
+  rule.m_max = COLS;
+  rule.m_max_why =
+      COLS == 16 ? "is the decode kernel: A's rows are its MMA's N, 16 at most (v8d takes any M)"
+                 : "is the decode kernel 32 wide: A's rows are its MMA's N, 32 at most (v8d takes any M)";
   return rule;
 }
 
