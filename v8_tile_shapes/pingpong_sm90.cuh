@@ -72,7 +72,7 @@ static_assert(NUM_STAGES * STAGE_BYTES + SMEM_ALIGN <= 256 * 1024, "descriptors'
 static_assert(128 * (PRODUCER_REGS + CONSUMERS * CONSUMER_REGS) <= 65536 / NUM_THREADS / 8 * 8 * NUM_THREADS,
               "registers after setmaxnreg fit the CTA's launch allocation");
 static_assert(CONSUMER_REGS >= ACC_REGS + 32, "a consumer needs its accumulators plus room for addresses");
-static_assert(c_offset(9, 10) == C_BOX_BYTES + 9 * 128 + ((2 ^ 1) * 16), "box 1, row 9, unit 2 ^ 1");
+static_assert(c_offset(9, 10) == C_BOX_BYTES + 9 * 128 + ((0x2 ^ 0x1) * 16), "box 1, row 9, unit 2 ^ 1");
 
 // C = A * B^T over 128 x 128 tiles. grid: persistent, CTA b taking turns b, b + gridDim.x, ... of the
 // grouped order; warpgroup 1 + w the turns i with i % 2 == w.
