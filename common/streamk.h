@@ -289,6 +289,16 @@ constexpr int PINGPONG_MAX_K_TILES = 32;
 GEMM_HD constexpr bool pick_pingpong(int pingpong_tiles, int iters, int resident_ctas, bool c_tma) {
   return c_tma && iters <= PINGPONG_MAX_K_TILES && pingpong_tiles >= resident_ctas;
 }
+// Its width, where v8d takes it: 128 columns (v8p), or the wide ones (v8w, 144) where the busiest CTA's
+// columns of C, turns x width, fall to PINGPONG_WIDE_PERCENT of the narrow width's or below: 1536 x 1536 at 132
+// CTAs, 2 turns of 128 columns (256) against 1 of 144; 3072 x 3072, 5 x 128 (640) against 4 x 144 (576).
+constexpr int PINGPONG_WIDE_PERCENT = 90;
+GEMM_HD constexpr int pick_pingpong_width(int tiles, int wide_tiles, int ctas, int wide_ctas, int cols,
+                                          int wide_cols) {
+  const long busiest      = long((tiles + ctas - 1) / ctas) * cols;
+  const long wide_busiest = long((wide_tiles + wide_ctas - 1) / wide_ctas) * wide_cols;
+  return 100 * wide_busiest <= PINGPONG_WIDE_PERCENT * busiest ? wide_cols : cols;
+}
 
 // ---- The L2 policy of a stream-K plan (v8, the Hopper twin) ----
 // Where one unit row covers M, every byte of B is loaded once, by one unit; where B is also larger than the

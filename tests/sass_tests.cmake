@@ -108,13 +108,15 @@ set(GEMM_SASS_FORBIDDEN_sm_90a_v7 ${GEMM_SASS_FORBIDDEN_sm_90a_v6})
 # The decode kernel (v8s; decode_sm90.cuh): wgmma.m64n16k16 -> HGMMA.64x16x16.F32.BF16 (32 wide, v8t:
 # wgmma.m64n32k16 -> HGMMA.64x32x16.F32.BF16) and its split counter (atom.acq_rel.gpu.add ->
 # ATOMG.E.ADD.STRONG.GPU), in decode_kernel itself.
-# The ping-pong kernel (v8p; pingpong_sm90.cuh): wgmma.m64n128k16 -> HGMMA.64x128x16.F32.BF16, its epilogue's
-# stmatrix and TMA store, the register hand-over; no cluster: no multicast load, no cluster barrier.
+# The ping-pong kernel (v8p; pingpong_sm90.cuh): wgmma.m64n128k16 -> HGMMA.64x128x16.F32.BF16 (144 wide, v8w:
+# wgmma.m64n144k16 -> HGMMA.64x144x16.F32.BF16), its epilogue's stmatrix and TMA store, the register
+# hand-over; no cluster: no multicast load, no cluster barrier.
 set(GEMM_SASS_sm_90a_v8 ${GEMM_SASS_sm_90a_v6} MEMBAR.ALL.GPU STG.E.STRONG.GPU LDG.E.STRONG.GPU CCTL.E.RML2
                         HGMMA.64x64x16.F32.BF16 "HGMMA[.]64x16x16[.]F32[.]BF16@decode_kernelILi16E"
                         "HGMMA[.]64x32x16[.]F32[.]BF16@decode_kernelILi32E"
                         "ATOMG[.]E[.]ADD[.]STRONG[.]GPU@decode_kernel"
-                        "HGMMA[.]64x128x16[.]F32[.]BF16@pingpong_kernel" "STSM[.]16[.]M88[.]4@pingpong_kernel"
+                        "HGMMA[.]64x128x16[.]F32[.]BF16@pingpong_kernelILi128E"
+                        "HGMMA[.]64x144x16[.]F32[.]BF16@pingpong_kernelILi144E" "STSM[.]16[.]M88[.]4@pingpong_kernel"
                         "UTMASTG[.]2D@pingpong_kernel" "USETMAXREG[.]DEALLOC@pingpong_kernel")
 set(GEMM_SASS_FORBIDDEN_sm_90a_v8 ${GEMM_SASS_FORBIDDEN_sm_90a_v6} "[ \t]UTMALDG[.]2D[.]MULTICAST@pingpong_kernel"
                                   "[ \t]UCGABAR_ARV@pingpong_kernel")
@@ -227,7 +229,8 @@ if(GEMM_CUOBJDUMP AND Python3_FOUND)
                    --check matmul_v8_kernelILb0ELi2ELi256E 66 2    # the wide pair: 63
                    --check matmul_v8_kernelILb0ELi1ELi256E 60 2    # the CTA alone: 57
                    --check matmul_v8_kernelILb0ELi2ELi64E 63 2     # the narrow pair: 60
-                   --check pingpong_kernel 82 2)                    # v8p, two warpgroups' tiles: 79
+                   --check pingpong_kernelILi128E 82 2             # v8p, two warpgroups' tiles: 79
+                   --check pingpong_kernelILi144E 77 2)            # v8w: 74
   add_test(NAME sass/kloop/bw/sm_90a
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/sass_loops.py $<TARGET_OBJECTS:bw_sm90>
                    --cuobjdump ${GEMM_CUOBJDUMP} --check matmul_bw_sm90_kernelILb0E 252 4)  # two K tiles: 246

@@ -93,6 +93,9 @@ constexpr int V8_DECODE_WIDE_COLS = 32;
 // (the two warpgroups' C buffers take 64 KB).
 constexpr int NUM_STAGES_V8_SM90_PINGPONG = 5;
 constexpr int V8_SM90_PINGPONG_N          = 128;
+// ... and 144 wide (v8w): B's 144-row tiles (wgmma m64n144), 34 KB stages, 4 of them (the C buffers: 72 KB).
+constexpr int NUM_STAGES_V8_SM90_PINGPONG_WIDE = 4;
+constexpr int V8_SM90_PINGPONG_WIDE_N          = 144;
 // Tiles start after 1 KB of barriers and the TMEM address slot: a non-zero base makes address bits above the
 // swizzle atom matter, which the models must then get right.
 constexpr uint32_t SMEM_TILES_BASE = 1024;
@@ -186,13 +189,13 @@ constexpr StageConfig decode_tile(const char* stage, Arch arch, Operand op, int 
   return c;
 }
 
-// A v8 sm90 ping-pong row (NUM_STAGES_V8_SM90_PINGPONG): 2D boxes, 128B swizzle, in its ring of 32 KB stages;
-// A's 128 rows (the MMA's 64 per wgmma), B's 128 (its N).
-constexpr StageConfig pingpong_tile(const char* stage, Operand op, int slot) {
-  const int rows = op == Operand::A ? SM90_BLOCK_M : V8_SM90_PINGPONG_N;
+// A v8 sm90 ping-pong row (NUM_STAGES_V8_SM90_PINGPONG): 2D boxes, 128B swizzle, in its ring of 32 KB stages
+// (34 KB 144 wide); A's 128 rows (the MMA's 64 per wgmma), B's 128 or 144 (its N).
+constexpr StageConfig pingpong_tile(const char* stage, Operand op, int slot, int n = V8_SM90_PINGPONG_N) {
+  const int rows = op == Operand::A ? SM90_BLOCK_M : n;
   StageConfig c  = tile(stage, Arch::SM90, op, rows, op == Operand::A ? SM90_MMA_M : rows, TmaShape::BOXES_2D,
                         gemm::Swizzle::B128, slot);
-  c.tile_addr = ring_addr_of(A_BYTES_SM90, tile_bytes(V8_SM90_PINGPONG_N, BLOCK_K, 2), slot, op);
+  c.tile_addr = ring_addr_of(A_BYTES_SM90, tile_bytes(n, BLOCK_K, 2), slot, op);
   return c;
 }
 
@@ -628,6 +631,15 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   pingpong_tile("v8p stage 3", O::B, 3),
   pingpong_tile("v8p stage 4", O::A, 4),
   pingpong_tile("v8p stage 4", O::B, 4),
+  // v8w sm90 (see NUM_STAGES_V8_SM90_PINGPONG_WIDE): the same ring 144 wide.
+  pingpong_tile("v8w stage 0", O::A, 0, V8_SM90_PINGPONG_WIDE_N),
+  pingpong_tile("v8w stage 0", O::B, 0, V8_SM90_PINGPONG_WIDE_N),
+  pingpong_tile("v8w stage 1", O::A, 1, V8_SM90_PINGPONG_WIDE_N),
+  pingpong_tile("v8w stage 1", O::B, 1, V8_SM90_PINGPONG_WIDE_N),
+  pingpong_tile("v8w stage 2", O::A, 2, V8_SM90_PINGPONG_WIDE_N),
+  pingpong_tile("v8w stage 2", O::B, 2, V8_SM90_PINGPONG_WIDE_N),
+  pingpong_tile("v8w stage 3", O::A, 3, V8_SM90_PINGPONG_WIDE_N),
+  pingpong_tile("v8w stage 3", O::B, 3, V8_SM90_PINGPONG_WIDE_N),
   // v8a sm100 (see NUM_STAGES_V8_SM100_CTA): a CTA alone, its A tile and all 256 rows of B, 4 stages of 48 KB.
   cta_alone_tile("v8a stage 0", O::A, SM100_BLOCK_M, 0),
   cta_alone_tile("v8a stage 0", O::B, V5_SM100_MMA_N, 0),

@@ -707,3 +707,27 @@ TEST_CASE("v8d picks the ping-pong tiles at short K where every resident CTA get
   CHECK_FALSE(gemm::pick_pingpong(4096, 4, 132, false));
   CHECK(gemm::PINGPONG_MAX_K_TILES * 64 == 2048);
 }
+
+TEST_CASE("the ping-pong tiles' width: 144 where it saves a tenth of the busiest CTA's columns",
+          "[streamk]") {
+  // (m, n, width on 132 CTAs of either width)
+  struct Case {
+    int m, n, width;
+  } cases[] = {{1536, 1536, 144},  // 144 tiles of 128 (2 turns, 256 columns) against 132 of 144 (1 turn, 144)
+               {3072, 3072, 144},  // 576 tiles, 5 turns (640) against 528, 4 turns (576): 90%
+               {2048, 2048, 128},  // 256 tiles, 2 turns (256) against 240, 2 turns (288)
+               {8192, 8192, 128},  // 4096 tiles, 32 turns (4096) against 3648, 28 turns (4032): 98%
+               {4096, 2048, 128},  // 512 tiles, 4 turns (512) against 480, 4 turns (576)
+               {4096, 4096, 128},  // 1024, 8 turns (1024) against 928, 8 turns (1152)
+               {4096, 1536, 128},  // 384 tiles, 3 turns (384) against 352, 3 turns (432)
+               {2304, 2304, 128}};  // 324 tiles, 3 turns (384) against 288, 3 turns (432)
+  for (const Case& c : cases) {
+    const int tiles_m = gemm::num_tiles(c.m, 128);
+    const int narrow = tiles_m * gemm::num_tiles(c.n, 128), wide = tiles_m * gemm::num_tiles(c.n, 144);
+    const int busiest = (narrow + 131) / 132 * 128, wide_busiest = (wide + 131) / 132 * 144;
+    INFO(c.m << " x " << c.n << ": " << narrow << " tiles (" << busiest << " columns) against " << wide
+             << " (" << wide_busiest << ")");
+    CHECK(gemm::pick_pingpong_width(narrow, wide, 132, 132, 128, 144) == c.width);
+    CHECK((c.width == 144) == (100 * wide_busiest <= 90 * busiest));
+  }
+}

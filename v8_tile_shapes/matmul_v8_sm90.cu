@@ -767,8 +767,10 @@ std::vector<Variant> sm90_variants() {
       {"v8t", "decode 32 wide (M <= 32): v8s with A's side 32 rows (m64n32)", kernel,
        decode::shape_rule<32>(any_mn), decode::smem_tiles<32>(), decode::prepare<32>},
       {"v8p", "ping-pong: each consumer warpgroup its own 128x128 tile, one storing C while the other "
-              "multiplies (a CTA alone, whole tiles)", kernel, pingpong::shape_rule(any_mn), pingpong::smem_tiles(),
-       pingpong::prepare},
+              "multiplies (a CTA alone, whole tiles)", kernel, pingpong::shape_rule(any_mn),
+       pingpong::smem_tiles<pingpong::COLS>(), pingpong::prepare<pingpong::COLS>},
+      {"v8w", "ping-pong 144 wide: v8p with 128x144 tiles (m64n144)", kernel, pingpong::shape_rule(any_mn),
+       pingpong::smem_tiles<pingpong::WIDE_COLS>(), pingpong::prepare<pingpong::WIDE_COLS>},
       {"v8d", "picked per shape: the decode tile at M <= 32, the ping-pong tiles at K <= 2048, else v7d's pair, "
               "a 1-CTA unit or the narrow pair; the default", kernel, any_mn, tiles.with_cluster(CLUSTER_PICKED),
        prepare_v8_untraced<UNIT_PICKED>, prepare_v8_traced<UNIT_PICKED>},

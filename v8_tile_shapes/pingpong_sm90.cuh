@@ -15,6 +15,9 @@
 //  - An order barrier per warpgroup keeps their main loops apart: a warpgroup issues its tile's wgmmas only
 //    after the other has issued all of its previous tile's. Then one's epilogue (stmatrix into its own C
 //    buffer, a TMA store) runs under the other's main loop.
+//  - 128 columns (v8p), or 144 (v8w: wgmma m64n144k16, 144 accumulators a thread), where 144-wide tiles
+//    need fewer turns of the grid (1536 x 1536: 11 x 12 = 132 tiles on 132 SMs, against 144 of 128 x 128):
+//    v8d picks the width (prepare_picked). A 144-wide tile's C is two 64-column boxes and a 16-column one.
 // No cluster (each CTA loads its own A and B tiles), whole tiles only (no stream-K), C stored by TMA only
 // (N % 8 == 0). On Blackwell the same overlap comes from the TMEM's two accumulators (stage 6), so this
 // kernel has no sm_100a twin.
@@ -25,61 +28,87 @@
 namespace pingpong {
 
 constexpr int ROWS          = 128;  // rows of a warpgroup's tile: two wgmma of 64
-constexpr int COLS          = 128;  // columns: the wgmma's N
-constexpr int BLOCK_K       = 64;   // K of one stage: one 128-byte swizzle span
+constexpr int COLS          = 128;  // v8p's columns (the wgmma's N); WIDE_COLS: v8w's
+constexpr int WIDE_COLS     = 144;
+constexpr int BLOCK_K       = 64;  // K of one stage: one 128-byte swizzle span
 constexpr int WGMMA_M       = 64;
 constexpr int WGMMA_K       = 16;
-constexpr int HALVES        = ROWS / WGMMA_M;  // wgmma per K step
-constexpr int CONSUMERS     = 2;               // consumer warpgroups, each on its own tiles
+constexpr int HALVES        = ROWS / WGMMA_M;         // wgmma per K step
+constexpr int CONSUMERS     = 2;                      // consumer warpgroups, each on its own tiles
 constexpr int NUM_THREADS   = 128 * (1 + CONSUMERS);  // + the producer warpgroup
-constexpr int PRODUCER_REGS = 40;              // as the wide kernel's split of 384 x 168 registers
+constexpr int PRODUCER_REGS = 40;                     // as the wide kernel's split of 384 x 168 registers
 constexpr int CONSUMER_REGS = 232;
-constexpr int ACC_REGS      = HALVES * WGMMA_M * COLS / 128;  // 128 fp32 accumulators per consumer thread
-constexpr int C_BOX_COLS    = 64;               // a TMA store box: 128 rows x 128 bytes
-constexpr int C_BOXES       = COLS / C_BOX_COLS;
-constexpr int GROUP_M       = 16;               // the grouped order's rows of tiles per group
+constexpr int C_BOX_COLS    = 64;  // a TMA store box: 128 rows x 128 bytes
+constexpr int GROUP_M       = 16;  // the grouped order's rows of tiles per group
 
 constexpr KMajorTile A_TILE{ROWS, BLOCK_K, 2, Swizzle::B128};
-constexpr KMajorTile B_TILE{COLS, BLOCK_K, 2, Swizzle::B128};
 constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
-constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
-constexpr uint32_t STAGE_BYTES  = A_TILE_BYTES + B_TILE_BYTES;  // one ring stage: [A tile][B tile], 32 KB
-constexpr uint32_t C_BOX_BYTES  = ROWS * C_BOX_COLS * 2;       // 16 KB
-constexpr uint32_t C_WG_BYTES   = C_BOXES * C_BOX_BYTES;       // a warpgroup's whole tile of C, 32 KB
-// The ring gets what the two C buffers leave of the 227 KB: 5 stages of 32 KB + 64 KB of C.
-constexpr int NUM_STAGES =
-    int((227 * 1024 - CONSUMERS * C_WG_BYTES - SMEM_ALIGN - 1024) / STAGE_BYTES);
-constexpr uint32_t C_OFFSET   = NUM_STAGES * STAGE_BYTES;
-constexpr uint32_t SMEM_BYTES = C_OFFSET + CONSUMERS * C_WG_BYTES + SMEM_ALIGN;
-GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
-GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + A_TILE_BYTES; }
+constexpr uint32_t C_BOX_BYTES  = ROWS * C_BOX_COLS * 2;  // 16 KB
 // Where the TMA boxes of a K tile go: one box per operand, the whole tile (the layout model's table).
 constexpr int TMA_BOXES = 1;
 GEMM_HD constexpr TmaBox tma_box(KMajorTile, int row0, int k0, int) { return {0, {k0, row0, 0}}; }
-// Byte offset in a warpgroup's C buffer of row `row` (0..127) and 8-column chunk `chunk` (0..15): box
-// chunk / 8, and inside it the 128-byte swizzle (16-byte unit u of row r at u ^ (r % 8)), as the TMA store
-// with a SWIZZLE_128B map reads its box.
-GEMM_HD constexpr uint32_t c_offset(int row, int chunk) {
-  return uint32_t(chunk / 8) * C_BOX_BYTES + uint32_t(row) * 128 + uint32_t(((chunk % 8) ^ (row % 8)) * 16);
-}
 
-static_assert(COLS % 16 == 0 && COLS <= 256, "wgmma N: a multiple of 16 here (stmatrix pairs of chunks)");
-static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0 && C_BOX_BYTES % 1024 == 0,
-              "every tile and box starts on a whole 1024-B swizzle atom");
-static_assert(NUM_STAGES >= 2, "a pipeline needs one stage to multiply and at least one to load into");
-static_assert(SMEM_BYTES + 1024 <= 227 * 1024, "the ring and both C buffers fit in 227 KB");
-static_assert(NUM_STAGES * STAGE_BYTES + SMEM_ALIGN <= 256 * 1024, "descriptors' start address below 256 KB");
+// What follows from a tile's width TILE_N (128: v8p, 144: v8w).
+template <int TILE_N>
+struct Width {
+  static constexpr int ACC_REGS = HALVES * WGMMA_M * TILE_N / 128;  // fp32 accumulators per consumer thread
+  static constexpr KMajorTile B_TILE{TILE_N, BLOCK_K, 2, Swizzle::B128};
+  static constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
+  static constexpr uint32_t STAGE_BYTES  = A_TILE_BYTES + B_TILE_BYTES;  // one ring stage: [A tile][B tile]
+  // C: whole 64-column boxes in the 128-byte swizzle, then (144 wide) a 16-column box, unswizzled
+  static constexpr int C_BOXES         = TILE_N / C_BOX_COLS;
+  static constexpr int C_TAIL_COLS     = TILE_N % C_BOX_COLS;
+  static constexpr uint32_t C_WG_BYTES = C_BOXES * C_BOX_BYTES + ROWS * C_TAIL_COLS * 2;  // a warpgroup's C
+  // The ring gets what the two C buffers leave of the 227 KB: 5 stages of 32 KB + 64 KB of C (128 wide), 4
+  // of 34 KB + 72 KB (144 wide).
+  static constexpr int NUM_STAGES =
+      int((227 * 1024 - CONSUMERS * C_WG_BYTES - SMEM_ALIGN - 1024) / STAGE_BYTES);
+  static constexpr uint32_t C_OFFSET   = NUM_STAGES * STAGE_BYTES;
+  static constexpr uint32_t SMEM_BYTES = C_OFFSET + CONSUMERS * C_WG_BYTES + SMEM_ALIGN;
+  static GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
+  static GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + A_TILE_BYTES; }
+  // Byte offset in a warpgroup's C buffer of row `row` (0..127) and 8-column chunk `chunk` (0..TILE_N/8 - 1):
+  // box chunk / 8, and inside it the 128-byte swizzle (16-byte unit u of row r at u ^ (r % 8)), as the TMA
+  // store with a SWIZZLE_128B map reads its box; past the whole boxes, the tail box's rows of 32 bytes.
+  static GEMM_HD constexpr uint32_t c_offset(int row, int chunk) {
+    return chunk < C_BOXES * 8 ? uint32_t(chunk / 8) * C_BOX_BYTES + uint32_t(row) * 128 +
+                                     uint32_t(((chunk % 8) ^ (row % 8)) * 16)
+                               : C_BOXES * C_BOX_BYTES + uint32_t(row) * (C_TAIL_COLS * 2) +
+                                     uint32_t(chunk - C_BOXES * 8) * 16;
+  }
+  static_assert(TILE_N % 16 == 0 && TILE_N <= 256,
+                "wgmma N: a multiple of 16 here (stmatrix pairs of chunks)");
+  static_assert(C_TAIL_COLS == 0 || C_TAIL_COLS == 16, "a tail box of one stmatrix pair of chunks");
+  static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0 && C_BOX_BYTES % 1024 == 0,
+                "every tile and box starts on a whole 1024-B swizzle atom");
+  static_assert(NUM_STAGES >= 2, "a pipeline needs one stage to multiply and at least one to load into");
+  static_assert(SMEM_BYTES + 1024 <= 227 * 1024, "the ring and both C buffers fit in 227 KB");
+  static_assert(NUM_STAGES * STAGE_BYTES + SMEM_ALIGN <= 256 * 1024,
+                "descriptors' start address below 256 KB");
+  static_assert(CONSUMER_REGS >= ACC_REGS + 32, "a consumer needs its accumulators plus room for addresses");
+};
 static_assert(128 * (PRODUCER_REGS + CONSUMERS * CONSUMER_REGS) <= 65536 / NUM_THREADS / 8 * 8 * NUM_THREADS,
               "registers after setmaxnreg fit the CTA's launch allocation");
-static_assert(CONSUMER_REGS >= ACC_REGS + 32, "a consumer needs its accumulators plus room for addresses");
-static_assert(c_offset(9, 10) == C_BOX_BYTES + 9 * 128 + ((0x2 ^ 0x1) * 16), "box 1, row 9, unit 2 ^ 1");
+static_assert(Width<COLS>::c_offset(9, 10) == C_BOX_BYTES + 9 * 128 + ((0x2 ^ 0x1) * 16),
+              "box 1, row 9, unit 2 ^ 1");
+static_assert(Width<WIDE_COLS>::c_offset(9, 17) == 2 * C_BOX_BYTES + 9 * 32 + 16,
+              "the tail box, row 9, chunk 1");
+static_assert(Width<COLS>::NUM_STAGES == 5 && Width<WIDE_COLS>::NUM_STAGES == 4,
+              "the rings the page describes");
 
-// C = A * B^T over 128 x 128 tiles. grid: persistent, CTA b taking turns b, b + gridDim.x, ... of the
-// grouped order; warpgroup 1 + w the turns i with i % 2 == w.
+// C = A * B^T over 128 x TILE_N tiles. grid: persistent, CTA b taking turns b, b + gridDim.x, ... of the
+// grouped order; warpgroup 1 + w the turns i with i % 2 == w. c_tail_map: C's 16-column boxes (144 wide).
+template <int TILE_N>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     pingpong_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
-                    const __grid_constant__ CUtensorMap c_map, int m, int n, int k) {
+                    const __grid_constant__ CUtensorMap c_map, const __grid_constant__ CUtensorMap c_tail_map,
+                    int m, int n, int k) {
 #if defined(GEMM_HAS_WGMMA)
+  using W                        = Width<TILE_N>;
+  constexpr int ACC_REGS         = W::ACC_REGS;
+  constexpr int NUM_STAGES       = W::NUM_STAGES;
+  constexpr uint32_t STAGE_BYTES = W::STAGE_BYTES;
+  constexpr KMajorTile B_TILE    = W::B_TILE;
   extern __shared__ uint8_t smem_raw[];
   uint8_t* ring = align_smem_1024(smem_raw);
   __shared__ uint64_t full_bar[NUM_STAGES];   // the TMA bytes of stage s have landed
@@ -87,7 +116,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   __shared__ uint64_t order_bar[CONSUMERS];   // order_bar[w]: warpgroup w may issue its next tile's wgmmas
 
   const int warp_id = threadIdx.x / 32, warpgroup = threadIdx.x / 128;
-  const int tiles_m = num_tiles(m, ROWS), tiles_n = num_tiles(n, COLS);
+  const int tiles_m = num_tiles(m, ROWS), tiles_n = num_tiles(n, TILE_N);
   const int k_tiles = num_k_tiles(k, BLOCK_K);
   const TileSchedule<ScheduleKind::Grouped> order(tiles_m, tiles_n, int(gridDim.x), int(blockIdx.x), 1, 0,
                                                   GROUP_M);
@@ -115,8 +144,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           ptx::mbarrier_wait(&empty_bar[stage], empty_phase, "empty_bar");
           // Whole boxes: rows past M or N and K past K arrive as zeros, and count.
           ptx::mbarrier_arrive_expect_tx(&full_bar[stage], STAGE_BYTES);
-          ptx::tma_load_2d(ring + a_tile_offset(stage), &a_map, &full_bar[stage], kt * BLOCK_K, t.m * ROWS);
-          ptx::tma_load_2d(ring + b_tile_offset(stage), &b_map, &full_bar[stage], kt * BLOCK_K, t.n * COLS);
+          ptx::tma_load_2d(ring + W::a_tile_offset(stage), &a_map, &full_bar[stage], kt * BLOCK_K,
+                           t.m * ROWS);
+          ptx::tma_load_2d(ring + W::b_tile_offset(stage), &b_map, &full_bar[stage], kt * BLOCK_K,
+                           t.n * TILE_N);
           if (++stage == NUM_STAGES) {
             stage = 0;
             empty_phase ^= 1;
@@ -130,24 +161,26 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   // ---- consumer warpgroup w: turns w, w + 2, ...; thread t of warp v (in its warpgroup) holds, for half h,
   //      rows 64h + 16v + t/4 (+8), columns 8j + 2(t%4) + {0, 1} of its tile: acc[h][4j + 2r + e] ----
   wg::setmaxnreg_inc<CONSUMER_REGS>();
-  const int w = __shfl_sync(0xffffffffu, warpgroup - 1, 0);  // warp-uniform, for ptxas
+  const int w    = __shfl_sync(0xffffffffu, warpgroup - 1, 0);  // warp-uniform, for ptxas
   const int lane = threadIdx.x % 32, warp = warp_id % 4;
-  const bool leader   = warp == 0 && ptx::elect_one_sync();  // releases stages, passes the turn, stores C
-  const uint32_t c_bar = 1 + uint32_t(w);                    // named barrier of the warpgroup's 128 threads
-  uint8_t* c_buf       = ring + C_OFFSET + uint32_t(w) * C_WG_BYTES;
+  const bool leader    = warp == 0 && ptx::elect_one_sync();  // releases stages, passes the turn, stores C
+  const uint32_t c_bar = 1 + uint32_t(w);                     // named barrier of the warpgroup's 128 threads
+  uint8_t* c_buf       = ring + W::C_OFFSET + uint32_t(w) * W::C_WG_BYTES;
   // The descriptors of stage 0, built once and moved per stage, K step and half by one add (the wide
   // kernel's K loop does the same: desc_sm90_advance); the ring's address through a shuffle (warp-uniform).
   const uint32_t ring_addr = __shfl_sync(0xffffffffu, ptx::smem_addr(ring), 0);
-  const uint64_t a_desc0   = kmajor_desc_sm90(A_TILE, ring_addr + a_tile_offset(0), 0);
-  const uint64_t b_desc0   = kmajor_desc_sm90(B_TILE, ring_addr + b_tile_offset(0), 0);
+  const uint64_t a_desc0   = kmajor_desc_sm90(A_TILE, ring_addr + W::a_tile_offset(0), 0);
+  const uint64_t b_desc0   = kmajor_desc_sm90(B_TILE, ring_addr + W::b_tile_offset(0), 0);
   float acc[HALVES][ACC_REGS / HALVES];
 
   for (int turn = w, j = 0; turn < turns; turn += CONSUMERS, ++j) {
     const ScheduledTile t = order.tile(turn);
     // Wait for the other warpgroup to have issued its previous tile's wgmmas (warpgroup 0's first tile
     // waits for nobody): order_bar[w]'s phase p completes when the other issued its p-th tile before ours.
-    if (w == 1) ptx::mbarrier_wait(&order_bar[1], uint32_t(j) & 1, "order_bar");
-    else if (j > 0) ptx::mbarrier_wait(&order_bar[0], uint32_t(j - 1) & 1, "order_bar");
+    if (w == 1)
+      ptx::mbarrier_wait(&order_bar[1], uint32_t(j) & 1, "order_bar");
+    else if (j > 0)
+      ptx::mbarrier_wait(&order_bar[0], uint32_t(j - 1) & 1, "order_bar");
     uint32_t ring_k = uint32_t(turn) * uint32_t(k_tiles);  // this tile's first K tile in the ring
     for (int kt = 0; kt < k_tiles; ++kt, ++ring_k) {
       const int stage = int(ring_k % NUM_STAGES);
@@ -159,9 +192,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         const uint64_t b_desc = desc_sm90_advance(b_desc0, stage_bytes + kmajor_kstep_offset(B_TILE, ks));
 #pragma unroll
         for (int h = 0; h < HALVES; ++h) {
-          const uint64_t a_desc = desc_sm90_advance(
-              a_desc0, stage_bytes + kmajor_kstep_offset(A_TILE, ks) + kmajor_row_offset(A_TILE, h * WGMMA_M));
-          wg::mma_m64nNk16_bf16<COLS>(acc[h], a_desc, b_desc, kt > 0 || ks > 0 ? 1u : 0u);
+          const uint64_t a_desc = desc_sm90_advance(a_desc0, stage_bytes + kmajor_kstep_offset(A_TILE, ks) +
+                                                                 kmajor_row_offset(A_TILE, h * WGMMA_M));
+          wg::mma_m64nNk16_bf16<TILE_N>(acc[h], a_desc, b_desc, kt > 0 || ks > 0 ? 1u : 0u);
         }
       }
       wg::commit_group();
@@ -185,9 +218,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     for (int h = 0; h < HALVES; ++h) {
       const int r = h * WGMMA_M + warp * 16 + (q % 2) * 8 + lane % 8;
 #pragma unroll
-      for (int jj = 0; jj < COLS / 16; ++jj) {
+      for (int jj = 0; jj < TILE_N / 16; ++jj) {
         const int jc = 2 * jj;
-        ptx::stmatrix_x4(ptx::smem_addr(c_buf + c_offset(r, jc + q / 2)),
+        ptx::stmatrix_x4(ptx::smem_addr(c_buf + W::c_offset(r, jc + q / 2)),
                          pack_bf16x2(acc[h][4 * jc + 0], acc[h][4 * jc + 1]),
                          pack_bf16x2(acc[h][4 * jc + 2], acc[h][4 * jc + 3]),
                          pack_bf16x2(acc[h][4 * jc + 4], acc[h][4 * jc + 5]),
@@ -197,9 +230,13 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     ptx::fence_proxy_async_shared();  // the stmatrix writes, visible to the TMA store (async proxy)
     ptx::named_barrier_sync(c_bar, 128);
     if (leader) {
-      for (int b = 0; b < C_BOXES; ++b)  // boxes past N are not issued; the others clip at M and N
-        if (t.n * COLS + b * C_BOX_COLS < n)
-          ptx::tma_store_2d(&c_map, c_buf + b * C_BOX_BYTES, t.n * COLS + b * C_BOX_COLS, t.m * ROWS);
+      for (int b = 0; b < W::C_BOXES; ++b)  // boxes past N are not issued; the others clip at M and N
+        if (t.n * TILE_N + b * C_BOX_COLS < n)
+          ptx::tma_store_2d(&c_map, c_buf + b * C_BOX_BYTES, t.n * TILE_N + b * C_BOX_COLS, t.m * ROWS);
+      if constexpr (W::C_TAIL_COLS > 0) {
+        const int col = t.n * TILE_N + W::C_BOXES * C_BOX_COLS;
+        if (col < n) ptx::tma_store_2d(&c_tail_map, c_buf + W::C_BOXES * C_BOX_BYTES, col, t.m * ROWS);
+      }
       ptx::bulk_commit_group();
     }
   }
@@ -210,41 +247,66 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 #endif  // GEMM_HAS_WGMMA
 }
 
-// The launch: A's and B's tensor maps with 128-row boxes, C's with 128-row x 64-column boxes, a persistent
-// grid of as many CTAs as are resident (one per SM), never more than there are tiles.
-inline Launch prepare(const GemmArgs& g) {
-  const CUtensorMap a_map = make_tensor_map(kmajor_tma_2d(g.m, g.k, ROWS, BLOCK_K, 2, Swizzle::B128), g.a, "A");
-  const CUtensorMap b_map = make_tensor_map(kmajor_tma_2d(g.n, g.k, COLS, BLOCK_K, 2, Swizzle::B128), g.b, "B");
+// The launch at one width: A's tensor map with 128-row boxes, B's with TILE_N-row boxes, C's with 128-row x
+// 64-column boxes (and, 144 wide, 16-column ones), a persistent grid of as many CTAs as are resident (one per
+// SM), never more than there are tiles.
+template <int TILE_N>
+Launch prepare(const GemmArgs& g) {
+  using W = Width<TILE_N>;
+  const CUtensorMap a_map =
+      make_tensor_map(kmajor_tma_2d(g.m, g.k, ROWS, BLOCK_K, 2, Swizzle::B128), g.a, "A");
+  const CUtensorMap b_map =
+      make_tensor_map(kmajor_tma_2d(g.n, g.k, TILE_N, BLOCK_K, 2, Swizzle::B128), g.b, "B");
   const CUtensorMap c_map =
       make_tensor_map(kmajor_tma_2d(g.m, g.n, ROWS, C_BOX_COLS, 2, Swizzle::B128), g.c, "C");
-  CUDA_CHECK(cudaFuncSetAttribute(pingpong_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-  PersistentGrid grid = persistent_grid(pingpong_kernel, NUM_THREADS, SMEM_BYTES, 1, num_tiles(g.m, ROWS),
-                                        num_tiles(g.n, COLS), "v8p (sm_90a)");
+  const CUtensorMap c_tail_map =
+      W::C_TAIL_COLS > 0
+          ? make_tensor_map(kmajor_tma_2d(g.m, g.n, ROWS, W::C_TAIL_COLS, 2, Swizzle::None), g.c, "C (tail)")
+          : c_map;
+  auto* kernel = pingpong_kernel<TILE_N>;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, W::SMEM_BYTES));
+  PersistentGrid grid = persistent_grid(kernel, NUM_THREADS, W::SMEM_BYTES, 1, num_tiles(g.m, ROWS),
+                                        num_tiles(g.n, TILE_N), "v8p/v8w (sm_90a)");
   const int m = int(g.m), n = int(g.n), k = int(g.k);
-  return [=](cudaStream_t stream) mutable { grid.launch(stream, pingpong_kernel, a_map, b_map, c_map, m, n, k); };
+  return [=](cudaStream_t stream) mutable {
+    grid.launch(stream, kernel, a_map, b_map, c_map, c_tail_map, m, n, k);
+  };
 }
 
 // CTAs of this kernel resident at once on this GPU (one per SM): v8d's rule compares its tiles with them.
-inline int resident_ctas() { return resident_clusters(pingpong_kernel, NUM_THREADS, SMEM_BYTES, 1, "v8p (sm_90a)"); }
-
-// v8d's launch where it picks this kernel (nothing for --trace: common/harness.h, untraced_pick).
-inline Launch prepare_picked(const GemmArgs& g, DeviceTrace* trace) {
-  return untraced_pick(prepare, g, trace,
-                       "the ping-pong kernel (v8p) at this shape (K <= " +
-                           std::to_string(PINGPONG_MAX_K_TILES * BLOCK_K) + ")");
+template <int TILE_N = COLS>
+int resident_ctas() {
+  return resident_clusters(pingpong_kernel<TILE_N>, NUM_THREADS, Width<TILE_N>::SMEM_BYTES, 1,
+                           "v8p/v8w (sm_90a)");
 }
 
-// v8p's row of the variant table: its ring for the layout model (128-row tiles of A and B, 5 stages, no
-// cluster), and the shapes it takes (N % 8 == 0: C's rows are stored by TMA, 16-byte aligned).
-inline SmemTiles smem_tiles() {
-  return SmemTiles{A_TILE, B_TILE, WGMMA_M, /*tma_3d=*/false, NUM_STAGES, BLOCK_K, TMA_BOXES, tma_box}
+// v8d's launch where it picks this kernel (nothing for --trace: common/harness.h, untraced_pick): 144 columns
+// where they need fewer turns of the grid (common/streamk.h, pick_pingpong_width), else 128.
+inline Launch prepare_picked(const GemmArgs& g, DeviceTrace* trace) {
+  const std::string why = " at this shape (K <= " + std::to_string(PINGPONG_MAX_K_TILES * BLOCK_K) + ")";
+  const int tiles_m     = num_tiles(g.m, ROWS);
+  if (pick_pingpong_width(tiles_m * num_tiles(g.n, COLS), tiles_m * num_tiles(g.n, WIDE_COLS),
+                          resident_ctas(), resident_ctas<WIDE_COLS>(), COLS, WIDE_COLS) == WIDE_COLS)
+    return untraced_pick(prepare<WIDE_COLS>, g, trace, "the ping-pong kernel 144 wide (v8w)" + why);
+  return untraced_pick(prepare<COLS>, g, trace, "the ping-pong kernel (v8p)" + why);
+}
+
+// A width's row of the variant table (v8p: 128, v8w: 144): its ring for the layout model (128-row tiles of A,
+// TILE_N-row tiles of B, 5 or 4 stages, no cluster), and the shapes it takes (N % 8 == 0: C's rows are stored
+// by TMA, 16-byte aligned).
+template <int TILE_N>
+SmemTiles smem_tiles() {
+  return SmemTiles{
+      A_TILE, Width<TILE_N>::B_TILE, WGMMA_M, /*tma_3d=*/false, Width<TILE_N>::NUM_STAGES, BLOCK_K, TMA_BOXES,
+      tma_box}
       .with_cluster(1);
 }
 inline ShapeRule shape_rule(ShapeRule rule) {
   rule.n_multiple = rule.k_multiple;
   rule.n_name     = rule.k_name;
-  rule.why        = "takes any M, but K is the row length of A and B, N that of C, which it stores by TMA only, "
-                    "and a TMA global stride is a multiple of 16 bytes";
+  rule.why =
+      "takes any M, but K is the row length of A and B, N that of C, which it stores by TMA only, "
+      "and a TMA global stride is a multiple of 16 bytes";
   return rule;
 }
 
