@@ -9,11 +9,10 @@
 //    none waits for a second wave: splits = resident CTAs / tiles (N = 4096: 32 tiles, 4 splits on 132 SMs);
 //    more splits than that, in more waves, measured slower (11 splits in three CTAs per SM: 0.69x of
 //    cuBLAS at 16 x 4096 x 4096 against 1.03x, on an H200);
-//  - tiles > slots: one split. Every tile is then a CTA that streams its whole column of K, and the GPU is
-//    busy until the last few CTAs' SMs, which stream faster alone, drain. Splitting more to fill the last
-//    wave measured slower at every split count tried (448 tiles on 132 SMs, M = 1: 223 us with one split,
-//    230-249 us with 2-8; 224 tiles at K = 4096: 63 us against 66-74 us; on an H200): each split adds a CTA's
-//    start and end and a partial.
+//  - tiles > slots: one split, every tile a CTA that streams its whole column of K. Splitting more to fill the
+//    last wave measured slower at every split count tried (448 tiles on 132 SMs, M = 1: 223 us with one
+//    split, 230-249 us with 2-8; 224 tiles at K = 4096: 63 us against 66-74 us; on an H200): each split adds
+//    a CTA's start and end and a partial, which cost more than the partly filled last wave.
 // and never a split shorter than `min_k_tiles` K tiles: each split writes a partial (COLS x rows fp32) and
 // the tile's last split reads them all, which is worth it only against a sizeable piece of B. The K tiles
 // are then dealt out evenly (every split ceil(k_tiles / splits) long but the last), and the splits recounted
