@@ -52,7 +52,8 @@ struct SmemTiles {
                       // and b.rows rows of B (MMA M = a_mma_rows * cta_group, N = b.rows * cta_group)
   int b_split = 1;    // B's tile is written by b_split boxes stacked along its rows, box j (tma_box(b, ..,
                       // j)) by CTA j of the cluster: the Hopper v5 CTAs each multicast their half of it
-  int a_split = 1;    // the same for A, whose CTAs then sit side by side along N (Hopper v8's narrow pair)
+  int a_split = 1;    // the same for A, whose CTAs then sit side by side along N (Hopper v8's narrow pair;
+                      // v8m's B, whose rows are A's, is b_split boxes too, all its own)
   int cluster = 0;    // CTAs per cluster where it is not max(cta_group, b_split, a_split): 1 for Hopper v8's
                       // CTA alone (v8a), which issues all b_split boxes of B itself; CLUSTER_PICKED where
                       // the launcher picks per shape between that and b_split (v8d)

@@ -229,6 +229,7 @@ if(GEMM_CUOBJDUMP AND Python3_FOUND)
                    --check matmul_v8_kernelILb0ELi2ELi256E 66 2    # the wide pair: 63
                    --check matmul_v8_kernelILb0ELi1ELi256E 60 2    # the CTA alone: 57
                    --check matmul_v8_kernelILb0ELi2ELi64E 63 2     # the narrow pair: 60
+                   --check matmul_v8_kernelILb0ELi2ELi128E 65 3    # v8m, the medium tile: 62
                    --check pingpong_kernelILi128E 82 2             # v8p, two warpgroups' tiles: 79
                    --check pingpong_kernelILi144E 77 2)            # v8w: 74
   add_test(NAME sass/kloop/bw/sm_90a

@@ -73,6 +73,11 @@ constexpr int NUM_STAGES_V7_SM90 = 4;
 // stages, 8 of them (the C buffer is 16 KB).
 constexpr int NUM_STAGES_V8_SM90_NARROW = 8;
 constexpr int V8_SM90_NARROW_N          = 64;
+// v8 sm90, the medium tile (v8m): the narrow pair's layout 128 wide (wgmma m64n128): A's 128-row tile, each
+// CTA multicasting one 64-row box of it; its own 128-row B tile in two 64-row boxes: 32 KB stages, 6 of them
+// (the C buffer is 32 KB).
+constexpr int NUM_STAGES_V8_SM90_MEDIUM = 6;
+constexpr int V8_SM90_MEDIUM_N          = 128;
 // v8 sm100, the narrow tile (v8n): the cta_group::2 M = 256, N = 64 MMA; each CTA its 128 rows of A and 32 of
 // B (one 2D box each): 20 KB stages, 11 of them.
 constexpr int NUM_STAGES_V8_SM100_NARROW = 11;
@@ -110,6 +115,7 @@ constexpr uint32_t B_BYTES_SM90  = tile_bytes(SM90_BLOCK_N, BLOCK_K, 2);
 
 constexpr uint32_t B_BYTES_V8_SM100_CTA = tile_bytes(2 * SM100_BLOCK_N, BLOCK_K, 2);
 constexpr uint32_t B_BYTES_V8_SM90_NARROW = tile_bytes(V8_SM90_NARROW_N, BLOCK_K, 2);
+constexpr uint32_t B_BYTES_V8_SM90_MEDIUM = tile_bytes(V8_SM90_MEDIUM_N, BLOCK_K, 2);
 constexpr uint32_t B_BYTES_V8_SM100_NARROW = tile_bytes(V8_SM100_NARROW_N / 2, BLOCK_K, 2);
 
 // Shared-memory address of operand `op` in ring stage `s` of a ring of [A B] stages of a_bytes and b_bytes:
@@ -165,6 +171,15 @@ constexpr StageConfig narrow_tile(const char* stage, Operand op, int slot) {
                         gemm::Swizzle::B128, slot);
   if (op == Operand::A) c.box[1] = uint32_t(SM90_BLOCK_M / 2);
   c.tile_addr = ring_addr_of(A_BYTES_SM90, B_BYTES_V8_SM90_NARROW, slot, op);
+  return c;
+}
+
+// A v8 sm90 medium-tile row (NUM_STAGES_V8_SM90_MEDIUM): 2D boxes of 64 rows, 128B swizzle, in its ring of
+// 32 KB stages; A's two boxes one per CTA of the pair, B's two the CTA's own.
+constexpr StageConfig medium_tile(const char* stage, Operand op, int slot) {
+  const int rows = op == Operand::A ? SM90_BLOCK_M : V8_SM90_MEDIUM_N;
+  StageConfig c  = split_tile_2d(stage, Arch::SM90, op, rows, op == Operand::A ? SM90_MMA_M : rows, 64, slot);
+  c.tile_addr    = ring_addr_of(A_BYTES_SM90, B_BYTES_V8_SM90_MEDIUM, slot, op);
   return c;
 }
 
@@ -415,6 +430,19 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   narrow_tile("v8n stage 6", O::B, 6),
   narrow_tile("v8n stage 7", O::A, 7),
   narrow_tile("v8n stage 7", O::B, 7),
+  // v8m sm90 (see NUM_STAGES_V8_SM90_MEDIUM): the medium tile's ring.
+  medium_tile("v8m stage 0", O::A, 0),
+  medium_tile("v8m stage 0", O::B, 0),
+  medium_tile("v8m stage 1", O::A, 1),
+  medium_tile("v8m stage 1", O::B, 1),
+  medium_tile("v8m stage 2", O::A, 2),
+  medium_tile("v8m stage 2", O::B, 2),
+  medium_tile("v8m stage 3", O::A, 3),
+  medium_tile("v8m stage 3", O::B, 3),
+  medium_tile("v8m stage 4", O::A, 4),
+  medium_tile("v8m stage 4", O::B, 4),
+  medium_tile("v8m stage 5", O::A, 5),
+  medium_tile("v8m stage 5", O::B, 5),
   tile("v8a stage 0", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 0),
   split_tile_2d("v8a stage 0", A::SM90, O::B, SM90_BLOCK_N, SM90_BLOCK_N, V5_SM90_B_BOX_ROWS, 0),
   tile("v8a stage 1", A::SM90,  O::A, SM90_BLOCK_M,  SM90_MMA_M,    T::BOXES_2D, S::B128, 1),

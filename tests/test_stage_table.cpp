@@ -33,7 +33,9 @@ void check_boxes_match(const gemm::Variant& v, const gemm::KMajorTile& t, const 
   CHECK(v.tiles.box_k == int(row.box[0]));  // the launcher's tensor-map box is box_k wide, the model's box[0]
   const int split = op == sc::Operand::B ? v.tiles.b_split : v.tiles.a_split;
   REQUIRE(split >= 1);
-  REQUIRE((v.tiles.a_split == 1 || v.tiles.b_split == 1));  // one shared operand per cluster
+  // One shared operand per cluster; the other's tile in one box, or (Hopper v8m, whose A and B tiles have the
+  // same rows) in boxes as many as the shared one's, all its own.
+  REQUIRE((v.tiles.a_split == 1 || v.tiles.b_split == 1 || v.tiles.a.rows == v.tiles.b.rows));
   if (split > 1) REQUIRE(v.tiles.num_boxes == 1);  // split along rows or along K, not both
   const int boxes = v.tiles.num_boxes * split;
   REQUIRE(boxes == sc::row_tma_boxes(row));

@@ -427,6 +427,52 @@ TEST_CASE("stream-K: the tile's width the picking rule takes on Hopper, wide or 
       }
 }
 
+// The medium tile (v8m, Hopper): taken after the width rule, where 65% of its plan's cost (pairs of 128 x 128
+// along N, its own iterations) is below what that rule picked.
+static bool picks_medium(int m, int n, int k) {
+  const Picked p = picked(m, n, k);
+  return gemm::pick_medium(p.width, gemm::narrow_units(gemm::num_tiles(m, 128), gemm::num_tiles(n, 128), true),
+                           gemm::num_k_tiles(k, 64), 66, 4);
+}
+
+TEST_CASE("stream-K: the medium tile the picking rule takes on Hopper", "[streamk]") {
+  // The measured shapes (docs/performance/one-m-tile.md, "Does a 128 x 128 tile pay?", an H200, each pairing
+  // with either tile first): v8m faster than the narrow pair at the first seven (the last three checked after
+  // the rule was set), slower or level at the next eight (the narrow pair), slower than the pair at 512 x 8192
+  // x 8192 and 256 x 4096 x 14336, than a CTA alone at 128 x 28672 x 8192. Missed: 256 x 8192 x 8192 (v8m 3%
+  // faster than the pair kept).
+  for (const auto& s : {std::array<int, 3>{96, 8192, 28672}, {128, 8192, 28672}, {128, 10240, 8192},
+                        {128, 14336, 8192}, {128, 14336, 4096}, {128, 14336, 2048}, {128, 14336, 1024}}) {
+    INFO(s[0] << " x " << s[1] << " x " << s[2]);
+    CHECK(picks_medium(s[0], s[1], s[2]));
+    CHECK(picked(s[0], s[1], s[2]).width.narrow);  // what it replaces
+  }
+  for (const auto& s : {std::array<int, 3>{128, 8192, 8192}, {64, 8192, 8192}, {48, 8192, 8192},
+                        {128, 4096, 4096}, {128, 4096, 14336}, {64, 4096, 28672}, {128, 8192, 14336},
+                        {1024, 1024, 8192}, {1024, 1024, 1024}, {256, 256, 8192}, {512, 8192, 8192},
+                        {256, 4096, 14336}, {128, 28672, 8192}, {256, 8192, 8192}, {4096, 4096, 4096}}) {
+    INFO(s[0] << " x " << s[1] << " x " << s[2]);
+    CHECK_FALSE(picks_medium(s[0], s[1], s[2]));
+  }
+  // The closest calls: 128 x 8192 x 8192, 32 medium units split in two (72, 65% of it 46.8) against 64 whole
+  // narrow units (128, 36% of it 46.08); 128 x 10240 x 8192, 40 units (90: 58.5) against 80 (164: 59.04).
+  CHECK(gemm::pick_streamk(32, 128, 66, 4).cost == 72);
+  CHECK(picked(128, 8192, 8192).width.plan.cost == 128);
+  CHECK(gemm::pick_streamk(40, 128, 66, 4).cost == 90);
+  CHECK(picked(128, 10240, 8192).width.plan.cost == 164);
+  // The rule as stated, over a grid: medium exactly where 65% of its plan's cost is below the picked width's.
+  for (int m : {128, 256, 1024})
+    for (int n : {1024, 8192, 28672})
+      for (int k : {1024, 8192, 28672}) {
+        INFO(m << " x " << n << " x " << k);
+        const Picked p       = picked(m, n, k);
+        const long long cost = gemm::pick_streamk(gemm::num_tiles(m, 128) * ((gemm::num_tiles(n, 128) + 1) / 2),
+                                                  gemm::num_k_tiles(k, 64), 66, 4).cost;
+        const long long then = p.width.narrow ? p.width.plan.cost * gemm::NARROW_PERCENT_SM90 : 100 * p.width.cost_wide;
+        CHECK(picks_medium(m, n, k) == (cost * gemm::MEDIUM_PERCENT_SM90 < then));
+      }
+}
+
 // The emulated Blackwell tests that force the CTA alone through v8d (tests/CMakeLists.txt,
 // gpu/v8/sm100_emulated_cta_alone*): the Blackwell file's unit has the Hopper twin's tiles (128 x 256, K
 // tiles of 64), and under emulation its resident counts are an H100's or H200's: 66 pairs or 132 CTAs (SXM,

@@ -21,7 +21,10 @@
 //     tile, not 20: the narrow loop is bound by the L2's throughput. v8d takes the narrow pair where 36% of
 //     its plan's cost is less than the picked unit's (pick_width, common/streamk.h, NARROW_PERCENT_SM90: a
 //     narrow iteration measured at 35% of a wide one). A narrow tile's fixup reads 4 partials per batch (its
-//     8 float4 per thread and partial leave room for 4 in flight; the wide tile's 32, one).
+//     8 float4 per thread and partial leave room for 4 in flight; the wide tile's 32, one). Between the
+//     two, the medium tile (v8m): 128 x 128 per CTA (m64n128k16, 6 stages of 32 KB), a pair along N as the
+//     narrow one, which reads A's tile once per 256 columns of C, not 128: v8d takes it at long K where M is a
+//     tile or so (pick_medium, MEDIUM_PERCENT_SM90: 128 x 8192 x 28672, 128 x 14336 x 8192).
 //  3. The L2 policy (l2_policy, chosen on the host by streamk_l2_policy, common/streamk.h): where the plan
 //     has partials, one unit row covers M (B is loaded once) and B outgrows the L2, B streams through the L2
 //     and pushes the partials out before their finisher reads them. There B's loads are marked evict-first
@@ -175,12 +178,14 @@ struct Tile {
   // rows against A's 128) in the wide pair, whose CTAs sit one above the other along M, as in v5 and v6; A
   // (128 rows against B's 64) in the narrow pair, whose CTAs sit side by side along N on the same rows of A.
   // Per K tile an SM then asks the L2 for 32 of the 48 KB that land in it (wide), 16 of 24 (narrow).
-  static constexpr bool PAIR_ALONG_N  = TILE_N < BLOCK_M;
-  // Rows of one TMA box: the shared operand's tile in one box per CTA of the pair, the other's in one box.
+  // (The medium tile, v8m, 128 x 128, pairs along N too: A is read once per 256 columns of C.)
+  static constexpr bool PAIR_ALONG_N  = TILE_N <= BLOCK_M;
+  // Rows of one TMA box: the shared operand's tile in one box per CTA of the pair, the other's in one box
+  // (v8m: B's 128 rows in two of 64 rows, A's box, so that both operands' tiles have the same boxes).
   static constexpr int A_BOX_ROWS     = PAIR_ALONG_N ? BLOCK_M / CLUSTER_SIZE : BLOCK_M;  // wide 128, narrow 64
-  static constexpr int B_BOX_ROWS     = PAIR_ALONG_N ? TILE_N : TILE_N / CLUSTER_SIZE;    // the same
+  static constexpr int B_BOX_ROWS     = PAIR_ALONG_N ? WGMMA_M : TILE_N / CLUSTER_SIZE;   // 128, 64 (v8m 64)
   static constexpr int A_BOXES        = BLOCK_M / A_BOX_ROWS;      // wide 1, narrow 2 (one per CTA)
-  static constexpr int B_BOXES        = TILE_N / B_BOX_ROWS;       // wide 2 (one per CTA), narrow 1
+  static constexpr int B_BOXES        = TILE_N / B_BOX_ROWS;       // wide 2 (one per CTA), narrow 1, v8m 2
   static constexpr KMajorTile B_TILE{TILE_N, BLOCK_K, 2, Swizzle::B128};
   static constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
   static constexpr uint32_t STAGE_BYTES  = A_TILE_BYTES + B_TILE_BYTES;  // one ring stage: [A tile][B tile]
@@ -208,18 +213,20 @@ struct Tile {
   // them against the layout model's table): 2D boxes {64, box rows} at (k0, row). Each operand's tile is
   // A_BOXES or B_BOXES boxes stacked along its rows: box j lands j box rows in; the shared operand's box j
   // is multicast by CTA j of the pair (a CTA alone issues them all), the other operand's is the CTA's own.
-  // (A's tile is the one with BLOCK_M rows: B's never has, TILE_N being 256 or 64.)
+  // (A's tile is the one with BLOCK_M rows; where B's has too, v8m's, both have boxes of 64 rows.)
   static GEMM_HD constexpr int box_rows(KMajorTile t) { return t.rows == BLOCK_M ? A_BOX_ROWS : B_BOX_ROWS; }
   static GEMM_HD constexpr TmaBox tma_box(KMajorTile tile, int row0, int k0, int j) {
     return {kmajor_row_offset(tile, j * box_rows(tile)), {k0, row0 + j * box_rows(tile), 0}};
   }
 
-  static_assert(TILE_N == 256 || TILE_N == 64, "the wide tile (m64n256k16) or the narrow one (m64n64k16)");
-  static_assert(TILE_N != BLOCK_M, "box_rows tells A's tile from B's by its rows");
+  static_assert(TILE_N == 256 || TILE_N == 128 || TILE_N == 64,
+                "the wide tile (m64n256k16), v8m's (m64n128k16) or the narrow one (m64n64k16)");
+  static_assert(TILE_N != BLOCK_M || A_BOX_ROWS == B_BOX_ROWS, "box_rows tells A's tile from B's by its rows");
   static_assert(B_TILE_BYTES % 1024 == 0 && (A_BOX_ROWS * 128) % 1024 == 0 && (B_BOX_ROWS * 128) % 1024 == 0,
                 "B's tile, and each box, start on a whole 1024-B swizzle atom");
-  static_assert((PAIR_ALONG_N ? A_BOXES : B_BOXES) == CLUSTER_SIZE && (PAIR_ALONG_N ? B_BOXES : A_BOXES) == 1,
-                "the shared operand: one box per CTA of the pair; the other: one box");
+  static_assert((PAIR_ALONG_N ? A_BOXES : B_BOXES) == CLUSTER_SIZE &&
+                    (PAIR_ALONG_N ? B_BOXES : A_BOXES) == (PAIR_ALONG_N ? TILE_N / WGMMA_M : 1),
+                "the shared operand: one box per CTA of the pair; the other: one box (v8m's B: two)");
   static_assert(C_PARTS >= 1 && TILE_N % (C_PARTS * C_BOX_COLS) == 0, "a part is whole 64-column store boxes");
   static_assert(C_PART_COLS % 16 == 0, "stmatrix .x4 stores 16 columns (two 8x8 blocks of two row halves)");
   static_assert(C_OFFSET % 1024 == 0, "the C buffer starts on a 1024-B swizzle atom");
@@ -232,6 +239,7 @@ struct Tile {
 };
 using Wide   = Tile<256>;
 using Narrow = Tile<64>;
+using Medium = Tile<128>;  // v8m: between the two
 static_assert(Wide::NUM_STAGES == NUM_STAGES && Wide::STAGE_BYTES == STAGE_BYTES && Wide::C_BYTES == C_BYTES &&
                   Wide::ACC_REGS == ACC_REGS && Wide::PARTIAL_FLOATS == PARTIAL_FLOATS && Wide::B_BOX_ROWS == BOX_ROWS,
               "the wide tile is v7's: the constants above");
@@ -654,7 +662,10 @@ Launch prepare_v8(const GemmArgs& g, DeviceTrace* trace) {
   CUtensorMap c_map       = {};  // unused by the st.global epilogue
   if (c_tma)
     c_map = make_tensor_map(kmajor_tma_2d(g.m, g.n, WGMMA_M, C_BOX_COLS, 2, Swizzle::B128), g.c, "C");
-  auto* kernel = trace ? matmul_v8_kernel<true, UNIT_CTAS, TILE_N> : matmul_v8_kernel<false, UNIT_CTAS, TILE_N>;
+  // (No traced build of the medium tile, v8m: the profiler's registers spill it. v8d runs it untraced.)
+  auto* kernel = matmul_v8_kernel<false, UNIT_CTAS, TILE_N>;
+  if constexpr (TILE_N != Medium::BLOCK_N)
+    if (trace) kernel = matmul_v8_kernel<true, UNIT_CTAS, TILE_N>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::SMEM_BYTES));
 
   // The plan. Data-parallel: v6's grid, at most one cluster per unit. Stream-K and hybrid: every cluster
@@ -709,11 +720,14 @@ Launch prepare_v8(const GemmArgs& g, DeviceTrace* trace) {
 // the workers each unit can have resident at once (66 clusters or 132 CTAs on an H100): the pair with
 // pick_streamk's plan, or a CTA alone with whole units where that costs at most 3/4 of the pair's plan; then
 // the narrow pair where 36% of its plan's cost (NARROW_PERCENT_SM90: a narrow iteration ~ 35% of a wide one)
-// is less than that.
+// is less than that; then the medium tile where 65% of its plan's cost is less than what that picked.
 template <int UNIT_CTAS, int TILE_N = Wide::BLOCK_N>
 int resident_workers() {
   return resident_clusters(matmul_v8_kernel<false, UNIT_CTAS, TILE_N>, NUM_THREADS, Tile<TILE_N>::SMEM_BYTES,
                            UNIT_CTAS, "v8 (sm_90a)");
+}
+Launch prepare_medium(const GemmArgs& g) {  // v8m: no traced build (above)
+  return prepare_v8<StreamKPolicy::DataParallel, true, CLUSTER_SIZE, Medium::BLOCK_N>(g, nullptr);
 }
 Launch prepare_v8_picked(const GemmArgs& g, DeviceTrace* trace) {
   if (g.m <= decode::MAX_COLS) return decode::prepare_picked(g, trace);  // the tile turned around (v8s, v8t)
@@ -726,6 +740,9 @@ Launch prepare_v8_picked(const GemmArgs& g, DeviceTrace* trace) {
   const WidthChoice width =
       pick_width(unit, narrow_units(tiles_m, num_tiles(g.n, Narrow::BLOCK_N), Narrow::PAIR_ALONG_N), iters,
                  resident_workers<CLUSTER_SIZE, Narrow::BLOCK_N>(), FIXUP_ITERS, NARROW_PERCENT_SM90);
+  if (pick_medium(width, narrow_units(tiles_m, num_tiles(g.n, Medium::BLOCK_N), true), iters,
+                  resident_workers<CLUSTER_SIZE, Medium::BLOCK_N>(), FIXUP_ITERS))
+    return untraced_pick(prepare_medium, g, trace, "the medium tile (v8m) at long K where M is a tile or so");
   if (width.narrow)
     return prepare_v8<StreamKPolicy::DataParallel, true, CLUSTER_SIZE, Narrow::BLOCK_N>(g, trace);
   return unit.ctas == 1 ? prepare_v8<StreamKPolicy::DataParallel, false, 1>(g, trace)
@@ -753,15 +770,21 @@ std::vector<Variant> sm90_variants() {
   tiles.b_split = CLUSTER_SIZE;  // B's tile: one 128-row box multicast by each CTA of the pair
   // v8a: the same ring and boxes, both of B's boxes issued by a CTA alone (clusters of 1); v8d: either, per shape
   // v8n: a 64-row B tile, the CTAs of the pair side by side along N, each multicasting one 64-row box of A;
-  // a deeper ring
+  // a deeper ring; v8m: the same 128 wide, B in two 64-row boxes, 6 stages
   SmemTiles narrow{A_TILE,  Narrow::B_TILE, WGMMA_M, /*tma_3d=*/false, Narrow::NUM_STAGES,
                    SLICE_K, TMA_BOXES,      Narrow::tma_box};
   narrow.a_split = CLUSTER_SIZE;
+  SmemTiles medium{A_TILE,  Medium::B_TILE, WGMMA_M, /*tma_3d=*/false, Medium::NUM_STAGES,
+                   SLICE_K, TMA_BOXES,      Medium::tma_box};
+  medium.a_split = CLUSTER_SIZE;
+  medium.b_split = Medium::B_BOXES;  // its own B in two boxes of A's box's rows
   return {
       {"v8a", "v7d's plans on 1-CTA units (128x256, no cluster) at every shape", kernel, any_mn,
        tiles.with_cluster(1), prepare_v8_untraced<1>, prepare_v8_traced<1>},
       {"v8n", "the narrow tile: 128x64 CTAs, pairs along N sharing A (m64n64), v7d's plan rule", kernel, any_mn,
        narrow, prepare_v8_untraced<CLUSTER_SIZE, Narrow::BLOCK_N>, prepare_v8_traced<CLUSTER_SIZE, Narrow::BLOCK_N>},
+      {"v8m", "the medium tile: 128x128 CTAs, pairs along N sharing A (m64n128), v7d's plan rule", kernel, any_mn,
+       medium, prepare_medium},
       {"v8s", "decode (M <= 16): B's 128 rows on the MMA's M side (m64n16), K split to fill the GPU", kernel,
        decode::shape_rule<16>(any_mn), decode::smem_tiles<16>(), decode::prepare<16>},
       {"v8t", "decode 32 wide (M <= 32): v8s with A's side 32 rows (m64n32)", kernel,
@@ -772,7 +795,8 @@ std::vector<Variant> sm90_variants() {
       {"v8w", "ping-pong 144 wide: v8p with 128x144 tiles (m64n144)", kernel, pingpong::shape_rule(any_mn),
        pingpong::smem_tiles<pingpong::WIDE_COLS>(), pingpong::prepare<pingpong::WIDE_COLS>},
       {"v8d", "picked per shape: the decode tile at M <= 32, the ping-pong tiles at K <= 2048, else v7d's pair, "
-              "a 1-CTA unit or the narrow pair; the default", kernel, any_mn, tiles.with_cluster(CLUSTER_PICKED),
+              "a 1-CTA unit, the narrow pair or the medium tile; the default",
+       kernel, any_mn, tiles.with_cluster(CLUSTER_PICKED),
        prepare_v8_untraced<UNIT_PICKED>, prepare_v8_traced<UNIT_PICKED>},
   };
 }
