@@ -1,10 +1,12 @@
 // fixup.cuh: a finisher's sum of fp32 partials, which other CTAs left in a fixup's workspace
 // (common/fixup_memory.h): the stream-K finisher on Hopper (v7 and v8, matmul_vN_sm90.cu, add_partials) and the
-// last split of the split-K decode kernels (v8's on both architectures, bw's: sum_split_partials). Device code
-// only; the flags or counters that say a partial is there are the kernel's.
+// last split of the split-K decode kernels (v8's on both architectures, bw's: count_split, then
+// sum_split_partials). Device code only; the stream-K flags and the split counters are the kernels' memory.
 #pragma once
 
 #include <cuda_runtime.h>
+
+#include "common/ptx.cuh"
 
 namespace gemm {
 
@@ -50,6 +52,25 @@ __device__ __forceinline__ void add_partials(float (&acc)[ACC_REGS], const float
       }
     }
   }
+}
+
+// The split counter of a split-K decode kernel (common/split_k.h), one per tile, 0 between launches. Once every
+// thread of the group (`threads` of them, named barrier `bar`) has stored its part of this CTA's partial, one of
+// them (`counts`) adds 1 to the tile's counter, acquire and release at GPU scope in one atom: the release,
+// after the barrier, publishes the whole group's stores (it is cumulative over what happens before it), and the
+// split that sees splits - 1 is the last, whose acquire sees every other split's partial. The last resets the
+// counter for the next launch, which starts after this one ends. The second barrier hands the answer, through
+// the kernel's __shared__ word `last`, and what the acquire made visible, to the whole group.
+__device__ __forceinline__ bool count_split(uint32_t* counter, int splits, uint32_t bar, uint32_t threads,
+                                            bool counts, uint32_t& last) {
+  ptx::named_barrier_sync(bar, threads);
+  if (counts) {
+    const uint32_t before = ptx::atom_add_acq_rel_gpu(counter, 1u);
+    last                  = before == uint32_t(splits - 1);
+    if (last) *counter = 0;
+  }
+  ptx::named_barrier_sync(bar, threads);
+  return last != 0;
 }
 
 // The last split of a split-K decode kernel (common/split_k.h) adds every split's partial, its own read back

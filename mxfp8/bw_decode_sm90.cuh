@@ -206,16 +206,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       __stcg(reinterpret_cast<float4*>(own + 16 * t) + i,
              make_float4(acc[i / 2][4 * (i % 2)], acc[i / 2][4 * (i % 2) + 1], acc[i / 2][4 * (i % 2) + 2],
                          acc[i / 2][4 * (i % 2) + 3]));
-    // Every thread's stores precede the barrier; thread 0's acq_rel count after it releases them all and, for
-    // the last split, acquires every other split's, which the barrier after it passes on to the warpgroup.
-    ptx::named_barrier_sync(C_BAR, 128);
-    if (t == 0) {
-      const uint32_t before = ptx::atom_add_acq_rel_gpu(counters + tile, 1u);
-      last_split            = before == uint32_t(split.splits - 1);
-      if (last_split) counters[tile] = 0;  // for the next launch, which starts after this one ends
-    }
-    ptx::named_barrier_sync(C_BAR, 128);
-    if (!last_split) return;
+    // Thread 0 counts the split once all 128 threads have stored (common/fixup.cuh): the last split goes on.
+    if (!count_split(counters + tile, split.splits, C_BAR, 128, t == 0, last_split)) return;
     // The sum in split order (its own partial read back too): the same bits whoever is last.
     float sum[ACC_REGS];
     const float4* first =

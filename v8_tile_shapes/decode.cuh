@@ -197,14 +197,8 @@ __global__ void __launch_bounds__(NUM_THREADS)
       for (int j = 0; j < COLS / 4; ++j)  // .cg: to L2, where the last split reads it
         __stcg(reinterpret_cast<float4*>(own + COLS * r) + j,
                make_float4(v[4 * j], v[4 * j + 1], v[4 * j + 2], v[4 * j + 3]));
-      ptx::named_barrier_sync(EPILOGUE_BAR, 128);
-      if (r == 0) {
-        const uint32_t before = ptx::atom_add_acq_rel_gpu(counters + tile, 1u);
-        last_split            = before == uint32_t(split.splits - 1);
-        if (last_split) counters[tile] = 0;  // for the next launch, which starts after this one ends
-      }
-      ptx::named_barrier_sync(EPILOGUE_BAR, 128);
-      store = last_split != 0;
+      // the epilogue's thread 0 counts the split once all 128 have stored (common/fixup.cuh): the last stores
+      store = count_split(counters + tile, split.splits, EPILOGUE_BAR, 128, r == 0, last_split);
       if (store) {  // the sum in split order, FIXUP_BATCH partials' loads at a time (the Hopper twin's)
         const float4* first =
             reinterpret_cast<const float4*>(workspace + size_t(blockIdx.x - s_idx) * PARTIAL_FLOATS);
