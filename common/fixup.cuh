@@ -54,13 +54,14 @@ __device__ __forceinline__ void add_partials(float (&acc)[ACC_REGS], const float
   }
 }
 
-// The split counter of a split-K decode kernel (common/split_k.h), one per tile, 0 between launches. Once every
-// thread of the group (`threads` of them, named barrier `bar`) has stored its part of this CTA's partial, one of
-// them (`counts`) adds 1 to the tile's counter, acquire and release at GPU scope in one atom: the release,
-// after the barrier, publishes the whole group's stores (it is cumulative over what happens before it), and the
-// split that sees splits - 1 is the last, whose acquire sees every other split's partial. The last resets the
-// counter for the next launch, which starts after this one ends. The second barrier hands the answer, through
-// the kernel's __shared__ word `last`, and what the acquire made visible, to the whole group.
+// The split counter of a split-K decode kernel (common/split_k.h), one per tile, 0 between launches. Once
+// every thread of the group (`threads` of them, named barrier `bar`) has stored its part of this CTA's
+// partial, one of them (`counts`) adds 1 to the tile's counter, acquire and release at GPU scope in one atom:
+// the release, after the barrier, publishes the whole group's stores (it is cumulative over what happens
+// before it), and the split that sees splits - 1 is the last, whose acquire sees every other split's partial.
+// The last resets the counter for the next launch, which starts after this one ends. The second barrier hands
+// the answer, through the kernel's __shared__ word `last`, and what the acquire made visible, to the whole
+// group.
 __device__ __forceinline__ bool count_split(uint32_t* counter, int splits, uint32_t bar, uint32_t threads,
                                             bool counts, uint32_t& last) {
   ptx::named_barrier_sync(bar, threads);

@@ -275,15 +275,15 @@ GEMM_HD constexpr WidthChoice pick_width(const UnitChoice& wide, int narrow_unit
 }
 
 // ---- The medium tile (v8m, the Hopper twin only): 128 x 128 per CTA, pairs side by side along N ----
-// The narrow pair reads A's tile once per 128 columns of C. Where M is about one tile and K is long, B is read
-// once and the L2's throughput bounds the narrow loop (docs/performance/one-m-tile.md); a pair of 128 x 128
-// tiles reads A once per 256 columns: per K tile an SM asks the L2 for 24 KB for 128 x 128 x 64 multiply-adds,
-// where the narrow pair asks for 16 KB for half as many (each CTA multicasting half of A, loading its own B).
-// It has half the narrow pair's units, so its plans split K where the narrow pair's need not. v8d takes it
-// where MEDIUM_PERCENT_SM90 percent of its plan's cost (in its own iterations) is less than what the width
-// rule picked costs. 65, measured on an H200 at 13 shapes, each pairing run with either tile first
-// (docs/performance/one-m-tile.md, "Does a 128 x 128 tile pay?"): the medium tile at 96 and 128 x 8192 x
-// 28672, 128 x 10240 x 8192 and 128 x 14336 x 8192 (3-14% faster than the narrow pair); the narrow pair at
+// The narrow pair reads A's tile once per 128 columns of C. Where M is about one tile and N or K is large, B
+// is read once and the L2's throughput bounds the narrow loop (docs/performance/one-m-tile.md); a pair of
+// 128x128 tiles reads A once per 256 columns: per K tile an SM asks the L2 for 24 KB for 128x128x64
+// multiply-adds, where the narrow pair asks for 16 KB for half as many (each CTA multicasting half of A,
+// loading its own B). It has half the narrow pair's units, so its plans split K where the narrow pair's need
+// not. v8d takes it where MEDIUM_PERCENT_SM90 percent of its plan's cost (in its own iterations) is less than
+// what the width rule picked costs. 65, measured on an H200 at 13 shapes, each pairing run with either tile
+// first (docs/performance/one-m-tile.md, "Does a 128 x 128 tile pay?"): the medium tile at 96 and 128 x 8192
+// x 28672, 128 x 10240 x 8192 and 128 x 14336 x 8192 (3-14% faster than the narrow pair); the narrow pair at
 // 128 x 8192 x 8192 (1.5%), 48 and 64 x 8192 x 8192, 128 x 4096 x 4096, 128 x 4096 x 14336, 64 x 4096 x 28672
 // (4-12%), level at 128 x 8192 x 14336 and 1024 x 1024 x 8192. At 66, 128 x 10240 x 8192 would stay narrow;
 // at 64, 128 x 8192 x 8192 would go medium. Missed: 256 x 8192 x 8192, where the medium tile is 3% faster

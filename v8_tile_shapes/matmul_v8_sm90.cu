@@ -23,8 +23,8 @@
 //     narrow iteration measured at 35% of a wide one). A narrow tile's fixup reads 4 partials per batch (its
 //     8 float4 per thread and partial leave room for 4 in flight; the wide tile's 32, one). Between the
 //     two, the medium tile (v8m): 128 x 128 per CTA (m64n128k16, 6 stages of 32 KB), a pair along N as the
-//     narrow one, which reads A's tile once per 256 columns of C, not 128: v8d takes it at long K where M is a
-//     tile or so (pick_medium, MEDIUM_PERCENT_SM90: 128 x 8192 x 28672, 128 x 14336 x 8192).
+//     narrow one, which reads A's tile once per 256 columns of C, not 128: v8d takes it where M is a tile or
+//     so and N or K is large (pick_medium, MEDIUM_PERCENT_SM90: 128 x 8192 x 28672, 128 x 14336 x 8192).
 //  3. The L2 policy (l2_policy, chosen on the host by streamk_l2_policy, common/streamk.h): where the plan
 //     has partials, one unit row covers M (B is loaded once) and B outgrows the L2, B streams through the L2
 //     and pushes the partials out before their finisher reads them. There B's loads are marked evict-first
@@ -221,7 +221,7 @@ struct Tile {
 
   static_assert(TILE_N == 256 || TILE_N == 128 || TILE_N == 64,
                 "the wide tile (m64n256k16), v8m's (m64n128k16) or the narrow one (m64n64k16)");
-  static_assert(TILE_N != BLOCK_M || A_BOX_ROWS == B_BOX_ROWS, "box_rows tells A's tile from B's by its rows");
+  static_assert(TILE_N != BLOCK_M || A_BOX_ROWS == B_BOX_ROWS, "box_rows tells A from B by its rows");
   static_assert(B_TILE_BYTES % 1024 == 0 && (A_BOX_ROWS * 128) % 1024 == 0 && (B_BOX_ROWS * 128) % 1024 == 0,
                 "B's tile, and each box, start on a whole 1024-B swizzle atom");
   static_assert((PAIR_ALONG_N ? A_BOXES : B_BOXES) == CLUSTER_SIZE &&
@@ -783,8 +783,8 @@ std::vector<Variant> sm90_variants() {
        tiles.with_cluster(1), prepare_v8_untraced<1>, prepare_v8_traced<1>},
       {"v8n", "the narrow tile: 128x64 CTAs, pairs along N sharing A (m64n64), v7d's plan rule", kernel, any_mn,
        narrow, prepare_v8_untraced<CLUSTER_SIZE, Narrow::BLOCK_N>, prepare_v8_traced<CLUSTER_SIZE, Narrow::BLOCK_N>},
-      {"v8m", "the medium tile: 128x128 CTAs, pairs along N sharing A (m64n128), v7d's plan rule", kernel, any_mn,
-       medium, prepare_medium},
+      {"v8m", "the medium tile: 128x128 CTAs, pairs along N sharing A (m64n128), v7d's plan rule", kernel,
+       any_mn, medium, prepare_medium},
       {"v8s", "decode (M <= 16): B's 128 rows on the MMA's M side (m64n16), K split to fill the GPU", kernel,
        decode::shape_rule<16>(any_mn), decode::smem_tiles<16>(), decode::prepare<16>},
       {"v8t", "decode 32 wide (M <= 32): v8s with A's side 32 rows (m64n32)", kernel,
