@@ -70,6 +70,19 @@ CUtensorMapSwizzle to_cu_swizzle(Swizzle s) {
   }
 }
 
+CUtensorMapL2promotion to_cu_promotion(L2Promotion p) {
+  switch (p) {
+    case L2Promotion::None:
+      return CU_TENSOR_MAP_L2_PROMOTION_NONE;
+    case L2Promotion::B64:
+      return CU_TENSOR_MAP_L2_PROMOTION_L2_64B;
+    case L2Promotion::B128:
+      return CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+    default:
+      return CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+  }
+}
+
 }  // namespace
 
 CUtensorMap make_tensor_map(const TmaDesc& d, const void* global_address, const char* what) {
@@ -93,7 +106,7 @@ CUtensorMap make_tensor_map(const TmaDesc& d, const void* global_address, const 
   const CUresult res =
       get_encoder()(&map, dtype, cuuint32_t(d.rank), const_cast<void*>(global_address), dims, strides, box,
                     elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, to_cu_swizzle(d.swizzle),
-                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                    to_cu_promotion(d.l2_promotion), CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (res != CUDA_SUCCESS) {
     std::fprintf(stderr, "error: cuTensorMapEncodeTiled failed for %s with CUresult %d\n", what, int(res));
     std::exit(1);

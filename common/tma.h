@@ -14,6 +14,11 @@
 
 namespace gemm {
 
+// How many bytes the L2 fetches for a TMA read that misses it (CUtensorMapL2promotion): 256 for every map
+// of the series but one. v8's decode kernels read B once, in boxes of 128-byte rows, and take 128: on an
+// H200 they ran 1.5-6% faster with it (docs/performance/decode.md, "Which L2 promotion for B?").
+enum class L2Promotion { None, B64, B128, B256 };
+
 // A tiled tensor map, innermost dimension first (as cuTensorMapEncodeTiled takes it). rank 2..4.
 struct TmaDesc {
   int rank            = 2;
@@ -22,6 +27,7 @@ struct TmaDesc {
   uint32_t box[4]     = {};  // box extent of each dimension, in elements
   uint32_t elem_bytes = 2;
   Swizzle swizzle     = Swizzle::None;
+  L2Promotion l2_promotion = L2Promotion::B256;
 };
 
 // Empty string if the descriptor obeys the TMA rules (cuTensorMapEncodeTiled in the CUDA Driver API

@@ -17,8 +17,8 @@
 //    A column past M multiplies zeros; its scale is taken as 0, so that no padding float (copied with the
 //    column) reaches C.
 //  - K is split as in v8 (common/split_k.h), the last split of a tile adding the partials in split order; a
-//    ring of 8 stages, one CTA per SM, B's loads with the evict-first hint: v8's decode kernel's measured
-//    choices (its stages hold the same bytes: 16 KB of B).
+//    ring of 8 stages, one CTA per SM, B's loads with the evict-first hint and its map's 128-byte L2
+//    promotion: v8's decode kernel's measured choices (its stages hold the same bytes: 16 KB of B).
 // One consumer warpgroup (warps 0-3: both halves, 16 accumulators and 16 partials per thread) and one producer
 // warp (4). Each stage is waited for (wait_group 0) and promoted before the next one's wgmmas: the kernel
 // streams B, and its tensor core and promotion idle most of the time. Measured on an H200: 1.03-1.54x of
@@ -237,8 +237,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 inline Launch prepare(const BwGemmArgs& g) {
   const CUtensorMap a_map =
       make_tensor_map(kmajor_tma_2d(g.m, g.k, COLS, BLOCK_K, 1, Swizzle::B128), g.a, "A (e4m3)");
-  const CUtensorMap b_map =
-      make_tensor_map(kmajor_tma_2d(g.n, g.k, ROWS, BLOCK_K, 1, Swizzle::B128), g.b, "B (e4m3)");
+  // B, read once: the L2 fetches 128 bytes on a miss, not 256 (common/tma.h, L2Promotion)
+  TmaDesc b_desc          = kmajor_tma_2d(g.n, g.k, ROWS, BLOCK_K, 1, Swizzle::B128);
+  b_desc.l2_promotion     = L2Promotion::B128;
+  const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B (e4m3)");
   CUDA_CHECK(cudaFuncSetAttribute(bw_decode_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
   PersistentGrid grid = persistent_grid(bw_decode_kernel, NUM_THREADS, SMEM_BYTES, 1, 1, 1, "bw decode (sm_90a)");
   const int tiles     = num_tiles(g.n, ROWS);

@@ -9,7 +9,8 @@
 // n0 + r, column j A row j, so the epilogue's thread (lane) r holds column n0 + r of C's COLS rows. K is
 // split (common/split_k.h) so that tiles x splits CTAs fill the GPU in one wave (no split past one wave); the
 // last split of a tile to count itself adds the partials in split order and stores C. Stages of 16 KB of B
-// and 2 KB of A, a ring of 8, one CTA per SM (the Hopper twin's measured choice). The roles are v4's: warp 0
+// and 2 KB of A, a ring of 8, one CTA per SM, B's map with a 128-byte L2 promotion (the Hopper twin's
+// measured choices, on an H200; not timed on a Blackwell GPU). The roles are v4's: warp 0
 // loads, warp 1 allocates TMEM and issues the MMAs, warps 2-5 (one per TMEM lane quarter) are the epilogue;
 // one tile per CTA.
 //
@@ -237,8 +238,10 @@ Launch prepare(const GemmArgs& g) {
   using W = Width<COLS>;
   const CUtensorMap a_map =
       make_tensor_map(kmajor_tma_2d(g.m, g.k, COLS, SLICE_K, 2, Swizzle::B128), g.a, "A");
-  const CUtensorMap b_map =
-      make_tensor_map(kmajor_tma_2d(g.n, g.k, ROWS, SLICE_K, 2, Swizzle::B128), g.b, "B");
+  // B, read once: the L2 fetches 128 bytes on a miss, not 256 (common/tma.h, L2Promotion)
+  TmaDesc b_desc          = kmajor_tma_2d(g.n, g.k, ROWS, SLICE_K, 2, Swizzle::B128);
+  b_desc.l2_promotion     = L2Promotion::B128;
+  const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
   auto* kernel = decode_kernel<COLS>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, W::SMEM_BYTES));
   PersistentGrid grid = persistent_grid(kernel, NUM_THREADS, W::SMEM_BYTES, 1, 1, 1, "v8s/v8t");

@@ -17,7 +17,9 @@
 //    the SMs, no split). Every CTA of a split tile writes its COLS x 128 fp32 partial; the last of the
 //    tile's splits to count itself on the tile's counter adds them in split order and stores C.
 //  - A ring of 8 small stages (16 KB of B, 2 KB of A), one CTA per SM: 8 loads of B in flight per SM. B's
-//    loads carry the evict-first L2 hint (read once); A's, read by every CTA, stay.
+//    loads carry the evict-first L2 hint (read once); A's, read by every CTA, stay. B's map has the L2
+//    fetch 128 bytes on a miss (a box row), not the series' 256: 1.5-6% faster on an H200
+//    (docs/performance/decode.md).
 // One consumer warpgroup (warps 0-3: both halves, 16 accumulators per thread) and one producer warp (4).
 // Measured against smaller rings with more CTAs per SM and against two boxes of K per stage on an H200:
 // v8_tile_shapes/README.md, "Ideas that did not pay".
@@ -211,8 +213,10 @@ Launch prepare(const GemmArgs& g) {
   using W = Width<COLS>;
   const CUtensorMap a_map =
       make_tensor_map(kmajor_tma_2d(g.m, g.k, COLS, SLICE_K, 2, Swizzle::B128), g.a, "A");
-  const CUtensorMap b_map =
-      make_tensor_map(kmajor_tma_2d(g.n, g.k, ROWS, SLICE_K, 2, Swizzle::B128), g.b, "B");
+  // B, read once: the L2 fetches 128 bytes on a miss, not 256 (common/tma.h, L2Promotion)
+  TmaDesc b_desc          = kmajor_tma_2d(g.n, g.k, ROWS, SLICE_K, 2, Swizzle::B128);
+  b_desc.l2_promotion     = L2Promotion::B128;
+  const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
   auto* kernel = decode_kernel<COLS>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, W::SMEM_BYTES));
   // The occupancy query's resident CTAs (clusters of one): one per SM
