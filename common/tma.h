@@ -16,7 +16,7 @@ namespace gemm {
 
 // How many bytes the L2 fetches for a TMA read that misses it (CUtensorMapL2promotion): 256 for every map
 // of the series but one. v8's decode kernels read B once, in boxes of 128-byte rows, and take 128: on an
-// H200 they ran 1.5-6% faster with it (docs/performance/decode.md, "Which L2 promotion for B?").
+// H200 they ran 1-6% faster with it (docs/performance/decode.md, "Which L2 promotion for B?").
 enum class L2Promotion { None, B64, B128, B256 };
 
 // A tiled tensor map, innermost dimension first (as cuTensorMapEncodeTiled takes it). rank 2..4.

@@ -18,7 +18,7 @@
 //    tile's splits to count itself on the tile's counter adds them in split order and stores C.
 //  - A ring of 8 small stages (16 KB of B, 2 KB of A), one CTA per SM: 8 loads of B in flight per SM. B's
 //    loads carry the evict-first L2 hint (read once); A's, read by every CTA, stay. B's map has the L2
-//    fetch 128 bytes on a miss (a box row), not the series' 256: 1.5-6% faster on an H200
+//    fetch 128 bytes on a miss (a box row), not the series' 256: 1-6% faster on an H200
 //    (docs/performance/decode.md).
 // One consumer warpgroup (warps 0-3: both halves, 16 accumulators per thread) and one producer warp (4).
 // Measured against smaller rings with more CTAs per SM and against two boxes of K per stage on an H200:
