@@ -432,7 +432,7 @@ TEST_CASE("stream-K: the tile's width the picking rule takes on Hopper, wide or 
 static bool picks_medium(int m, int n, int k) {
   const Picked p = picked(m, n, k);
   const int medium_units = gemm::narrow_units(gemm::num_tiles(m, 128), gemm::num_tiles(n, 128), true);
-  return gemm::pick_medium(p.width, medium_units, gemm::num_k_tiles(k, 64), 66, 4);
+  return gemm::pick_medium(p.width, medium_units, gemm::num_k_tiles(k, 64), 66, 4, gemm::narrow_fill_percent(m));
 }
 
 TEST_CASE("stream-K: the medium tile the picking rule takes on Hopper", "[streamk]") {
@@ -473,6 +473,41 @@ TEST_CASE("stream-K: the medium tile the picking rule takes on Hopper", "[stream
             p.width.narrow ? p.width.plan.cost * gemm::NARROW_PERCENT_SM90 : 100 * p.width.cost_wide;
         CHECK(picks_medium(m, n, k) == (cost * gemm::MEDIUM_PERCENT_SM90 < then));
       }
+}
+
+TEST_CASE("stream-K: where M ends inside the narrow pair's second A box, the medium tile", "[streamk]") {
+  // The rows the TMA fills past M in the last M tile's second 64-row box, squared over 100, shared among the
+  // M tiles: none where M ends at or before 64 rows of its last tile, or on a whole tile.
+  for (int m : {1, 33, 64, 128, 129, 192, 256, 1024}) CHECK(gemm::narrow_fill_percent(m) == 0);
+  CHECK(gemm::narrow_fill_percent(65) == 39);   // 63 rows filled: 3969 / 100
+  CHECK(gemm::narrow_fill_percent(72) == 31);   // 56
+  CHECK(gemm::narrow_fill_percent(80) == 23);   // 48
+  CHECK(gemm::narrow_fill_percent(96) == 10);   // 32
+  CHECK(gemm::narrow_fill_percent(112) == 2);   // 16
+  CHECK(gemm::narrow_fill_percent(120) == 0);   // 8: 64 / 100
+  CHECK(gemm::narrow_fill_percent(200) == 15);  // two M tiles, the last 72 rows: 31 shared by 2
+  // The measured shapes (docs/performance/one-m-tile.md, "Which tile where M ends inside a box?"): at 8192 x
+  // 8192 the medium tile at 72-112 tokens (6-24% less time than the narrow pair), the narrow pair at 120 (3%
+  // missed) and at 64 and 128; at 4096 x 4096 the narrow pair at every M (1-8% missed at 72-88).
+  for (int m : {72, 80, 88, 96, 104, 112}) {
+    INFO(m << " x 8192 x 8192");
+    CHECK(picked(m, 8192, 8192).width.narrow);  // what it replaces
+    CHECK(picks_medium(m, 8192, 8192));
+  }
+  for (int m : {64, 120, 128}) {
+    INFO(m << " x 8192 x 8192");
+    CHECK_FALSE(picks_medium(m, 8192, 8192));
+  }
+  for (int m = 33; m <= 128; ++m) {
+    INFO(m << " x 4096 x 4096");
+    CHECK(picked(m, 4096, 4096).width.narrow);
+    CHECK_FALSE(picks_medium(m, 4096, 4096));
+  }
+  // Without the fill the rule is the one above: at 8192 x 8192 a near tie the narrow pair wins (46.08 against
+  // 46.8), which 2% more of the narrow pair's cost turns.
+  const auto width = picked(96, 8192, 8192).width;
+  CHECK_FALSE(gemm::pick_medium(width, 32, 128, 66, 4, 1));
+  CHECK(gemm::pick_medium(width, 32, 128, 66, 4, 2));
 }
 
 // The emulated Blackwell tests that force the CTA alone through v8d (tests/CMakeLists.txt,
