@@ -295,14 +295,15 @@ GEMM_HD constexpr WidthChoice pick_width(const UnitChoice& wide, int narrow_unit
 // TMA fills the box's rows past M with zeros, and the narrow loop runs longer the more rows it fills (the
 // medium tile's, 7% at most). The rule raises the narrow pair's cost by narrow_fill_percent(m): the square of
 // the rows filled, over 100, shared among the M tiles (the last one fills). Fitted to v8n at 72-120 x 8192 x
-// 8192 and x 4096 x 4096 on an H200, one process per variant, against its time at 120 rows (8 filled): 56 rows
-// filled (72 tokens) 34% and 26% longer, 48 23% and 19%, 40 17% and 15%, 32 15% and 11%, 24 7% and 5%, 16 3%
-// and 3% (docs/performance/one-m-tile.md, "Which tile where M ends inside a box?"). At 8192 x 8192, a near tie
-// at M = 128, it takes the medium tile at 72-112 tokens (6-24% less time; 3% missed at 120); at 4096 x 4096
-// it keeps the narrow pair (the medium tile's plan splits K: 1-8% less time at 72-88 tokens, missed; 3-14%
-// more at 96-120). Checked after, where it takes the medium tile unmeasured: 80 x 4096 x 8192, 80 x 8192 x
-// 4096, 96 x 10240 x 4096 13-15% less time; 88 x 4096 x 14336, 80 x 5120 x 8192, 96 x 5120 x 14336, 112 x
-// 8192 x 14336, 80 x 10240 x 2112 2-6% less; 96 x 4096 x 28672 level; 72 x 2048 x 28672 3% more (missed).
+// 8192 and x 4096 x 4096 on an H200, one process per variant, against its time at 120 rows (8 filled): 56
+// rows filled (72 tokens) 34% and 26% longer, 48 23% and 19%, 40 17% and 15%, 32 15% and 11%, 24 7% and 5%,
+// 16 3% and 3% (docs/performance/one-m-tile.md, "Which tile where M ends inside a box?"). At 8192 x 8192, a
+// near tie at M = 128, it takes the medium tile at 72-112 tokens (6-24% less time; 3% missed at 120); at 4096
+// x 4096 it keeps the narrow pair (the medium tile's plan splits K: 1-8% less time at 72-88 tokens, missed;
+// 3-14% more at 96-120). Checked after, where it takes the medium tile unmeasured: 80 x 4096 x 8192, 80 x
+// 8192 x 4096, 96 x 10240 x 4096 13-15% less time; 88 x 4096 x 14336, 80 x 5120 x 8192, 96 x 5120 x 14336,
+// 112 x 8192 x 14336, 80 x 10240 x 2112 2-6% less; 96 x 4096 x 28672 level; 72 x 2048 x 28672 3% more
+// (missed).
 GEMM_HD constexpr int narrow_fill_percent(int m) {
   const int tiles_m = (m + 127) / 128, last = m - (tiles_m - 1) * 128;  // rows of the last M tile
   const int filled  = last > 64 ? 128 - last : 0;  // its second box's rows past M (a box past M: not issued)

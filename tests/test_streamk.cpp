@@ -432,7 +432,8 @@ TEST_CASE("stream-K: the tile's width the picking rule takes on Hopper, wide or 
 static bool picks_medium(int m, int n, int k) {
   const Picked p = picked(m, n, k);
   const int medium_units = gemm::narrow_units(gemm::num_tiles(m, 128), gemm::num_tiles(n, 128), true);
-  return gemm::pick_medium(p.width, medium_units, gemm::num_k_tiles(k, 64), 66, 4, gemm::narrow_fill_percent(m));
+  return gemm::pick_medium(p.width, medium_units, gemm::num_k_tiles(k, 64), 66, 4,
+                           gemm::narrow_fill_percent(m));
 }
 
 TEST_CASE("stream-K: the medium tile the picking rule takes on Hopper", "[streamk]") {

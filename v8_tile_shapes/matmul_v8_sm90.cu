@@ -24,7 +24,7 @@
 //     8 float4 per thread and partial leave room for 4 in flight; the wide tile's 32, one). Between the
 //     two, the medium tile (v8m): 128 x 128 per CTA (m64n128k16, 6 stages of 32 KB), a pair along N as the
 //     narrow one, which reads A's tile once per 256 columns of C, not 128: v8d takes it where M is a tile or
-//     so and N or K is large, or M ends inside the narrow pair's second A box (pick_medium, common/streamk.h).
+//     so and N or K is large, or where M ends inside the narrow pair's second A box (pick_medium).
 //  3. The L2 policy (l2_policy, chosen on the host by streamk_l2_policy, common/streamk.h): where the plan
 //     has partials, one unit row covers M (B is loaded once) and B outgrows the L2, B streams through the L2
 //     and pushes the partials out before their finisher reads them. There B's loads are marked evict-first
@@ -742,7 +742,7 @@ Launch prepare_v8_picked(const GemmArgs& g, DeviceTrace* trace) {
                  resident_workers<CLUSTER_SIZE, Narrow::BLOCK_N>(), FIXUP_ITERS, NARROW_PERCENT_SM90);
   if (pick_medium(width, narrow_units(tiles_m, num_tiles(g.n, Medium::BLOCK_N), true), iters,
                   resident_workers<CLUSTER_SIZE, Medium::BLOCK_N>(), FIXUP_ITERS, narrow_fill_percent(g.m)))
-    return untraced_pick(prepare_medium, g, trace, "the medium tile (v8m) at long K where M is a tile or so");
+    return untraced_pick(prepare_medium, g, trace, "the medium tile (v8m) where M is a tile or so");
   if (width.narrow)
     return prepare_v8<StreamKPolicy::DataParallel, true, CLUSTER_SIZE, Narrow::BLOCK_N>(g, trace);
   return unit.ctas == 1 ? prepare_v8<StreamKPolicy::DataParallel, false, 1>(g, trace)
