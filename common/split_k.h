@@ -1,5 +1,6 @@
-// split_k.h: how v8's decode kernels (v8s) cut K (v8_tile_shapes/decode.cuh, decode_sm90.cuh). Host and
-// device, so that the CPU test (tests/test_split_k.cpp) checks the very code the kernels run.
+// split_k.h: how v8's decode kernels (v8s) cut K (v8_tile_shapes/decode.cuh, decode_sm90.cuh), and where v8d
+// takes them at 129-192 rows (pick_turned_width, at the end). Host and device, so that the CPU test
+// (tests/test_split_k.cpp) checks the very code the kernels run.
 //
 // At decode (M <= 32) the work is reading B once: the output has 32 rows at most, and B's N x K elements are
 // all there is to move. The decode kernels turn the tile around (B's rows fill the MMA's M side, A's few
@@ -49,6 +50,31 @@ GEMM_HD constexpr SplitK pick_split_k(int tiles, int total_k_tiles, int slots, i
   s.k_tiles = (total_k_tiles + splits - 1) / splits;
   s.splits  = (total_k_tiles + s.k_tiles - 1) / s.k_tiles;  // none empty
   return s;
+}
+
+// v8d's pick at 129-192 rows of A (docs/performance/one-m-tile.md): the decode kernel turned around 144 wide
+// (v8u, 128 < M <= 144) or 192 wide (v8v, 144 < M <= 192), or 0 where v8d's other tiles, which multiply 256
+// rows of A there, are faster. The turned tile wastes none of the MMA's N on padding, but one CTA per SM
+// takes a whole 128-row tile of B (b_tiles of them, slots CTAs resident) and is bound by its own SM's MMAs:
+// it pays where its tiles cover most of the SMs in every wave, and where few tiles are split along a long
+// K. On an H200 (132 SMs), turned against v8d at 144-192 x {4096 .. 53248} x {2048 .. 28672}:
+//  - one wave or more of 60% of the SMs at 144 wide (80 tiles: 0.81x of v8d's time), 80% at 192 (112: 0.81x;
+//    80 tiles 1.00-1.03x), several waves 75% full on the whole (160 tiles at 192 wide, 2 waves 61% full:
+//    1.23x; 224 tiles, 85%: 0.72x at 144 wide, 0.79x at 192);
+//  - 45% of the SMs (64 tiles, 2 splits) with K of 256 K tiles (16384) at 144 wide (0.91x; K 8192: 1.00x),
+//    of 384 at 192 (K 28672: 0.94x; K 16384: 1.01x);
+//  - no shape with fewer than 32 K tiles (K 2048: 0.43x of v8d's ping-pong at 144 x 28672 x 2048) was timed.
+constexpr int TURNED_MIN_K_TILES = 32;
+GEMM_HD constexpr int pick_turned_width(long long m, int b_tiles, int k_tiles, int slots) {
+  if (k_tiles < TURNED_MIN_K_TILES || slots < 1) return 0;
+  const long long waves = (b_tiles + slots - 1) / slots;
+  const bool waves_full = b_tiles <= slots || 100LL * b_tiles >= 75LL * waves * slots;
+  const bool few_tiles  = 20LL * b_tiles >= 9LL * slots;  // 45% of the SMs, split along K
+  if (m > 128 && m <= 144)
+    return (10LL * b_tiles >= 6LL * slots && waves_full) || (few_tiles && k_tiles >= 256) ? 144 : 0;
+  if (m > 144 && m <= 192)
+    return (10LL * b_tiles >= 8LL * slots && waves_full) || (few_tiles && k_tiles >= 384) ? 192 : 0;
+  return 0;
 }
 
 }  // namespace gemm

@@ -106,7 +106,8 @@ set(GEMM_SASS_FORBIDDEN_sm_90a_v7 ${GEMM_SASS_FORBIDDEN_sm_90a_v6})
 # (discard.global.L2, a read partial dropped unwritten -> CCTL.E.RML2) and the narrow tile (wgmma.m64n64k16 ->
 # HGMMA.64x64x16.F32.BF16, only v8n's and v8d's instantiations have it), read with cuobjdump 13.0.
 # The decode kernel (v8s; decode_sm90.cuh): wgmma.m64n16k16 -> HGMMA.64x16x16.F32.BF16 (32 wide, v8t:
-# wgmma.m64n32k16 -> HGMMA.64x32x16.F32.BF16) and its split counter (atom.acq_rel.gpu.add ->
+# wgmma.m64n32k16 -> HGMMA.64x32x16.F32.BF16; turned around 144 and 192 wide, v8u and v8v: m64n144k16 and
+# m64n192k16 -> HGMMA.64x144x16 and HGMMA.64x192x16) and its split counter (atom.acq_rel.gpu.add ->
 # ATOMG.E.ADD.STRONG.GPU), in decode_kernel itself.
 # The ping-pong kernel (v8p; pingpong_sm90.cuh): wgmma.m64n128k16 -> HGMMA.64x128x16.F32.BF16 (144 wide, v8w:
 # wgmma.m64n144k16 -> HGMMA.64x144x16.F32.BF16), its epilogue's stmatrix and TMA store, the register
@@ -114,6 +115,8 @@ set(GEMM_SASS_FORBIDDEN_sm_90a_v7 ${GEMM_SASS_FORBIDDEN_sm_90a_v6})
 set(GEMM_SASS_sm_90a_v8 ${GEMM_SASS_sm_90a_v6} MEMBAR.ALL.GPU STG.E.STRONG.GPU LDG.E.STRONG.GPU CCTL.E.RML2
                         HGMMA.64x64x16.F32.BF16 "HGMMA[.]64x16x16[.]F32[.]BF16@decode_kernelILi16E"
                         "HGMMA[.]64x32x16[.]F32[.]BF16@decode_kernelILi32E"
+                        "HGMMA[.]64x144x16[.]F32[.]BF16@decode_kernelILi144E"
+                        "HGMMA[.]64x192x16[.]F32[.]BF16@decode_kernelILi192E"
                         "ATOMG[.]E[.]ADD[.]STRONG[.]GPU@decode_kernel"
                         "HGMMA[.]64x128x16[.]F32[.]BF16@pingpong_kernelILi128E"
                         "HGMMA[.]64x144x16[.]F32[.]BF16@pingpong_kernelILi144E" "STSM[.]16[.]M88[.]4@pingpong_kernel"

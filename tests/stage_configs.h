@@ -93,6 +93,12 @@ constexpr int V8_DECODE_ROWS       = 128;
 constexpr int V8_DECODE_COLS       = 16;
 // ... and 32 wide (v8t, both): A's 32 rows, 20 KB stages, 8 of them; wgmma m64n32 (sm90), N = 32 (sm100).
 constexpr int V8_DECODE_WIDE_COLS = 32;
+// ... and turned around 144 and 192 wide (v8u, v8v, both): A's 144 (192) rows, 34 (40) KB stages, 6 (5) of
+// them; wgmma m64n144 (m64n192) per consumer warpgroup (sm90), N = 144 (192) (sm100).
+constexpr int V8_TURNED_COLS        = 144;
+constexpr int NUM_STAGES_V8_TURNED  = 6;
+constexpr int V8_TURNED_WIDE_COLS   = 192;
+constexpr int NUM_STAGES_V8_TURNED_WIDE = 5;
 // v8 sm90, the ping-pong tile (v8p): each consumer warpgroup a 128 x 128 tile of its own (two wgmma
 // m64n128 per K step), a CTA alone, A's and B's 128-row tiles in one 2D box each: 32 KB stages, 5 of them
 // (the two warpgroups' C buffers take 64 KB).
@@ -193,8 +199,9 @@ constexpr StageConfig narrow_pair_tile(const char* stage, Operand op, int slot) 
   return c;
 }
 
-// A v8 decode row (NUM_STAGES_V8_DECODE): 2D boxes, 128B swizzle, in its ring of 18 KB stages (20 KB 32 wide);
-// operand A is B's 128 rows (the MMA's M side: 64 per wgmma on sm90, 128 on sm100), operand B A's 16 (or 32).
+// A v8 decode row (NUM_STAGES_V8_DECODE): 2D boxes, 128B swizzle, in its ring of 18 KB stages (20 KB 32 wide,
+// 34 and 40 KB turned around 144 and 192 wide); operand A is B's 128 rows (the MMA's M side: 64 per wgmma on
+// sm90, 128 on sm100), operand B A's 16 (or 32, 144, 192).
 constexpr StageConfig decode_tile(const char* stage, Arch arch, Operand op, int slot,
                                   int cols = V8_DECODE_COLS) {
   const int rows     = op == Operand::A ? V8_DECODE_ROWS : cols;
@@ -648,6 +655,51 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   decode_tile("v8t stage 6", A::SM90, O::B, 6, V8_DECODE_WIDE_COLS),
   decode_tile("v8t stage 7", A::SM90, O::A, 7, V8_DECODE_WIDE_COLS),
   decode_tile("v8t stage 7", A::SM90, O::B, 7, V8_DECODE_WIDE_COLS),
+  // v8u and v8v, both: the ring 144 and 192 wide (A's 144 or 192 rows as the MMA's B), 6 and 5 stages.
+  decode_tile("v8u stage 0", A::SM100, O::A, 0, V8_TURNED_COLS),
+  decode_tile("v8u stage 0", A::SM100, O::B, 0, V8_TURNED_COLS),
+  decode_tile("v8u stage 1", A::SM100, O::A, 1, V8_TURNED_COLS),
+  decode_tile("v8u stage 1", A::SM100, O::B, 1, V8_TURNED_COLS),
+  decode_tile("v8u stage 2", A::SM100, O::A, 2, V8_TURNED_COLS),
+  decode_tile("v8u stage 2", A::SM100, O::B, 2, V8_TURNED_COLS),
+  decode_tile("v8u stage 3", A::SM100, O::A, 3, V8_TURNED_COLS),
+  decode_tile("v8u stage 3", A::SM100, O::B, 3, V8_TURNED_COLS),
+  decode_tile("v8u stage 4", A::SM100, O::A, 4, V8_TURNED_COLS),
+  decode_tile("v8u stage 4", A::SM100, O::B, 4, V8_TURNED_COLS),
+  decode_tile("v8u stage 5", A::SM100, O::A, 5, V8_TURNED_COLS),
+  decode_tile("v8u stage 5", A::SM100, O::B, 5, V8_TURNED_COLS),
+  decode_tile("v8u stage 0", A::SM90, O::A, 0, V8_TURNED_COLS),
+  decode_tile("v8u stage 0", A::SM90, O::B, 0, V8_TURNED_COLS),
+  decode_tile("v8u stage 1", A::SM90, O::A, 1, V8_TURNED_COLS),
+  decode_tile("v8u stage 1", A::SM90, O::B, 1, V8_TURNED_COLS),
+  decode_tile("v8u stage 2", A::SM90, O::A, 2, V8_TURNED_COLS),
+  decode_tile("v8u stage 2", A::SM90, O::B, 2, V8_TURNED_COLS),
+  decode_tile("v8u stage 3", A::SM90, O::A, 3, V8_TURNED_COLS),
+  decode_tile("v8u stage 3", A::SM90, O::B, 3, V8_TURNED_COLS),
+  decode_tile("v8u stage 4", A::SM90, O::A, 4, V8_TURNED_COLS),
+  decode_tile("v8u stage 4", A::SM90, O::B, 4, V8_TURNED_COLS),
+  decode_tile("v8u stage 5", A::SM90, O::A, 5, V8_TURNED_COLS),
+  decode_tile("v8u stage 5", A::SM90, O::B, 5, V8_TURNED_COLS),
+  decode_tile("v8v stage 0", A::SM100, O::A, 0, V8_TURNED_WIDE_COLS),
+  decode_tile("v8v stage 0", A::SM100, O::B, 0, V8_TURNED_WIDE_COLS),
+  decode_tile("v8v stage 1", A::SM100, O::A, 1, V8_TURNED_WIDE_COLS),
+  decode_tile("v8v stage 1", A::SM100, O::B, 1, V8_TURNED_WIDE_COLS),
+  decode_tile("v8v stage 2", A::SM100, O::A, 2, V8_TURNED_WIDE_COLS),
+  decode_tile("v8v stage 2", A::SM100, O::B, 2, V8_TURNED_WIDE_COLS),
+  decode_tile("v8v stage 3", A::SM100, O::A, 3, V8_TURNED_WIDE_COLS),
+  decode_tile("v8v stage 3", A::SM100, O::B, 3, V8_TURNED_WIDE_COLS),
+  decode_tile("v8v stage 4", A::SM100, O::A, 4, V8_TURNED_WIDE_COLS),
+  decode_tile("v8v stage 4", A::SM100, O::B, 4, V8_TURNED_WIDE_COLS),
+  decode_tile("v8v stage 0", A::SM90, O::A, 0, V8_TURNED_WIDE_COLS),
+  decode_tile("v8v stage 0", A::SM90, O::B, 0, V8_TURNED_WIDE_COLS),
+  decode_tile("v8v stage 1", A::SM90, O::A, 1, V8_TURNED_WIDE_COLS),
+  decode_tile("v8v stage 1", A::SM90, O::B, 1, V8_TURNED_WIDE_COLS),
+  decode_tile("v8v stage 2", A::SM90, O::A, 2, V8_TURNED_WIDE_COLS),
+  decode_tile("v8v stage 2", A::SM90, O::B, 2, V8_TURNED_WIDE_COLS),
+  decode_tile("v8v stage 3", A::SM90, O::A, 3, V8_TURNED_WIDE_COLS),
+  decode_tile("v8v stage 3", A::SM90, O::B, 3, V8_TURNED_WIDE_COLS),
+  decode_tile("v8v stage 4", A::SM90, O::A, 4, V8_TURNED_WIDE_COLS),
+  decode_tile("v8v stage 4", A::SM90, O::B, 4, V8_TURNED_WIDE_COLS),
   // v8p sm90 (see NUM_STAGES_V8_SM90_PINGPONG): the ping-pong tile's ring.
   pingpong_tile("v8p stage 0", O::A, 0),
   pingpong_tile("v8p stage 0", O::B, 0),
@@ -752,6 +804,8 @@ constexpr MmaShape SM100_MMA_SHAPES[] = {
     {"v8n", 2, V5_SM100_MMA_M, V8_SM100_NARROW_N},  // v8n, the narrow pair: 128 rows of A and 32 of B in each CTA
     {"v8s", 1, V8_DECODE_ROWS, V8_DECODE_COLS},   // v8s, decode: B's 128 rows as the MMA's A, A's 16 rows as its B
     {"v8t", 1, V8_DECODE_ROWS, V8_DECODE_WIDE_COLS},  // v8t, decode 32 wide: A's 32 rows as the MMA's B
+    {"v8u", 1, V8_DECODE_ROWS, V8_TURNED_COLS},       // v8u, turned around 144 wide: A's 144 rows as its B
+    {"v8v", 1, V8_DECODE_ROWS, V8_TURNED_WIDE_COLS},  // v8v, turned around 192 wide: A's 192 rows as its B
 };
 
 static_assert(NUM_STAGES_SM100 == 7 && NUM_STAGES_SM90 == 4,
@@ -764,6 +818,8 @@ static_assert(NUM_STAGES_V5_SM100 == 7 && NUM_STAGES_V5_SM90 == 4,
 static_assert(NUM_STAGES_V7_SM90 == 4, "v7a/v7b/v7c/v7d sm90 rows list stages 0..3: update them together");
 static_assert(NUM_STAGES_V6_SM100 == 7, "v6a/v6b/v6c sm100 rows list stages 0..6: update them together");
 static_assert(NUM_STAGES_V8_DECODE == 8, "v8s rows list stages 0..7 (both architectures): update them together");
+static_assert(NUM_STAGES_V8_TURNED == 6 && NUM_STAGES_V8_TURNED_WIDE == 5,
+              "v8u rows list stages 0..5 and v8v rows 0..4 (both architectures): update them together");
 static_assert(NUM_STAGES_V8_SM100_CTA == 4, "v8a sm100 rows list stages 0..3: update them together");
 
 }  // namespace stage_configs

@@ -78,3 +78,51 @@ TEST_CASE(
     CHECK(s.end(s.splits - 1, k_tiles) == k_tiles);
   }
 }
+
+TEST_CASE("split_k: where v8d turns the tile around at 129-192 rows (pick_turned_width), on 132 SMs",
+          "[split_k]") {
+  const int slots = 132;
+  const auto width = [&](long long m, int n, int k) {
+    return gemm::pick_turned_width(m, (n + 127) / 128, (k + 63) / 64, slots);
+  };
+  // The shapes timed on an H200 (common/split_k.h): faster turned around, and not
+  CHECK(width(144, 28672, 8192) == 144);  // 224 tiles of B: two waves, 85% full
+  CHECK(width(144, 10240, 8192) == 144);  // 80 tiles: 60% of the SMs
+  CHECK(width(144, 14336, 8192) == 144);
+  CHECK(width(144, 53248, 8192) == 144);  // 416 tiles: 4 waves, 79% full
+  CHECK(width(144, 28672, 2048) == 144);  // K 2048: v8d's ping-pong 2.3x slower
+  CHECK(width(144, 8192, 28672) == 144);  // 64 tiles, K long
+  CHECK(width(144, 8192, 16384) == 144);
+  CHECK(width(144, 8192, 8192) == 0);     // 64 tiles, K 8192: a tie with v8d's pair
+  CHECK(width(144, 4096, 4096) == 0);     // 32 tiles: v8d 1.4x faster
+  CHECK(width(144, 4096, 14336) == 0);    // 32 tiles: v8d 1.16x faster
+  CHECK(width(176, 28672, 8192) == 192);
+  CHECK(width(176, 14336, 8192) == 192);  // 112 tiles: 85% of the SMs
+  CHECK(width(176, 16384, 8192) == 192);
+  CHECK(width(192, 53248, 8192) == 192);
+  CHECK(width(176, 8192, 28672) == 192);  // 64 tiles, K 28672
+  CHECK(width(176, 8192, 16384) == 0);    // 64 tiles, K 16384: a tie
+  CHECK(width(176, 10240, 8192) == 0);    // 80 tiles: a tie at 192 wide
+  CHECK(width(176, 20480, 8192) == 0);    // 160 tiles: 2 waves 61% full, 1.23x v8d's time
+  CHECK(width(192, 8192, 8192) == 0);
+  // The edges: M, the SMs, and the K below which no shape takes it
+  CHECK(width(128, 28672, 8192) == 0);
+  CHECK(width(129, 28672, 8192) == 144);
+  CHECK(width(145, 28672, 8192) == 192);
+  CHECK(width(193, 28672, 8192) == 0);
+  CHECK(width(144, 28672, 1984) == 0);  // 31 K tiles
+  CHECK(width(144, 7552, 8192) == 0);   // 59 tiles, below 60% of 132
+  CHECK(width(144, 7680, 16384) == 144);  // 60 tiles, 45% of 132, K long
+  CHECK(width(144, 7424, 16384) == 0);    // 58 tiles
+  CHECK(gemm::pick_turned_width(144, 224, 128, 0) == 0);  // no SM: nothing picked (nor a division by 0)
+  // Over M: a width that holds M wherever one is picked, and the same rule at twice the SMs twice the tiles
+  for (long long m = 1; m <= 300; ++m)
+    for (int n : {1000, 8192, 10240, 16384, 28672, 57344})
+      for (int k : {512, 4096, 8192, 16384, 28672}) {
+        const int w = width(m, n, k);
+        INFO("M " << m << " N " << n << " K " << k << " -> " << w);
+        CHECK((w == 0 || w == 144 || w == 192));
+        if (w != 0) CHECK((m > 128 && m <= w && (w == 144 || m > 144)));
+        CHECK(gemm::pick_turned_width(m, 2 * ((n + 127) / 128), (k + 63) / 64, 2 * slots) == w);
+      }
+}

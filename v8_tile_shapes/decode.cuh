@@ -1,12 +1,14 @@
-// decode.cuh: v8's decode kernel on Blackwell (v8s, and 32 wide v8t; v8d takes it at M <= 32): the tile
-// turned around.
+// decode.cuh: v8's decode kernel on Blackwell (v8s 16 wide, v8t 32, v8u 144, v8v 192; v8d takes it at
+// M <= 32, and at 129-192 rows where B is long): the tile turned around.
 // Included by matmul_v8.cu; the Hopper twin, decode_sm90.cuh, says why each choice (the same here).
 //
 // C^T = B * A^T for M <= 16: B's rows fill the MMA's M side, 128 per CTA (one cta_group::1 MMA of M = 128),
 // and A's at most 16 rows are its N = 16 (the ISA's step at M = 128; rows past M arrive as zeros from the
-// TMA and are not stored); for 17-32 rows of A the same kernel runs 32 wide (v8t: N = 32, 20 KB stages).
-// The accumulator is 128 TMEM lanes x COLS columns (a 32-column allocation, the smallest): lane r holds B row
-// n0 + r, column j A row j, so the epilogue's thread (lane) r holds column n0 + r of C's COLS rows. K is
+// TMA and are not stored); for 17-32 rows of A the same kernel runs 32 wide (v8t: N = 32, 20 KB stages), and
+// for 129-192 rows 144 or 192 wide (v8u, v8v: N = 144 or 192, rings of 6 and 5 stages of 34 and 40 KB).
+// The accumulator is 128 TMEM lanes x COLS columns (an allocation of 32, or 256 at 144 and 192 wide): lane r
+// holds B row n0 + r, column j A row j, so the epilogue's thread (lane) r holds column n0 + r of C's COLS
+// rows, which it reads 16 columns at a time. K is
 // split (common/split_k.h) so that tiles x splits CTAs fill the GPU in one wave (no split past one wave); the
 // last split of a tile to count itself adds the partials in split order and stores C. Stages of 16 KB of B
 // and 2 KB of A, a ring of 8, one CTA per SM, B's map with a 128-byte L2 promotion (the Hopper twin's
@@ -15,9 +17,9 @@
 // one tile per CTA.
 //
 // Status: compiled for sm_100a; not run on Blackwell hardware by this project. Through the tcgen05 emulator
-// it passes against cuBLAS on an H200 (Hopper; `matmul_v8 --emulate --variant v8s`); also model-checked
-// (layout, CuTe's instruction descriptor, SASS). It has no protocol model of its own: one tile per CTA, v4's
-// roles.
+// it passes against cuBLAS on an H200 (Hopper; `matmul_v8 --emulate --variant v8s`, and v8t, v8u, v8v); also
+// model-checked (layout, CuTe's instruction descriptor, SASS). It has no protocol model of its own: one tile
+// per CTA, v4's roles.
 //
 // PTX ISA sections: as matmul_v8.cu (the cta_group::1 forms), and "atom" (.acq_rel, the split counter).
 #pragma once
@@ -26,15 +28,16 @@
 namespace decode {
 
 constexpr int ROWS              = 128;  // rows of B per CTA: the MMA's M, one per TMEM lane
-constexpr int MAX_COLS          = 32;   // the wider of the two widths (below): the largest M the kernel takes
+constexpr int MAX_COLS          = 32;   // the widest decode width (v8t): v8d takes the kernel at M up to it
 constexpr int BLOCK_K           = 64;   // K of one tile load: 128 bytes of bf16
 constexpr int SLICE_K           = 64;   // K of one TMA box: one 128-byte swizzle span
 constexpr int MMA_K             = 16;
-constexpr int NUM_STAGES        = 8;
+constexpr int MAX_STAGES        = 8;
+constexpr int GROUP_COLS        = 16;      // accumulator columns the epilogue reads (and stores) at a time
 constexpr int EPILOGUE_WARP0    = 2;       // warps 2-5: the epilogue, one per TMEM lane quarter
 constexpr int NUM_THREADS       = 6 * 32;  // TMA, MMA, 4 x epilogue
-constexpr int TMEM_COLS         = 32;      // the smallest allocation; the accumulator uses COLS of them
 constexpr uint32_t EPILOGUE_BAR = 1;       // named barrier of the four epilogue warps
+constexpr uint32_t RING_BUDGET  = 227 * 1024 - SMEM_ALIGN - 1024;  // the ring's share of a block's 227 KB
 
 constexpr KMajorTile B_TILE{ROWS, BLOCK_K, 2, Swizzle::B128};  // the MMA's A operand
 constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
@@ -43,8 +46,8 @@ constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
 constexpr int TMA_BOXES = 1;
 GEMM_HD constexpr TmaBox tma_box(KMajorTile, int row0, int k0, int) { return {0, {k0, row0, 0}}; }
 
-// The kernel's two widths (the Hopper twin's): A's rows padded to COLS, the MMA's N, 16 (v8s) or 32 (v8t),
-// and the constants that follow from it.
+// The kernel's widths (the Hopper twin's): A's rows padded to COLS, the MMA's N, 16 (v8s), 32 (v8t), 144
+// (v8u) or 192 (v8v), and the constants that follow from it.
 template <int COLS_>
 struct Width {
   static constexpr int COLS           = COLS_;
@@ -52,27 +55,33 @@ struct Width {
   // No split shorter than this many K tiles (common/split_k.h): 4 at 16 wide (64 KB of B); 96 at 32 wide,
   // where a split costs more than it brings on shorter K (on an H200, 32 x 4096 x 4096: 17.4 us in one split,
   // 18.6 in four; 32 x 8192 x 8192: 39.2 in one, 42.0 in two) and pays at the longest (32 x 8192 x 28672:
-  // 117 us in two, 122 in one).
-  static constexpr int MIN_SPLIT_K_TILES = COLS == 16 ? 4 : 96;
-  static constexpr int FIXUP_BATCH = 64 / COLS;  // partials whose loads the last split issues before adding
-                                                 // them: 4 at 16 wide, 2 at 32 (the registers)
+  // 117 us in two, 122 in one); 32 at 144 and 192 wide, where a K tile is 4.5 to 6 times 16 wide's work.
+  static constexpr int MIN_SPLIT_K_TILES = COLS == 16 ? 4 : COLS == 32 ? 96 : 32;
+  // Partials whose loads the last split issues before adding them: 4 of a 16-column group (the registers)
+  static constexpr int FIXUP_BATCH = 64 / GROUP_COLS;
+  // The TMEM allocation: a power of 2 of at least 32 columns that holds the accumulator
+  static constexpr int TMEM_COLS = COLS <= 32 ? 32 : COLS <= 64 ? 64 : COLS <= 128 ? 128 : 256;
   static constexpr KMajorTile A_TILE{COLS, BLOCK_K, 2, Swizzle::B128};  // the MMA's B operand
   static constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
   static constexpr uint32_t STAGE_BYTES  = B_TILE_BYTES + A_TILE_BYTES;  // one ring stage: [B tile][A tile]
-  static constexpr uint32_t SMEM_BYTES   = NUM_STAGES * STAGE_BYTES + SMEM_ALIGN;
+  // As many stages as fit, 8 at most: 8 at 16 and 32 wide, 6 at 144, 5 at 192
+  static constexpr int NUM_STAGES =
+      RING_BUDGET / STAGE_BYTES < MAX_STAGES ? int(RING_BUDGET / STAGE_BYTES) : MAX_STAGES;
+  static constexpr uint32_t SMEM_BYTES = NUM_STAGES * STAGE_BYTES + SMEM_ALIGN;
   // kind::f16, BF16 x BF16 -> F32, both K-major, M = 128 (B's rows), N = COLS (A's).
   static constexpr uint32_t IDESC = make_idesc_f16(F16Kind::BF16, F16Kind::BF16, AccKind::F32, ROWS, COLS);
   static GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
   static GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + B_TILE_BYTES; }
   static_assert(ROWS == 128 && COLS % 16 == 0 && COLS <= 256,
                 "cta_group::1 M = 128: N = 16..256 in steps of 16");
-  static_assert(COLS <= TMEM_COLS, "the accumulator fits in the allocation");
+  static_assert(COLS <= TMEM_COLS && TMEM_COLS >= 32 && (TMEM_COLS & (TMEM_COLS - 1)) == 0,
+                "the accumulator fits in its allocation, a power of 2 of at least 32 columns");
+  static_assert(COLS % GROUP_COLS == 0, "the epilogue reads whole groups of columns");
+  static_assert(NUM_STAGES >= 4, "at least 4 loads of B in flight per SM");
   static_assert(A_TILE_BYTES % 1024 == 0,
                 "A's tile is whole 1024-B swizzle atoms: every tile 1024-B aligned");
   static_assert(SMEM_BYTES + 1024 <= 227 * 1024, "the ring fits in the 227 KB of shared memory per block");
 };
-static_assert(TMEM_COLS >= 32 && (TMEM_COLS & (TMEM_COLS - 1)) == 0,
-              "TMEM allocations are powers of 2 >= 32 columns");
 static_assert(B_TILE_BYTES % 1024 == 0, "B's tile is whole 1024-B swizzle atoms (8 rows x 128 B)");
 static_assert(BLOCK_K % MMA_K == 0, "a tile holds whole MMA K steps");
 static_assert(Width<MAX_COLS>::COLS == MAX_COLS, "the widest width is MAX_COLS");
@@ -90,6 +99,7 @@ __global__ void __launch_bounds__(NUM_THREADS)
   constexpr int PARTIAL_FLOATS   = W::PARTIAL_FLOATS;
   constexpr uint32_t STAGE_BYTES = W::STAGE_BYTES;
   constexpr KMajorTile A_TILE    = W::A_TILE;
+  constexpr int NUM_STAGES = W::NUM_STAGES, TMEM_COLS = W::TMEM_COLS, GROUPS = COLS / GROUP_COLS;
   extern __shared__ uint8_t smem_raw[];
   uint8_t* ring = align_smem_1024(smem_raw);
   __shared__ uint64_t full_bar[NUM_STAGES];   // the TMA bytes of stage s have landed
@@ -179,42 +189,65 @@ __global__ void __launch_bounds__(NUM_THREADS)
     //      column n0 + 32q + r of C, for C's COLS rows (the accumulator's columns) ----
     const uint32_t lane0 = tmem_warp_lane_base(warp_id);
     const int r          = int(lane0) + lane;              // 0..127: the thread's index in the partial
+    const int col        = n0 + r;
     ptx::mbarrier_wait(&acc_full_bar, 0, "acc_full_bar");  // once per kernel: phase 0
     __syncwarp();
     tc5::fence_after_thread_sync();
-    float chunk[COLS / 8][8], v[COLS];  // columns 8q .. 8q + 7
+    // Group g of the thread's columns: accumulator columns (C's rows) 16g .. 16g + 15, read from TMEM
+    const auto load_group = [&](int g, float (&v)[GROUP_COLS]) {
+      float lo[8], hi[8];
+      tc5::ld_32x32b_x8(tmem_addr(tmem_acc, lane0, uint32_t(GROUP_COLS * g)), lo);
+      tc5::ld_32x32b_x8(tmem_addr(tmem_acc, lane0, uint32_t(GROUP_COLS * g + 8)), hi);
+      tc5::wait_ld();
 #pragma unroll
-    for (int q = 0; q < COLS / 8; ++q)
-      tc5::ld_32x32b_x8(tmem_addr(tmem_acc, lane0, uint32_t(8 * q)), chunk[q]);
-    tc5::wait_ld();
+      for (int j = 0; j < 8; ++j) {
+        v[j]     = lo[j];
+        v[8 + j] = hi[j];
+      }
+    };
+    // ... and stored: row 16g + j of C, for j < M; the warp's 32 columns are 64 contiguous bytes
+    const auto store_group = [&](int g, const float (&v)[GROUP_COLS]) {
+      if (col >= n) return;
 #pragma unroll
-    for (int j = 0; j < COLS; ++j) v[j] = chunk[j / 8][j % 8];
-    tc5::fence_before_thread_sync();  // the loads are ordered before the barriers below (and the teardown's)
+      for (int j = 0; j < GROUP_COLS; ++j)
+        if (GROUP_COLS * g + j < m)
+          c[size_t(GROUP_COLS * g + j) * size_t(n) + col] = __float2bfloat16_rn(v[j]);
+    };
 
-    bool store = true;
-    if (split.splits > 1) {  // the split's fixup (common/split_k.h; the Hopper twin's)
+    if (split.splits == 1) {
+#pragma unroll 1
+      for (int g = 0; g < GROUPS; ++g) {
+        float v[GROUP_COLS];
+        load_group(g, v);
+        store_group(g, v);
+      }
+      tc5::fence_before_thread_sync();  // the loads are ordered before the teardown's barrier
+    } else {  // the split's fixup (common/split_k.h; the Hopper twin's)
       float* own = workspace + size_t(blockIdx.x) * PARTIAL_FLOATS;
+#pragma unroll 1
+      for (int g = 0; g < GROUPS; ++g) {
+        float v[GROUP_COLS];
+        load_group(g, v);
 #pragma unroll
-      for (int j = 0; j < COLS / 4; ++j)  // .cg: to L2, where the last split reads it
-        __stcg(reinterpret_cast<float4*>(own + COLS * r) + j,
-               make_float4(v[4 * j], v[4 * j + 1], v[4 * j + 2], v[4 * j + 3]));
+        for (int j = 0; j < GROUP_COLS / 4; ++j)  // .cg: to L2, where the last split reads it
+          __stcg(reinterpret_cast<float4*>(own + COLS * r + GROUP_COLS * g) + j,
+                 make_float4(v[4 * j], v[4 * j + 1], v[4 * j + 2], v[4 * j + 3]));
+      }
+      tc5::fence_before_thread_sync();  // the loads ordered before the barriers below (and the teardown's)
       // the epilogue's thread 0 counts the split once all 128 have stored (common/fixup.cuh): the last stores
-      store = count_split(counters + tile, split.splits, EPILOGUE_BAR, 128, r == 0, last_split);
-      if (store) {  // the sum in split order, FIXUP_BATCH partials' loads at a time (the Hopper twin's)
+      if (count_split(counters + tile, split.splits, EPILOGUE_BAR, 128, r == 0, last_split)) {
+        // the sum in split order, FIXUP_BATCH partials' loads at a time (the Hopper twin's), group by group
         const float4* first =
             reinterpret_cast<const float4*>(workspace + size_t(blockIdx.x - s_idx) * PARTIAL_FLOATS);
-        float sum[COLS];
-        // common/fixup.cuh
-        sum_split_partials<FIXUP_BATCH>(sum, first, split.splits, PARTIAL_FLOATS / 4, COLS / 4 * r);
-#pragma unroll
-        for (int j = 0; j < COLS; ++j) v[j] = sum[j];
+#pragma unroll 1
+        for (int g = 0; g < GROUPS; ++g) {
+          float sum[GROUP_COLS];
+          // common/fixup.cuh
+          sum_split_partials<FIXUP_BATCH>(sum, first, split.splits, PARTIAL_FLOATS / 4,
+                                          (COLS * r + GROUP_COLS * g) / 4);
+          store_group(g, sum);
+        }
       }
-    }
-    const int col = n0 + r;
-    if (store && col < n) {
-#pragma unroll
-      for (int j = 0; j < COLS; ++j)  // row j of C: the warp's 32 columns are 64 contiguous bytes
-        if (j < m) c[size_t(j) * size_t(n) + col] = __float2bfloat16_rn(v[j]);
     }
   }
 
@@ -244,7 +277,7 @@ Launch prepare(const GemmArgs& g) {
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
   auto* kernel = decode_kernel<COLS>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, W::SMEM_BYTES));
-  PersistentGrid grid = persistent_grid(kernel, NUM_THREADS, W::SMEM_BYTES, 1, 1, 1, "v8s/v8t");
+  PersistentGrid grid = persistent_grid(kernel, NUM_THREADS, W::SMEM_BYTES, 1, 1, 1, "v8s/v8t/v8u/v8v");
   const int tiles     = num_tiles(g.n, ROWS);
   const SplitK split =
       pick_split_k(tiles, num_k_tiles(g.k, BLOCK_K), grid.max_clusters, W::MIN_SPLIT_K_TILES);
@@ -270,19 +303,38 @@ inline Launch prepare_picked(const GemmArgs& g, DeviceTrace* trace) {
   return untraced_pick(prepare<32>, g, trace, "the decode kernel 32 wide (v8t) at 16 < M <= 32");
 }
 
-// A width's row of the variant table (v8s: 16, v8t: 32): its ring for the layout model (the MMA's A operand
-// is B's 128-row tile, its B operand A's COLS rows; a ring of 8 small stages), and the shapes it takes
-// (M <= COLS).
+// v8d's launch at 129-192 rows where common/split_k.h's pick_turned_width takes the tile turned around (144
+// or 192 wide, from one CTA per SM; the Hopper twin's rule, measured on an H200); an empty Launch where it
+// does not.
+inline Launch prepare_turned_picked(const GemmArgs& g, DeviceTrace* trace) {
+  if (g.m <= 128 || g.m > 192) return {};
+  const int slots =
+      resident_clusters(decode_kernel<144>, NUM_THREADS, Width<144>::SMEM_BYTES, 1, "v8u");
+  const int width = pick_turned_width(g.m, num_tiles(g.n, ROWS), num_k_tiles(g.k, BLOCK_K), slots);
+  if (width == 144)
+    return untraced_pick(prepare<144>, g, trace, "the tile turned around 144 wide (v8u) at 128 < M <= 144");
+  if (width == 192)
+    return untraced_pick(prepare<192>, g, trace, "the tile turned around 192 wide (v8v) at 144 < M <= 192");
+  return {};
+}
+
+// A width's row of the variant table (v8s: 16, v8t: 32, v8u: 144, v8v: 192): its ring for the layout model
+// (the MMA's A operand is B's 128-row tile, its B operand A's COLS rows; a ring of 8 small stages, 6 or 5 at
+// 144 and 192 wide), and the shapes it takes (M <= COLS).
 template <int COLS>
 SmemTiles smem_tiles() {
-  return {B_TILE, Width<COLS>::A_TILE, ROWS, /*tma_3d=*/false, NUM_STAGES, SLICE_K, TMA_BOXES, tma_box};
+  return {B_TILE,  Width<COLS>::A_TILE, ROWS,   /*tma_3d=*/false, Width<COLS>::NUM_STAGES,
+          SLICE_K, TMA_BOXES,           tma_box};
 }
 template <int COLS>
 ShapeRule shape_rule(ShapeRule rule) {
   rule.m_max = COLS;
   rule.m_max_why =
-      COLS == 16 ? "is the decode kernel: A's rows are its MMA's N, 16 at most (v8d takes any M)"
-                 : "is the decode kernel 32 wide: A's rows are its MMA's N, 32 at most (v8d takes any M)";
+      COLS == 16   ? "is the decode kernel: A's rows are its MMA's N, 16 at most (v8d takes any M)"
+      : COLS == 32 ? "is the decode kernel 32 wide: A's rows are its MMA's N, 32 at most (v8d takes any M)"
+      : COLS == 144
+          ? "is the tile turned around 144 wide: A's rows are its MMA's N, 144 at most (v8d takes any M)"
+          : "is the tile turned around 192 wide: A's rows are its MMA's N, 192 at most (v8d takes any M)";
   return rule;
 }
 

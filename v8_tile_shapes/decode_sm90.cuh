@@ -1,5 +1,5 @@
-// decode_sm90.cuh: v8's decode kernel on Hopper (v8s, and 32 wide v8t; v8d takes it at M <= 32): the tile
-// turned around.
+// decode_sm90.cuh: v8's decode kernel on Hopper (v8s 16 wide, v8t 32, v8u 144, v8v 192; v8d takes it at
+// M <= 32, and at 129-192 rows where B is long): the tile turned around.
 // Included by matmul_v8_sm90.cu (its Blackwell twin, decode.cuh, by matmul_v8.cu).
 //
 // At decode, M (the tokens of a batch) is 1 to 16 while N and K are a layer's: 8192 x 28672 at Llama 3 70B.
@@ -24,22 +24,28 @@
 // Measured against smaller rings with more CTAs per SM and against two boxes of K per stage on an H200:
 // v8_tile_shapes/README.md, "Ideas that did not pay".
 //
-// PTX ISA sections: as matmul_v8_sm90.cu ("wgmma" m64n16k16), and "atom" (.acq_rel, the split counter).
+// The same kernel 144 and 192 wide (v8u, v8v) is the tile turned around for batches of 129-192 tokens,
+// where v8d's other tiles multiply 256 rows of A (docs/performance/one-m-tile.md): A's rows padded to 144 or
+// 192 are the MMA's N (m64n144k16, m64n192k16), 72 or 96 accumulators per thread and half, so two consumer
+// warpgroups take one 64-row half of B's tile each (warps 0-7, the producer warp 8), in a ring of 6 stages
+// of 34 KB (5 of 40 KB) that fills shared memory. Each CTA reads all of A's rows beside its 128 of B.
+//
+// PTX ISA sections: as matmul_v8_sm90.cu ("wgmma" m64nNk16), and "atom" (.acq_rel, the split counter).
 #pragma once
 
 // (Needs common/split_k.h, included by the file that includes this one, before its namespace.)
 namespace decode {
 
 constexpr int ROWS        = 128;  // rows of B per CTA: the MMA's M side (two wgmma of 64)
-constexpr int MAX_COLS    = 32;   // the wider of the two widths (below): the largest M the kernel takes
+constexpr int MAX_COLS    = 32;   // the widest decode width (v8t): v8d takes the kernel at M up to it
 constexpr int SLICE_K     = 64;   // K of one TMA box: 128 bytes of bf16, one swizzle span
 constexpr int WGMMA_M     = 64;
 constexpr int WGMMA_K     = 16;
 constexpr int HALVES      = ROWS / WGMMA_M;  // wgmma per K step, one per 64-row half of B's tile
-constexpr int NUM_STAGES  = 8;               // 8 x 18 KB: one CTA per SM, 8 loads of B in flight
+constexpr int MAX_STAGES  = 8;               // 8 x 18 KB at 16 wide: one CTA per SM, 8 loads of B in flight
 constexpr int BLOCK_K     = SLICE_K;         // K of one stage: one TMA box per operand
-constexpr int NUM_THREADS = 128 + 32;        // the consumer warpgroup (warps 0-3), the producer warp (4)
-constexpr uint32_t C_BAR  = 1;               // named barrier of the consumer warpgroup
+constexpr uint32_t C_BAR  = 1;               // named barrier of the consumer warpgroups
+constexpr uint32_t RING_BUDGET = 227 * 1024 - SMEM_ALIGN - 1024;  // the ring's share of a block's 227 KB
 
 // The MMA's A operand is B's tile, its B operand A's rows: both K-major, in the 128-byte swizzle.
 constexpr KMajorTile B_TILE{ROWS, BLOCK_K, 2, Swizzle::B128};
@@ -49,30 +55,43 @@ constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
 constexpr int TMA_BOXES = 1;
 GEMM_HD constexpr TmaBox tma_box(KMajorTile, int row0, int k0, int) { return {0, {k0, row0, 0}}; }
 
-// The kernel's two widths: A's rows padded to COLS, the MMA's N. 16 (v8s, M <= 16: 18 KB stages) and 32
-// (v8t, 16 < M <= 32: 20 KB stages); v8d takes the narrower that holds M. The constants that follow from it:
+// The kernel's widths: A's rows padded to COLS, the MMA's N. 16 (v8s, M <= 16: 18 KB stages), 32 (v8t,
+// 16 < M <= 32: 20 KB stages), 144 and 192 (v8u, v8v: 34 and 40 KB stages, two consumer warpgroups). The
+// constants that follow from it:
 template <int COLS_>
 struct Width {
-  static constexpr int COLS           = COLS_;
-  static constexpr int HALF_REGS      = COLS / 2;  // fp32 accumulators per thread and 64-row half (m64nCOLS)
-  static constexpr int ACC_REGS       = HALVES * HALF_REGS;  // 16 (or 32) per consumer thread
+  static constexpr int COLS      = COLS_;
+  static constexpr int HALF_REGS = COLS / 2;  // fp32 accumulators per thread and 64-row half (m64nCOLS)
+  // Up to 32 wide one warpgroup takes both halves; wider, a warpgroup per half (two halves of 72 would be
+  // 144 accumulators per thread, and the m64n144 wgmma of one half would wait for the other's)
+  static constexpr int CONSUMERS      = COLS <= 32 ? 1 : HALVES;
+  static constexpr int WG_HALVES      = HALVES / CONSUMERS;    // halves per consumer warpgroup
+  static constexpr int THREADS        = 128 * CONSUMERS + 32;  // the consumers, then the producer warp
+  static constexpr int PRODUCER_WARP  = 4 * CONSUMERS;
+  static constexpr int ACC_REGS       = WG_HALVES * HALF_REGS;  // 16, 32, 72 or 96 per consumer thread
   static constexpr int PARTIAL_FLOATS = ROWS * COLS;  // a CTA's partial, thread t's ACC_REGS at ACC_REGS t
   // No split shorter than this many K tiles (common/split_k.h): 4 at 16 wide (64 KB of B); 96 at 32 wide,
   // where a split costs more than it brings on shorter K (on an H200, 32 x 4096 x 4096: 17.4 us in one split,
   // 18.6 in four; 32 x 8192 x 8192: 39.2 in one, 42.0 in two) and pays at the longest (32 x 8192 x 28672:
-  // 117 us in two, 122 in one).
-  static constexpr int MIN_SPLIT_K_TILES = COLS == 16 ? 4 : 96;
-  static constexpr int FIXUP_BATCH = 64 / COLS;  // partials whose loads the last split issues before adding
-                                                 // them: 4 at 16 wide, 2 at 32 (the registers)
+  // 117 us in two, 122 in one); 32 at 144 and 192 wide, where a K tile is 4.5 to 6 times 16 wide's work.
+  static constexpr int MIN_SPLIT_K_TILES = COLS == 16 ? 4 : COLS == 32 ? 96 : 32;
+  // Partials whose loads the last split issues before adding them: 4 at 16 wide, 2 at 32, 1 wider (the
+  // registers)
+  static constexpr int FIXUP_BATCH = COLS <= 64 ? 64 / COLS : 1;
   static constexpr KMajorTile A_TILE{COLS, BLOCK_K, 2, Swizzle::B128};
   static constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
   static constexpr uint32_t STAGE_BYTES  = B_TILE_BYTES + A_TILE_BYTES;  // one ring stage: [B tile][A tile]
-  static constexpr uint32_t SMEM_BYTES   = NUM_STAGES * STAGE_BYTES + SMEM_ALIGN;
+  // As many stages as fit, 8 at most: 8 at 16 and 32 wide, 6 at 144, 5 at 192
+  static constexpr int NUM_STAGES =
+      RING_BUDGET / STAGE_BYTES < MAX_STAGES ? int(RING_BUDGET / STAGE_BYTES) : MAX_STAGES;
+  static constexpr uint32_t SMEM_BYTES = NUM_STAGES * STAGE_BYTES + SMEM_ALIGN;
   static GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
   static GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + B_TILE_BYTES; }
-  static_assert(COLS == 16 || COLS == 32, "the wgmma wrappers of the two widths: m64n16k16, m64n32k16");
+  static_assert(COLS == 16 || COLS == 32 || COLS == 144 || COLS == 192,
+                "the wgmma wrappers of the widths: m64n16k16, m64n32k16, m64n144k16, m64n192k16");
   static_assert(A_TILE_BYTES % 1024 == 0,
                 "A's tile is whole 1024-B swizzle atoms: every tile 1024-B aligned");
+  static_assert(NUM_STAGES >= 4, "at least 4 loads of B in flight per SM");
   static_assert(NUM_STAGES * STAGE_BYTES + SMEM_ALIGN <= 256 * 1024,
                 "the ring ends below 256 KB: desc_sm90_advance's start-address field never carries");
   static_assert(HALF_REGS % 4 == 0, "a half's accumulators are whole float4s of the partial");
@@ -85,7 +104,7 @@ static_assert(Width<MAX_COLS>::COLS == MAX_COLS, "the widest width is MAX_COLS")
 // 128 * tile of B, columns of C) and split b % splits of its K tiles. workspace: one partial per CTA;
 // counters: one per tile, 0 between launches.
 template <int COLS>
-__global__ void __launch_bounds__(NUM_THREADS, 1)
+__global__ void __launch_bounds__(Width<COLS>::THREADS, 1)
     decode_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                   __nv_bfloat16* c, int m, int n, int k, SplitK split, float* workspace, uint32_t* counters) {
 #if defined(GEMM_HAS_WGMMA)
@@ -93,6 +112,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   constexpr int FIXUP_BATCH = W::FIXUP_BATCH;
   constexpr int HALF_REGS = W::HALF_REGS, ACC_REGS = W::ACC_REGS, PARTIAL_FLOATS = W::PARTIAL_FLOATS;
   constexpr uint32_t STAGE_BYTES = W::STAGE_BYTES;
+  constexpr int NUM_STAGES = W::NUM_STAGES, WG_HALVES = W::WG_HALVES, CONSUMERS = W::CONSUMERS;
   constexpr KMajorTile A_TILE    = W::A_TILE;
   extern __shared__ uint8_t smem_raw[];
   uint8_t* ring = align_smem_1024(smem_raw);
@@ -106,16 +126,16 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   const int k_total = num_k_tiles(k, BLOCK_K);
   const int k_begin = split.begin(s_idx), k_end = split.end(s_idx, k_total);
 
-  if (warp_id == 4 && ptx::elect_one_sync()) {
+  if (warp_id == W::PRODUCER_WARP && ptx::elect_one_sync()) {
     for (int s = 0; s < NUM_STAGES; ++s) {
-      ptx::mbarrier_init(&full_bar[s], 1);   // the producer's arrive_expect_tx
-      ptx::mbarrier_init(&empty_bar[s], 1);  // one consumer thread, after its wait_group
+      ptx::mbarrier_init(&full_bar[s], 1);           // the producer's arrive_expect_tx
+      ptx::mbarrier_init(&empty_bar[s], CONSUMERS);  // a thread per consumer warpgroup, after its wait_group
     }
     ptx::fence_mbarrier_init();
   }
   __syncthreads();
 
-  if (warp_id == 4) {
+  if (warp_id == W::PRODUCER_WARP) {
     // ---- producer: one thread streams this CTA's range of B (and A's rows beside it) through the ring ----
     if (ptx::elect_one_sync()) {
       const uint64_t evict_first = ptx::createpolicy_evict_first();
@@ -137,10 +157,11 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     return;  // the consumers wait for every load the producer issued: nothing of its is left in flight
   }
 
-  // ---- consumer warpgroup: thread t of warp w holds, for half h of B's tile, B rows 64h + 16w + t/4 (+8)
-  //      and A rows (C's) 8j + 2(t%4) + {0, 1}, j < COLS / 8: acc[h][4j + 2r + e] ----
-  const int t = threadIdx.x, lane = t % 32;
-  float acc[HALVES][HALF_REGS];
+  // ---- consumer warpgroup g: thread t of warp w (of the warpgroup) holds, for its half h of B's tile (g h
+  //      of the tile's), B rows 64(g WG_HALVES + h) + 16w + t/4 (+8) and A rows (C's) 8j + 2(t%4) + {0, 1},
+  //      j < COLS / 8: acc[h][4j + 2r + e] ----
+  const int t = threadIdx.x, lane = t % 32, wg_idx = t / 128;
+  float acc[WG_HALVES][HALF_REGS];
   const uint32_t ring_addr = ptx::smem_addr(ring);
   int stage                = 0;
   uint32_t full_phase      = 0;
@@ -152,15 +173,16 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       const uint64_t a_rows     = kmajor_desc_sm90(A_TILE, ring_addr + W::a_tile_offset(stage), ks);
       const uint32_t accumulate = kt > k_begin || ks > 0 ? 1u : 0u;
 #pragma unroll
-      for (int h = 0; h < HALVES; ++h) {
-        const uint64_t b_rows =
-            kmajor_desc_sm90(B_TILE, ring_addr + W::b_tile_offset(stage), ks, h * WGMMA_M);
+      for (int h = 0; h < WG_HALVES; ++h) {
+        const uint64_t b_rows = kmajor_desc_sm90(B_TILE, ring_addr + W::b_tile_offset(stage), ks,
+                                                 (wg_idx * WG_HALVES + h) * WGMMA_M);
         wg::mma_m64nNk16_bf16<COLS>(acc[h], b_rows, a_rows, accumulate);
       }
     }
     wg::commit_group();
     wg::wait_group<1>();  // the wgmmas of kt - 1 are done: their stage is free
-    if (kt > k_begin && t == 0) ptx::mbarrier_arrive(&empty_bar[stage == 0 ? NUM_STAGES - 1 : stage - 1]);
+    if (kt > k_begin && t % 128 == 0)  // a thread per warpgroup
+      ptx::mbarrier_arrive(&empty_bar[stage == 0 ? NUM_STAGES - 1 : stage - 1]);
     if (++stage == NUM_STAGES) {
       stage = 0;
       full_phase ^= 1;
@@ -178,8 +200,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
                          acc[i / (HALF_REGS / 4)][4 * (i % (HALF_REGS / 4)) + 1],
                          acc[i / (HALF_REGS / 4)][4 * (i % (HALF_REGS / 4)) + 2],
                          acc[i / (HALF_REGS / 4)][4 * (i % (HALF_REGS / 4)) + 3]));
-    // Thread 0 counts the split once all 128 threads have stored (common/fixup.cuh): the last split goes on.
-    if (!count_split(counters + tile, split.splits, C_BAR, 128, t == 0, last_split)) return;
+    // Thread 0 counts the split once every consumer thread has stored (common/fixup.cuh): the last split
+    // goes on.
+    if (!count_split(counters + tile, split.splits, C_BAR, 128 * CONSUMERS, t == 0, last_split)) return;
     // The sum in split order (its own partial read back too): the same bits whoever is last. FIXUP_BATCH
     // partials' loads are issued before the first of their adds, so that a batch costs one trip to L2.
     float sum[ACC_REGS];
@@ -192,12 +215,12 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   }
 
   // ---- store: C[row][col] for A row `row` < M and B row `col` < N, one bf16 at a time (C is M x N: COLS x
-  //      128 at most per CTA, the bytes of B are what count) ----
-  const int warp = t / 32;
+  //      128 at most per CTA, a sliver of B's bytes) ----
+  const int warp = (t % 128) / 32;  // in the warpgroup
 #pragma unroll
   for (int i = 0; i < ACC_REGS; ++i) {
     const int h = i / HALF_REGS, q = i % HALF_REGS, j = q / 4, r = (q / 2) % 2, e = q % 2;
-    const int col = n0 + h * WGMMA_M + warp * 16 + lane / 4 + 8 * r;
+    const int col = n0 + (wg_idx * WG_HALVES + h) * WGMMA_M + warp * 16 + lane / 4 + 8 * r;
     const int row = 8 * j + 2 * (lane % 4) + e;
     if (row < m && col < n) c[size_t(row) * size_t(n) + col] = __float2bfloat16_rn(acc[h][q]);
   }
@@ -220,7 +243,8 @@ Launch prepare(const GemmArgs& g) {
   auto* kernel = decode_kernel<COLS>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, W::SMEM_BYTES));
   // The occupancy query's resident CTAs (clusters of one): one per SM
-  PersistentGrid grid = persistent_grid(kernel, NUM_THREADS, W::SMEM_BYTES, 1, 1, 1, "v8s/v8t (sm_90a)");
+  PersistentGrid grid =
+      persistent_grid(kernel, W::THREADS, W::SMEM_BYTES, 1, 1, 1, "v8s/v8t/v8u/v8v (sm_90a)");
   const int tiles     = num_tiles(g.n, ROWS);
   const SplitK split =
       pick_split_k(tiles, num_k_tiles(g.k, BLOCK_K), grid.max_clusters, W::MIN_SPLIT_K_TILES);
@@ -246,12 +270,26 @@ inline Launch prepare_picked(const GemmArgs& g, DeviceTrace* trace) {
   return untraced_pick(prepare<32>, g, trace, "the decode kernel 32 wide (v8t) at 16 < M <= 32");
 }
 
-// A width's row of the variant table (v8s: 16, v8t: 32): its ring for the layout model (the MMA's A operand
-// is B's 128-row tile, its B operand A's COLS rows; a ring of 8 small stages, no cluster), and the shapes it
-// takes (M <= COLS).
+// v8d's launch at 129-192 rows where common/split_k.h's pick_turned_width takes the tile turned around (144
+// or 192 wide, from one CTA per SM); an empty Launch where it does not.
+inline Launch prepare_turned_picked(const GemmArgs& g, DeviceTrace* trace) {
+  if (g.m <= 128 || g.m > 192) return {};
+  const int slots = resident_clusters(decode_kernel<144>, Width<144>::THREADS, Width<144>::SMEM_BYTES, 1,
+                                      "v8u (sm_90a)");
+  const int width = pick_turned_width(g.m, num_tiles(g.n, ROWS), num_k_tiles(g.k, BLOCK_K), slots);
+  if (width == 144)
+    return untraced_pick(prepare<144>, g, trace, "the tile turned around 144 wide (v8u) at 128 < M <= 144");
+  if (width == 192)
+    return untraced_pick(prepare<192>, g, trace, "the tile turned around 192 wide (v8v) at 144 < M <= 192");
+  return {};
+}
+
+// A width's row of the variant table (v8s: 16, v8t: 32, v8u: 144, v8v: 192): its ring for the layout model
+// (the MMA's A operand is B's 128-row tile, its B operand A's COLS rows; a ring of 8 small stages, 6 or 5
+// at 144 and 192, no cluster), and the shapes it takes (M <= COLS).
 template <int COLS>
 SmemTiles smem_tiles() {
-  return SmemTiles{B_TILE,  Width<COLS>::A_TILE, WGMMA_M, /*tma_3d=*/false, NUM_STAGES,
+  return SmemTiles{B_TILE,  Width<COLS>::A_TILE, WGMMA_M, /*tma_3d=*/false, Width<COLS>::NUM_STAGES,
                    SLICE_K, TMA_BOXES,           tma_box}
       .with_cluster(1);
 }
@@ -259,8 +297,11 @@ template <int COLS>
 ShapeRule shape_rule(ShapeRule rule) {
   rule.m_max = COLS;
   rule.m_max_why =
-      COLS == 16 ? "is the decode kernel: A's rows are its MMA's N, 16 at most (v8d takes any M)"
-                 : "is the decode kernel 32 wide: A's rows are its MMA's N, 32 at most (v8d takes any M)";
+      COLS == 16   ? "is the decode kernel: A's rows are its MMA's N, 16 at most (v8d takes any M)"
+      : COLS == 32 ? "is the decode kernel 32 wide: A's rows are its MMA's N, 32 at most (v8d takes any M)"
+      : COLS == 144
+          ? "is the tile turned around 144 wide: A's rows are its MMA's N, 144 at most (v8d takes any M)"
+          : "is the tile turned around 192 wide: A's rows are its MMA's N, 192 at most (v8d takes any M)";
   return rule;
 }
 

@@ -613,6 +613,7 @@ int resident_workers() {
 }
 Launch prepare_v8_picked(const GemmArgs& g, DeviceTrace* trace) {
   if (g.m <= decode::MAX_COLS) return decode::prepare_picked(g, trace);  // the tile turned around (v8s, v8t)
+  if (Launch turned = decode::prepare_turned_picked(g, trace)) return turned;  // 129-192 rows (v8u, v8v)
   const int tiles_m = num_tiles(g.m, BLOCK_M), iters = num_k_tiles(g.k, BLOCK_K);
   const UnitChoice unit   = pick_unit(tiles_m, num_tiles(g.n, BLOCK_N), iters, resident_workers<CLUSTER_SIZE>(),
                                       resident_workers<1>(), FIXUP_ITERS);
@@ -663,9 +664,13 @@ std::vector<Variant> sm100_variants() {
        kernel, decode::shape_rule<16>(any_mn), decode::smem_tiles<16>(), decode::prepare<16>},
       {"v8t", "decode 32 wide (M <= 32): v8s with A's side 32 rows (M = 128, N = 32)", kernel,
        decode::shape_rule<32>(any_mn), decode::smem_tiles<32>(), decode::prepare<32>},
-      {"v8d", "picked per shape: the decode tile at M <= 32, else v7d's pair, a 1-CTA unit or the narrow pair; "
-              "the default", kernel, any_mn, picked, prepare_v8_untraced<UNIT_PICKED>,
-       prepare_v8_traced<UNIT_PICKED>},
+      {"v8u", "the tile turned around 144 wide (M <= 144): v8s with A's side 144 rows (M = 128, N = 144)",
+       kernel, decode::shape_rule<144>(any_mn), decode::smem_tiles<144>(), decode::prepare<144>},
+      {"v8v", "the tile turned around 192 wide (M <= 192): v8s with A's side 192 rows (M = 128, N = 192)",
+       kernel, decode::shape_rule<192>(any_mn), decode::smem_tiles<192>(), decode::prepare<192>},
+      {"v8d", "picked per shape: the decode tile at M <= 32 (and 129-192 where B is long), else v7d's "
+              "pair, a 1-CTA unit or the narrow pair; the default",
+       kernel, any_mn, picked, prepare_v8_untraced<UNIT_PICKED>, prepare_v8_traced<UNIT_PICKED>},
   };
 }
 

@@ -731,6 +731,7 @@ Launch prepare_medium(const GemmArgs& g) {  // v8m: no traced build (above)
 }
 Launch prepare_v8_picked(const GemmArgs& g, DeviceTrace* trace) {
   if (g.m <= decode::MAX_COLS) return decode::prepare_picked(g, trace);  // the tile turned around (v8s, v8t)
+  if (Launch turned = decode::prepare_turned_picked(g, trace)) return turned;  // 129-192 rows (v8u, v8v)
   const int tiles_m = num_tiles(g.m, BLOCK_M), iters = num_k_tiles(g.k, BLOCK_K);
   if (pick_pingpong(tiles_m * num_tiles(g.n, pingpong::COLS), iters, pingpong::resident_ctas(),
                     tma_row_stride_ok(g.n, 2)))
@@ -789,13 +790,19 @@ std::vector<Variant> sm90_variants() {
        decode::shape_rule<16>(any_mn), decode::smem_tiles<16>(), decode::prepare<16>},
       {"v8t", "decode 32 wide (M <= 32): v8s with A's side 32 rows (m64n32)", kernel,
        decode::shape_rule<32>(any_mn), decode::smem_tiles<32>(), decode::prepare<32>},
+      {"v8u", "the tile turned around 144 wide (M <= 144): v8s with A's side 144 rows (m64n144), a "
+              "consumer warpgroup per half of B's tile",
+       kernel, decode::shape_rule<144>(any_mn), decode::smem_tiles<144>(), decode::prepare<144>},
+      {"v8v", "the tile turned around 192 wide (M <= 192): v8u with A's side 192 rows (m64n192)", kernel,
+       decode::shape_rule<192>(any_mn), decode::smem_tiles<192>(), decode::prepare<192>},
       {"v8p", "ping-pong: each consumer warpgroup its own 128x128 tile, one storing C while the other "
               "multiplies (a CTA alone, whole tiles)", kernel, pingpong::shape_rule(any_mn),
        pingpong::smem_tiles<pingpong::COLS>(), pingpong::prepare<pingpong::COLS>},
       {"v8w", "ping-pong 144 wide: v8p with 128x144 tiles (m64n144)", kernel, pingpong::shape_rule(any_mn),
        pingpong::smem_tiles<pingpong::WIDE_COLS>(), pingpong::prepare<pingpong::WIDE_COLS>},
-      {"v8d", "picked per shape: the decode tile at M <= 32, the ping-pong tiles at K <= 2048, else v7d's pair, "
-              "a 1-CTA unit, the narrow pair or the medium tile; the default",
+      {"v8d", "picked per shape: the decode tile at M <= 32 (and 129-192 where B is long), the ping-pong "
+              "tiles at K <= 2048, else v7d's pair, a 1-CTA unit, the narrow pair or the medium tile; the "
+              "default",
        kernel, any_mn, tiles.with_cluster(CLUSTER_PICKED),
        prepare_v8_untraced<UNIT_PICKED>, prepare_v8_traced<UNIT_PICKED>},
   };
