@@ -253,6 +253,22 @@ __device__ __forceinline__ void tma_load_3d_multicast(void* dst, const CUtensorM
       : "memory");
 }
 
+// mbarrier_arrive from one lane of the warp, elected without a branch, where `arrive` holds (as
+// mbarrier_arrive_cluster_elected, for a barrier of this CTA): the release of a ring stage inside a K
+// loop that ptxas is to keep on the uniform datapath (v8's decode kernel). All 32 lanes of the warp must
+// execute it.
+__device__ __forceinline__ void mbarrier_arrive_elected(uint64_t* bar, bool arrive) {
+  GEMM_EMU_HOOK(if (arrive) tc5emu::on_mbarrier_arrive(smem_addr(bar), false));
+  asm volatile(
+      "{\n\t.reg .pred p, e;\n\t"
+      "setp.ne.b32 p, %1, 0;\n\t"
+      "elect.sync _|e, 0xffffffff;\n\t"
+      "and.pred p, p, e;\n\t"
+      "@p mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];\n\t}" ::"r"(smem_addr(bar)),
+      "r"(uint32_t(arrive))
+      : "memory");
+}
+
 // ---- elect.sync (cuda::ptx::elect_sync) ----
 // One lane of the converged warp is elected; the others skip the single-thread work (TMA, MMA issue).
 __device__ __forceinline__ bool elect_one_sync() {

@@ -218,7 +218,8 @@ endif()
 # stage, the barrier addresses and the descriptors in uniform registers only while it can prove them
 # warp-uniform and the warp converged; a small change elsewhere in a kernel can send them back to per-thread
 # registers, moved by R2UR before every wgmma (the loops were 70, 75, 66, 70 and 310 instructions then, with
-# 8-32 R2UR). Bounds: today's count + 3 (bw: + 6, two K tiles per body), at most 2 R2UR (4 for bw).
+# 8-32 R2UR; the decode kernel's 133 and 93, with 10-18). Bounds: today's count + 3 (bw: + 6, two K tiles per
+# body), at most 2 R2UR (4 for bw, 6 for the turned tiles: 6 today, in a loop bound by its loads).
 find_package(Python3 COMPONENTS Interpreter)
 if(GEMM_CUOBJDUMP AND Python3_FOUND)
   add_test(NAME sass/kloop/v7/sm_90a
@@ -234,7 +235,11 @@ if(GEMM_CUOBJDUMP AND Python3_FOUND)
                    --check matmul_v8_kernelILb0ELi2ELi64E 63 2     # the narrow pair: 60
                    --check matmul_v8_kernelILb0ELi2ELi128E 65 3    # v8m, the medium tile: 62
                    --check pingpong_kernelILi128E 82 2             # v8p, two warpgroups' tiles: 79
-                   --check pingpong_kernelILi144E 77 2)            # v8w: 74
+                   --check pingpong_kernelILi144E 77 2             # v8w: 74
+                   --check decode_kernelILi16E 76 2                # v8s, the decode kernel: 73
+                   --check decode_kernelILi32E 76 2                # v8t: 73
+                   --check decode_kernelILi144E 73 6               # v8u, the tile turned around: 70
+                   --check decode_kernelILi192E 73 6)              # v8v: 70
   add_test(NAME sass/kloop/bw/sm_90a
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/sass_loops.py $<TARGET_OBJECTS:bw_sm90>
                    --cuobjdump ${GEMM_CUOBJDUMP} --check matmul_bw_sm90_kernelILb0E 252 4)  # two K tiles: 246

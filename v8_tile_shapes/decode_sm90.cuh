@@ -160,33 +160,47 @@ __global__ void __launch_bounds__(Width<COLS>::THREADS, 1)
   // ---- consumer warpgroup g: thread t of warp w (of the warpgroup) holds, for its half h of B's tile (g h
   //      of the tile's), B rows 64(g WG_HALVES + h) + 16w + t/4 (+8) and A rows (C's) 8j + 2(t%4) + {0, 1},
   //      j < COLS / 8: acc[h][4j + 2r + e] ----
-  const int t = threadIdx.x, lane = t % 32, wg_idx = t / 128;
+  const int t = threadIdx.x, lane = t % 32;
   float acc[WG_HALVES][HALF_REGS];
-  const uint32_t ring_addr = ptx::smem_addr(ring);
-  int stage                = 0;
-  uint32_t full_phase      = 0;
-  for (int kt = k_begin; kt < k_end; ++kt) {
-    ptx::mbarrier_wait(&full_bar[stage], full_phase, "full_bar");
+  // The K loop on the uniform datapath (the main kernel's "K loop's instructions", matmul_v8_sm90.cu): the
+  // warpgroup's index, the K range and the ring's address through shuffles, so that ptxas can prove them
+  // warp-uniform; the descriptors built once and moved per stage and K step by one add; the release without
+  // a branch. Built per K step and released under `if (t % 128 == 0)`, the loop took 133 instructions at 16
+  // wide (73 so) and 93 at 144 wide (70), and moved its descriptors by R2UR (docs/performance/decode.md).
+  const int wg_idx         = __shfl_sync(0xffffffffu, int(threadIdx.x) / 128, 0);
+  const int kt_begin       = __shfl_sync(0xffffffffu, k_begin, 0);
+  const int kt_end         = __shfl_sync(0xffffffffu, k_end, 0);
+  const uint32_t ring_addr = __shfl_sync(0xffffffffu, ptx::smem_addr(ring), 0);
+  const uint64_t a_desc0   = kmajor_desc_sm90(A_TILE, ring_addr + W::a_tile_offset(0), 0);
+  uint64_t b_desc0[WG_HALVES];  // this warpgroup's 64-row halves of B's tile
+#pragma unroll
+  for (int h = 0; h < WG_HALVES; ++h)
+    b_desc0[h] =
+        kmajor_desc_sm90(B_TILE, ring_addr + W::b_tile_offset(0), 0, (wg_idx * WG_HALVES + h) * WGMMA_M);
+  // The consumers' barrier: after it ptxas knows the warps converged (without it the 16- and 32-wide loops
+  // moved 12 descriptors by R2UR, with it none)
+  ptx::named_barrier_sync(C_BAR, 128 * CONSUMERS);
+  uint32_t ring_k = 0;  // K tiles taken: stage ring_k % NUM_STAGES, phase (ring_k / NUM_STAGES) % 2
+  for (int kt = kt_begin; kt < kt_end; ++kt, ++ring_k) {
+    const int stage = int(ring_k % NUM_STAGES);
+    ptx::mbarrier_wait(&full_bar[stage], (ring_k / NUM_STAGES) % 2, "full_bar");
     wg::fence();
+    const uint32_t stage_bytes = uint32_t(stage) * STAGE_BYTES;  // A's and B's tile alike
 #pragma unroll
     for (int ks = 0; ks < BLOCK_K / WGMMA_K; ++ks) {
-      const uint64_t a_rows     = kmajor_desc_sm90(A_TILE, ring_addr + W::a_tile_offset(stage), ks);
-      const uint32_t accumulate = kt > k_begin || ks > 0 ? 1u : 0u;
+      const uint64_t a_rows = desc_sm90_advance(a_desc0, stage_bytes + kmajor_kstep_offset(A_TILE, ks));
+      const uint32_t accumulate = kt > kt_begin || ks > 0 ? 1u : 0u;
 #pragma unroll
       for (int h = 0; h < WG_HALVES; ++h) {
-        const uint64_t b_rows = kmajor_desc_sm90(B_TILE, ring_addr + W::b_tile_offset(stage), ks,
-                                                 (wg_idx * WG_HALVES + h) * WGMMA_M);
+        const uint64_t b_rows = desc_sm90_advance(b_desc0[h], stage_bytes + kmajor_kstep_offset(B_TILE, ks));
         wg::mma_m64nNk16_bf16<COLS>(acc[h], b_rows, a_rows, accumulate);
       }
     }
     wg::commit_group();
     wg::wait_group<1>();  // the wgmmas of kt - 1 are done: their stage is free
-    if (kt > k_begin && t % 128 == 0)  // a thread per warpgroup
-      ptx::mbarrier_arrive(&empty_bar[stage == 0 ? NUM_STAGES - 1 : stage - 1]);
-    if (++stage == NUM_STAGES) {
-      stage = 0;
-      full_phase ^= 1;
-    }
+    // one elected lane of the warpgroup's first warp
+    ptx::mbarrier_arrive_elected(&empty_bar[(ring_k + NUM_STAGES - 1) % NUM_STAGES],
+                                 kt > kt_begin && warp_id % 4 == 0);
   }
   wg::wait_group<0>();  // accumulators final (the last stage needs no release: no load waits for it)
 
