@@ -98,6 +98,11 @@ constexpr int V8_DECODE_WIDE_COLS = 32;
 constexpr int V8_TURNED_COLS        = 144;
 constexpr int NUM_STAGES_V8_TURNED  = 6;
 constexpr int V8_TURNED_WIDE_COLS   = 192;
+// ... and the token pair (v8x, v8y, v8z, sm90): A's 64 (80, 96) rows per CTA, 24 (26, 28) KB stages, 8 of them;
+// B's 128-row tile in two 64-row boxes, one per CTA of the pair (multicast to both); wgmma m64n64 (m64n80,
+// m64n96) per consumer warpgroup.
+constexpr int V8_PAIR_COLS[]       = {64, 80, 96};
+constexpr int NUM_STAGES_V8_PAIR   = 8;
 constexpr int NUM_STAGES_V8_TURNED_WIDE = 5;
 // v8 sm90, the ping-pong tile (v8p): each consumer warpgroup a 128 x 128 tile of its own (two wgmma
 // m64n128 per K step), a CTA alone, A's and B's 128-row tiles in one 2D box each: 32 KB stages, 5 of them
@@ -208,6 +213,13 @@ constexpr StageConfig decode_tile(const char* stage, Arch arch, Operand op, int 
   const int mma_rows = op == Operand::A && arch == Arch::SM90 ? SM90_MMA_M : rows;
   StageConfig c = tile(stage, arch, op, rows, mma_rows, TmaShape::BOXES_2D, gemm::Swizzle::B128, slot);
   c.tile_addr   = ring_addr_of(tile_bytes(V8_DECODE_ROWS, BLOCK_K, 2), tile_bytes(cols, BLOCK_K, 2), slot, op);
+  return c;
+}
+
+// A v8 sm90 token-pair row (NUM_STAGES_V8_PAIR): the decode row with B's tile (operand A) in two 64-row boxes.
+constexpr StageConfig pair_tile(const char* stage, Operand op, int slot, int cols) {
+  StageConfig c = decode_tile(stage, Arch::SM90, op, slot, cols);
+  if (op == Operand::A) c.box[1] = uint32_t(V8_DECODE_ROWS / 2);
   return c;
 }
 
@@ -700,6 +712,57 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   decode_tile("v8v stage 3", A::SM90, O::B, 3, V8_TURNED_WIDE_COLS),
   decode_tile("v8v stage 4", A::SM90, O::A, 4, V8_TURNED_WIDE_COLS),
   decode_tile("v8v stage 4", A::SM90, O::B, 4, V8_TURNED_WIDE_COLS),
+  // v8x sm90 (see NUM_STAGES_V8_PAIR): the token pair 64 wide per CTA.
+  pair_tile("v8x stage 0", O::A, 0, V8_PAIR_COLS[0]),
+  pair_tile("v8x stage 0", O::B, 0, V8_PAIR_COLS[0]),
+  pair_tile("v8x stage 1", O::A, 1, V8_PAIR_COLS[0]),
+  pair_tile("v8x stage 1", O::B, 1, V8_PAIR_COLS[0]),
+  pair_tile("v8x stage 2", O::A, 2, V8_PAIR_COLS[0]),
+  pair_tile("v8x stage 2", O::B, 2, V8_PAIR_COLS[0]),
+  pair_tile("v8x stage 3", O::A, 3, V8_PAIR_COLS[0]),
+  pair_tile("v8x stage 3", O::B, 3, V8_PAIR_COLS[0]),
+  pair_tile("v8x stage 4", O::A, 4, V8_PAIR_COLS[0]),
+  pair_tile("v8x stage 4", O::B, 4, V8_PAIR_COLS[0]),
+  pair_tile("v8x stage 5", O::A, 5, V8_PAIR_COLS[0]),
+  pair_tile("v8x stage 5", O::B, 5, V8_PAIR_COLS[0]),
+  pair_tile("v8x stage 6", O::A, 6, V8_PAIR_COLS[0]),
+  pair_tile("v8x stage 6", O::B, 6, V8_PAIR_COLS[0]),
+  pair_tile("v8x stage 7", O::A, 7, V8_PAIR_COLS[0]),
+  pair_tile("v8x stage 7", O::B, 7, V8_PAIR_COLS[0]),
+  // v8y sm90 (see NUM_STAGES_V8_PAIR): the token pair 80 wide per CTA.
+  pair_tile("v8y stage 0", O::A, 0, V8_PAIR_COLS[1]),
+  pair_tile("v8y stage 0", O::B, 0, V8_PAIR_COLS[1]),
+  pair_tile("v8y stage 1", O::A, 1, V8_PAIR_COLS[1]),
+  pair_tile("v8y stage 1", O::B, 1, V8_PAIR_COLS[1]),
+  pair_tile("v8y stage 2", O::A, 2, V8_PAIR_COLS[1]),
+  pair_tile("v8y stage 2", O::B, 2, V8_PAIR_COLS[1]),
+  pair_tile("v8y stage 3", O::A, 3, V8_PAIR_COLS[1]),
+  pair_tile("v8y stage 3", O::B, 3, V8_PAIR_COLS[1]),
+  pair_tile("v8y stage 4", O::A, 4, V8_PAIR_COLS[1]),
+  pair_tile("v8y stage 4", O::B, 4, V8_PAIR_COLS[1]),
+  pair_tile("v8y stage 5", O::A, 5, V8_PAIR_COLS[1]),
+  pair_tile("v8y stage 5", O::B, 5, V8_PAIR_COLS[1]),
+  pair_tile("v8y stage 6", O::A, 6, V8_PAIR_COLS[1]),
+  pair_tile("v8y stage 6", O::B, 6, V8_PAIR_COLS[1]),
+  pair_tile("v8y stage 7", O::A, 7, V8_PAIR_COLS[1]),
+  pair_tile("v8y stage 7", O::B, 7, V8_PAIR_COLS[1]),
+  // v8z sm90 (see NUM_STAGES_V8_PAIR): the token pair 96 wide per CTA.
+  pair_tile("v8z stage 0", O::A, 0, V8_PAIR_COLS[2]),
+  pair_tile("v8z stage 0", O::B, 0, V8_PAIR_COLS[2]),
+  pair_tile("v8z stage 1", O::A, 1, V8_PAIR_COLS[2]),
+  pair_tile("v8z stage 1", O::B, 1, V8_PAIR_COLS[2]),
+  pair_tile("v8z stage 2", O::A, 2, V8_PAIR_COLS[2]),
+  pair_tile("v8z stage 2", O::B, 2, V8_PAIR_COLS[2]),
+  pair_tile("v8z stage 3", O::A, 3, V8_PAIR_COLS[2]),
+  pair_tile("v8z stage 3", O::B, 3, V8_PAIR_COLS[2]),
+  pair_tile("v8z stage 4", O::A, 4, V8_PAIR_COLS[2]),
+  pair_tile("v8z stage 4", O::B, 4, V8_PAIR_COLS[2]),
+  pair_tile("v8z stage 5", O::A, 5, V8_PAIR_COLS[2]),
+  pair_tile("v8z stage 5", O::B, 5, V8_PAIR_COLS[2]),
+  pair_tile("v8z stage 6", O::A, 6, V8_PAIR_COLS[2]),
+  pair_tile("v8z stage 6", O::B, 6, V8_PAIR_COLS[2]),
+  pair_tile("v8z stage 7", O::A, 7, V8_PAIR_COLS[2]),
+  pair_tile("v8z stage 7", O::B, 7, V8_PAIR_COLS[2]),
   // v8p sm90 (see NUM_STAGES_V8_SM90_PINGPONG): the ping-pong tile's ring.
   pingpong_tile("v8p stage 0", O::A, 0),
   pingpong_tile("v8p stage 0", O::B, 0),

@@ -54,6 +54,12 @@ constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
 // operand's tile is one 2D box {64, rows} at (k0, row0).
 constexpr int TMA_BOXES = 1;
 GEMM_HD constexpr TmaBox tma_box(KMajorTile, int row0, int k0, int) { return {0, {k0, row0, 0}}; }
+// The token pair (v8x, v8y, v8z): B's tile in PAIR boxes stacked along its rows, box j (64 rows) issued by
+// CTA j of the cluster and multicast to both; A's tile one box, as above.
+constexpr int PAIR = 2;  // CTAs of the token pair's cluster
+GEMM_HD constexpr TmaBox pair_tma_box(KMajorTile t, int row0, int k0, int j) {
+  return {uint32_t(j) * uint32_t(t.rows / PAIR) * 128u, {k0, row0 + j * (t.rows / PAIR), 0}};
+}
 
 // The kernel's widths: A's rows padded to COLS, the MMA's N. 16 (v8s, M <= 16: 18 KB stages), 32 (v8t,
 // 16 < M <= 32: 20 KB stages), 144 and 192 (v8u, v8v: 34 and 40 KB stages, two consumer warpgroups). The
@@ -87,8 +93,9 @@ struct Width {
   static constexpr uint32_t SMEM_BYTES = NUM_STAGES * STAGE_BYTES + SMEM_ALIGN;
   static GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
   static GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + B_TILE_BYTES; }
-  static_assert(COLS == 16 || COLS == 32 || COLS == 144 || COLS == 192,
-                "the wgmma wrappers of the widths: m64n16k16, m64n32k16, m64n144k16, m64n192k16");
+  static_assert(COLS == 16 || COLS == 32 || COLS == 64 || COLS == 80 || COLS == 96 || COLS == 144 ||
+                    COLS == 192,
+                "the wgmma wrappers of the widths: m64n{16, 32, 64, 80, 96, 144, 192}k16");
   static_assert(A_TILE_BYTES % 1024 == 0,
                 "A's tile is whole 1024-B swizzle atoms: every tile 1024-B aligned");
   static_assert(NUM_STAGES >= 4, "at least 4 loads of B in flight per SM");
@@ -100,10 +107,11 @@ static_assert(ROWS % WGMMA_M == 0 && BLOCK_K % WGMMA_K == 0, "whole wgmma M halv
 static_assert(B_TILE_BYTES % 1024 == 0, "B's tile is whole 1024-B swizzle atoms (8 rows x 128 B)");
 static_assert(Width<MAX_COLS>::COLS == MAX_COLS, "the widest width is MAX_COLS");
 
-// C^T = B * A^T for M <= COLS. grid: tiles x split.splits CTAs, CTA b taking tile b / splits (rows
-// 128 * tile of B, columns of C) and split b % splits of its K tiles. workspace: one partial per CTA;
-// counters: one per tile, 0 between launches.
-template <int COLS>
+// C^T = B * A^T for M <= COLS * CTAS. grid: tiles x split.splits clusters of CTAS CTAs, cluster b taking tile
+// b / splits (rows 128 * tile of B, columns of C) and split b % splits of its K tiles, and its CTA of rank r
+// A's rows [r COLS, (r + 1) COLS) (the token pair, CTAS = PAIR: each CTA multicasts one 64-row box of B's
+// tile to both). workspace: one partial per CTA; counters: one per tile and rank, 0 between launches.
+template <int COLS, int CTAS = 1>
 __global__ void __launch_bounds__(Width<COLS>::THREADS, 1)
     decode_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                   __nv_bfloat16* c, int m, int n, int k, SplitK split, float* workspace, uint32_t* counters) {
@@ -119,9 +127,14 @@ __global__ void __launch_bounds__(Width<COLS>::THREADS, 1)
   __shared__ uint64_t full_bar[NUM_STAGES];   // the TMA bytes of stage s have landed
   __shared__ uint64_t empty_bar[NUM_STAGES];  // the wgmmas that read stage s are done
   __shared__ uint32_t last_split;             // this CTA counted last on its tile's counter
+  static_assert(CTAS == 1 || CTAS == PAIR, "a CTA alone, or the token pair");
+  constexpr uint16_t CLUSTER_MASK = (1u << CTAS) - 1;  // B's boxes multicast to both CTAs of the pair: 0b11
 
   const int warp_id = threadIdx.x / 32;
-  const int tile = int(blockIdx.x) / split.splits, s_idx = int(blockIdx.x) % split.splits;
+  const int rank    = CTAS > 1 ? int(ptx::cluster_ctarank()) : 0;
+  const int cluster = int(blockIdx.x) / CTAS;
+  const int tile = cluster / split.splits, s_idx = cluster % split.splits;
+  const int slot    = tile * CTAS + rank;  // this CTA's block of C: its counter, and its partials' row
   const int n0      = tile * ROWS;
   const int k_total = num_k_tiles(k, BLOCK_K);
   const int k_begin = split.begin(s_idx), k_end = split.end(s_idx, k_total);
@@ -129,11 +142,18 @@ __global__ void __launch_bounds__(Width<COLS>::THREADS, 1)
   if (warp_id == W::PRODUCER_WARP && ptx::elect_one_sync()) {
     for (int s = 0; s < NUM_STAGES; ++s) {
       ptx::mbarrier_init(&full_bar[s], 1);           // the producer's arrive_expect_tx
-      ptx::mbarrier_init(&empty_bar[s], CONSUMERS);  // a thread per consumer warpgroup, after its wait_group
+      // a thread per consumer warpgroup of the cluster, after its wait_group (both CTAs' consumers read the
+      // boxes this CTA multicasts)
+      ptx::mbarrier_init(&empty_bar[s], CONSUMERS * CTAS);
     }
     ptx::fence_mbarrier_init();
   }
-  __syncthreads();
+  if constexpr (CTAS > 1) {  // the peer's barriers initialised before any multicast or arrival reaches them
+    ptx::barrier_cluster_arrive_relaxed();
+    ptx::barrier_cluster_wait();
+  } else {
+    __syncthreads();
+  }
 
   if (warp_id == W::PRODUCER_WARP) {
     // ---- producer: one thread streams this CTA's range of B (and A's rows beside it) through the ring ----
@@ -145,14 +165,26 @@ __global__ void __launch_bounds__(Width<COLS>::THREADS, 1)
         ptx::mbarrier_wait(&empty_bar[stage], empty_phase, "empty_bar");
         // Both boxes are whole boxes: rows past N or M and K past K arrive as zeros, and count.
         ptx::mbarrier_arrive_expect_tx(&full_bar[stage], STAGE_BYTES);
-        ptx::tma_load_2d_hint(ring + W::b_tile_offset(stage), &b_map, &full_bar[stage], kt * BLOCK_K, n0,
-                              evict_first);
-        ptx::tma_load_2d(ring + W::a_tile_offset(stage), &a_map, &full_bar[stage], kt * BLOCK_K, 0);
+        if constexpr (CTAS == 1) {
+          ptx::tma_load_2d_hint(ring + W::b_tile_offset(stage), &b_map, &full_bar[stage], kt * BLOCK_K, n0,
+                                evict_first);
+        } else {  // this CTA's box of B's tile, into both CTAs (the full barrier at its offset in each)
+          const TmaBox box = pair_tma_box(B_TILE, n0, kt * BLOCK_K, rank);
+          ptx::tma_load_2d_multicast_hint(ring + W::b_tile_offset(stage) + box.smem_offset, &b_map,
+                                          &full_bar[stage], CLUSTER_MASK, box.coords[0], box.coords[1],
+                                          evict_first);
+        }
+        ptx::tma_load_2d(ring + W::a_tile_offset(stage), &a_map, &full_bar[stage], kt * BLOCK_K, rank * COLS);
         if (++stage == NUM_STAGES) {
           stage = 0;
           empty_phase ^= 1;
         }
       }
+    }
+    if constexpr (CTAS > 1) {  // the pair's exit barrier (the consumers' arrive on it below)
+      __syncwarp();
+      ptx::barrier_cluster_arrive();
+      ptx::barrier_cluster_wait();
     }
     return;  // the consumers wait for every load the producer issued: nothing of its is left in flight
   }
@@ -177,6 +209,10 @@ __global__ void __launch_bounds__(Width<COLS>::THREADS, 1)
   for (int h = 0; h < WG_HALVES; ++h)
     b_desc0[h] =
         kmajor_desc_sm90(B_TILE, ring_addr + W::b_tile_offset(0), 0, (wg_idx * WG_HALVES + h) * WGMMA_M);
+  uint32_t empty_bar0[CTAS];  // the token pair: stage 0's empty barrier in each CTA of the cluster
+#pragma unroll
+  for (int peer = 0; peer < CTAS; ++peer)
+    empty_bar0[peer] = CTAS > 1 ? ptx::mapa_shared_cluster(&empty_bar[0], uint32_t(peer)) : 0u;
   // The consumers' barrier: after it ptxas knows the warps converged (without it the 16- and 32-wide loops
   // moved 12 descriptors by R2UR, with it none)
   ptx::named_barrier_sync(C_BAR, 128 * CONSUMERS);
@@ -198,15 +234,27 @@ __global__ void __launch_bounds__(Width<COLS>::THREADS, 1)
     }
     wg::commit_group();
     wg::wait_group<1>();  // the wgmmas of kt - 1 are done: their stage is free
-    // one elected lane of the warpgroup's first warp
-    ptx::mbarrier_arrive_elected(&empty_bar[(ring_k + NUM_STAGES - 1) % NUM_STAGES],
-                                 kt > kt_begin && warp_id % 4 == 0);
+    // one elected lane of the warpgroup's first warp; in the token pair, to both CTAs (both multicast here)
+    const uint32_t prev_stage = (ring_k + NUM_STAGES - 1) % NUM_STAGES;
+    const bool releases       = kt > kt_begin && warp_id % 4 == 0;
+    if constexpr (CTAS == 1) {
+      ptx::mbarrier_arrive_elected(&empty_bar[prev_stage], releases);
+    } else {
+#pragma unroll
+      for (int peer = 0; peer < CTAS; ++peer)
+        ptx::mbarrier_arrive_cluster_elected(empty_bar0[peer] + prev_stage * uint32_t(sizeof(uint64_t)),
+                                             releases);
+    }
   }
   wg::wait_group<0>();  // accumulators final (the last stage needs no release: no load waits for it)
+  if constexpr (CTAS > 1) {  // no arrival on, or multicast into, either CTA of the pair is left past here
+    ptx::barrier_cluster_arrive();
+    ptx::barrier_cluster_wait();
+  }
 
   // ---- the split's fixup (common/split_k.h) ----
   if (split.splits > 1) {
-    float* own = workspace + size_t(blockIdx.x) * PARTIAL_FLOATS;
+    float* own = workspace + (size_t(slot) * split.splits + s_idx) * PARTIAL_FLOATS;
 #pragma unroll
     for (int i = 0; i < ACC_REGS / 4; ++i)  // .cg: to L2, where the last split reads it
       __stcg(reinterpret_cast<float4*>(own + ACC_REGS * t) + i,
@@ -216,12 +264,12 @@ __global__ void __launch_bounds__(Width<COLS>::THREADS, 1)
                          acc[i / (HALF_REGS / 4)][4 * (i % (HALF_REGS / 4)) + 3]));
     // Thread 0 counts the split once every consumer thread has stored (common/fixup.cuh): the last split
     // goes on.
-    if (!count_split(counters + tile, split.splits, C_BAR, 128 * CONSUMERS, t == 0, last_split)) return;
+    if (!count_split(counters + slot, split.splits, C_BAR, 128 * CONSUMERS, t == 0, last_split)) return;
     // The sum in split order (its own partial read back too): the same bits whoever is last. FIXUP_BATCH
     // partials' loads are issued before the first of their adds, so that a batch costs one trip to L2.
     float sum[ACC_REGS];
     const float4* first =
-        reinterpret_cast<const float4*>(workspace + size_t(blockIdx.x - s_idx) * PARTIAL_FLOATS);
+        reinterpret_cast<const float4*>(workspace + size_t(slot) * split.splits * PARTIAL_FLOATS);
     // common/fixup.cuh
     sum_split_partials<FIXUP_BATCH>(sum, first, split.splits, PARTIAL_FLOATS / 4, ACC_REGS / 4 * t);
 #pragma unroll
@@ -235,7 +283,7 @@ __global__ void __launch_bounds__(Width<COLS>::THREADS, 1)
   for (int i = 0; i < ACC_REGS; ++i) {
     const int h = i / HALF_REGS, q = i % HALF_REGS, j = q / 4, r = (q / 2) % 2, e = q % 2;
     const int col = n0 + (wg_idx * WG_HALVES + h) * WGMMA_M + warp * 16 + lane / 4 + 8 * r;
-    const int row = 8 * j + 2 * (lane % 4) + e;
+    const int row = rank * COLS + 8 * j + 2 * (lane % 4) + e;
     if (row < m && col < n) c[size_t(row) * size_t(n) + col] = __float2bfloat16_rn(acc[h][q]);
   }
 #elif defined(__CUDA_ARCH__)
@@ -245,27 +293,29 @@ __global__ void __launch_bounds__(Width<COLS>::THREADS, 1)
 
 // The launch at one width: tensor maps with B's 128-row box and A's COLS-row box (rows past M zero-filled),
 // the split from the resident count of the occupancy query, the workspace and counters where K is split.
-template <int COLS>
+template <int COLS, int CTAS = 1>
 Launch prepare(const GemmArgs& g) {
   using W = Width<COLS>;
   const CUtensorMap a_map =
       make_tensor_map(kmajor_tma_2d(g.m, g.k, COLS, SLICE_K, 2, Swizzle::B128), g.a, "A");
-  // B, read once: the L2 fetches 128 bytes on a miss, not 256 (common/tma.h, L2Promotion)
-  TmaDesc b_desc          = kmajor_tma_2d(g.n, g.k, ROWS, SLICE_K, 2, Swizzle::B128);
+  // B, read once: the L2 fetches 128 bytes on a miss, not 256 (common/tma.h, L2Promotion); the token pair's
+  // boxes are 64 rows, one per CTA
+  TmaDesc b_desc          = kmajor_tma_2d(g.n, g.k, ROWS / CTAS, SLICE_K, 2, Swizzle::B128);
   b_desc.l2_promotion     = L2Promotion::B128;
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
-  auto* kernel = decode_kernel<COLS>;
+  auto* kernel = decode_kernel<COLS, CTAS>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, W::SMEM_BYTES));
-  // The occupancy query's resident CTAs (clusters of one): one per SM
+  // The occupancy query's resident clusters (of one CTA, or the token pair): one CTA per SM
   PersistentGrid grid =
-      persistent_grid(kernel, W::THREADS, W::SMEM_BYTES, 1, 1, 1, "v8s/v8t/v8u/v8v (sm_90a)");
+      persistent_grid(kernel, W::THREADS, W::SMEM_BYTES, CTAS, 1, 1, "v8s/v8t/v8u/v8v/v8x/v8y/v8z (sm_90a)");
   const int tiles     = num_tiles(g.n, ROWS);
   const SplitK split =
       pick_split_k(tiles, num_k_tiles(g.k, BLOCK_K), grid.max_clusters, W::MIN_SPLIT_K_TILES);
-  grid.resize(tiles * split.splits);  // one CTA per tile and split, resident or not: no CTA waits for another
-  std::shared_ptr<FixupMemory> fixup;  // the partials, and one counter per tile (FixupMemory's flags)
+  grid.resize(tiles * split.splits);  // a cluster per tile and split, resident or not: none waits for another
+  // the partials, and one counter per tile and rank (FixupMemory's flags)
+  std::shared_ptr<FixupMemory> fixup;
   if (split.splits > 1)
-    fixup = std::make_shared<FixupMemory>(size_t(tiles) * split.splits, W::PARTIAL_FLOATS);
+    fixup = std::make_shared<FixupMemory>(size_t(tiles) * CTAS * split.splits, W::PARTIAL_FLOATS);
   float* workspace   = fixup ? fixup->workspace : nullptr;
   uint32_t* counters = fixup ? fixup->flags : nullptr;
   auto* c            = static_cast<__nv_bfloat16*>(g.c);
@@ -298,6 +348,22 @@ inline Launch prepare_turned_picked(const GemmArgs& g, DeviceTrace* trace) {
   return {};
 }
 
+// v8d's launch at 97-192 rows where common/split_k.h's pick_token_pair takes the token pair (64, 80 or 96 of
+// A's rows per CTA, from the pairs resident at once); an empty Launch where it does not.
+inline Launch prepare_pair_picked(const GemmArgs& g, DeviceTrace* trace) {
+  if (g.m <= 96 || g.m > 192) return {};
+  using W         = Width<64>;  // every width's ring is 8 stages: one CTA per SM
+  const int slots = resident_clusters(decode_kernel<64, PAIR>, W::THREADS, W::SMEM_BYTES, PAIR, "v8x (sm_90a)");
+  const int width = pick_token_pair(g.m, num_tiles(g.n, ROWS), slots);
+  if (width == 64)
+    return untraced_pick(prepare<64, PAIR>, g, trace, "the token pair (v8x) at 96 < M <= 128");
+  if (width == 80)
+    return untraced_pick(prepare<80, PAIR>, g, trace, "the token pair 80 wide (v8y) at 128 < M <= 160");
+  if (width == 96)
+    return untraced_pick(prepare<96, PAIR>, g, trace, "the token pair 96 wide (v8z) at 160 < M <= 192");
+  return {};
+}
+
 // A width's row of the variant table (v8s: 16, v8t: 32, v8u: 144, v8v: 192): its ring for the layout model
 // (the MMA's A operand is B's 128-row tile, its B operand A's COLS rows; a ring of 8 small stages, 6 or 5
 // at 144 and 192, no cluster), and the shapes it takes (M <= COLS).
@@ -316,6 +382,26 @@ ShapeRule shape_rule(ShapeRule rule) {
       : COLS == 144
           ? "is the tile turned around 144 wide: A's rows are its MMA's N, 144 at most (v8d takes any M)"
           : "is the tile turned around 192 wide: A's rows are its MMA's N, 192 at most (v8d takes any M)";
+  return rule;
+}
+
+// The token pair's rows of the variant table (v8x: 64, v8y: 80, v8z: 96 wide per CTA): its ring for the
+// layout model (B's 128-row tile in two 64-row boxes, one per CTA of the pair; 8 stages), and the shapes it
+// takes (M <= 2 COLS).
+template <int COLS>
+SmemTiles pair_smem_tiles() {
+  SmemTiles t{B_TILE,  Width<COLS>::A_TILE, WGMMA_M, /*tma_3d=*/false, Width<COLS>::NUM_STAGES,
+              SLICE_K, TMA_BOXES,           pair_tma_box};
+  t.a_split = PAIR;  // the MMA's A operand: B's tile, box j from CTA j
+  return t;
+}
+template <int COLS>
+ShapeRule pair_shape_rule(ShapeRule rule) {
+  rule.m_max = PAIR * COLS;
+  rule.m_max_why =
+      COLS == 64   ? "is the token pair: A's rows are two CTAs' MMA N of 64, 128 at most (v8d takes any M)"
+      : COLS == 80 ? "is the token pair 80 wide: two CTAs' MMA N of 80, 160 rows at most (v8d takes any M)"
+                   : "is the token pair 96 wide: two CTAs' MMA N of 96, 192 rows at most (v8d takes any M)";
   return rule;
 }
 
