@@ -1,5 +1,6 @@
-// decode_sm90.cuh: v8's decode kernel on Hopper (v8s 16 wide, v8t 32, v8u 144, v8v 192; v8d takes it at
-// M <= 32, and at 129-192 rows where B is long): the tile turned around.
+// decode_sm90.cuh: v8's decode kernel on Hopper (v8s 16 wide, v8t 32, v8u 144, v8v 192, the token pair
+// v8x-v8z; v8d takes it at M <= 32, and at 97-192 rows where B is long or its tiles fit one wave of pairs):
+// the tile turned around.
 // Included by matmul_v8_sm90.cu (its Blackwell twin, decode.cuh, by matmul_v8.cu).
 //
 // At decode, M (the tokens of a batch) is 1 to 16 while N and K are a layer's: 8192 x 28672 at Llama 3 70B.
@@ -29,6 +30,11 @@
 // 192 are the MMA's N (m64n144k16, m64n192k16), 72 or 96 accumulators per thread and half, so two consumer
 // warpgroups take one 64-row half of B's tile each (warps 0-7, the producer warp 8), in a ring of 6 stages
 // of 34 KB (5 of 40 KB) that fills shared memory. Each CTA reads all of A's rows beside its 128 of B.
+//
+// In clusters of two it is the token pair (v8x, v8y, v8z; Hopper only), cuBLAS's tile at 97-192 tokens where
+// B's tiles fit one wave of pairs: the two CTAs split A's rows (64, 80 or 96 each: m64n64k16 .. m64n96k16,
+// two consumer warpgroups) and share B's tile, each multicasting one 64-row box of it to both; a stage is
+// free once the consumers of both CTAs have released it (docs/performance/one-m-tile.md).
 //
 // PTX ISA sections: as matmul_v8_sm90.cu ("wgmma" m64nNk16), and "atom" (.acq_rel, the split counter).
 #pragma once
