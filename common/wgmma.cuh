@@ -160,6 +160,27 @@ __device__ __forceinline__ void mma_m64n96k16_bf16(float (&d)[48], uint64_t a_de
       : "memory");
 }
 
+// D[64x48] (+)= A[64x16] * B[48x16]^T: the same with 48 columns (v8's token pair 48 wide, v8q), 24 fp32
+// accumulators per thread (j < 6).
+__device__ __forceinline__ void mma_m64n48k16_bf16(float (&d)[24], uint64_t a_desc, uint64_t b_desc,
+                                                   uint32_t accumulate) {
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "setp.ne.b32 p, %26, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n48k16.f32.bf16.bf16\n\t"
+      "{"
+      "%0, %1, %2, %3, %4, %5, %6, %7, "
+      "%8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23"
+      "},\n\t"
+      "%24, %25, p, 1, 1, 0, 0;\n\t}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
+      : "l"(a_desc), "l"(b_desc), "r"(accumulate)
+      : "memory");
+}
+
 // D[64x128] (+)= A[64x16] * B[128x16]^T: the same with 128 columns (v8's ping-pong tile, v8p), 64 fp32
 // accumulators per thread in the same fragment (columns 8j + 2(t%4) + {0,1}, j < 16).
 __device__ __forceinline__ void mma_m64n128k16_bf16(float (&d)[64], uint64_t a_desc, uint64_t b_desc,
@@ -357,9 +378,9 @@ __device__ __forceinline__ void mma_m64n256k16_bf16(float (&d)[128], uint64_t a_
 template <int N>
 __device__ __forceinline__ void mma_m64nNk16_bf16(float (&d)[N / 2], uint64_t a_desc, uint64_t b_desc,
                                                   uint32_t accumulate) {
-  static_assert(N == 256 || N == 192 || N == 144 || N == 128 || N == 96 || N == 80 || N == 64 || N == 32 ||
-                    N == 16,
-                "the wrappers above: m64n{256, 192, 144, 128, 96, 80, 64, 32, 16}k16");
+  static_assert(N == 256 || N == 192 || N == 144 || N == 128 || N == 96 || N == 80 || N == 64 || N == 48 ||
+                    N == 32 || N == 16,
+                "the wrappers above: m64n{256, 192, 144, 128, 96, 80, 64, 48, 32, 16}k16");
   if constexpr (N == 256)
     mma_m64n256k16_bf16(d, a_desc, b_desc, accumulate);
   else if constexpr (N == 192)
@@ -374,6 +395,8 @@ __device__ __forceinline__ void mma_m64nNk16_bf16(float (&d)[N / 2], uint64_t a_
     mma_m64n80k16_bf16(d, a_desc, b_desc, accumulate);
   else if constexpr (N == 64)
     mma_m64n64k16_bf16(d, a_desc, b_desc, accumulate);
+  else if constexpr (N == 48)
+    mma_m64n48k16_bf16(d, a_desc, b_desc, accumulate);
   else if constexpr (N == 32)
     mma_m64n32k16_bf16(d, a_desc, b_desc, accumulate);
   else

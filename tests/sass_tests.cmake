@@ -108,8 +108,8 @@ set(GEMM_SASS_FORBIDDEN_sm_90a_v7 ${GEMM_SASS_FORBIDDEN_sm_90a_v6})
 # The decode kernel (v8s; decode_sm90.cuh): wgmma.m64n16k16 -> HGMMA.64x16x16.F32.BF16 (32 wide, v8t:
 # wgmma.m64n32k16 -> HGMMA.64x32x16.F32.BF16; turned around 144 and 192 wide, v8u and v8v: m64n144k16 and
 # m64n192k16 -> HGMMA.64x144x16 and HGMMA.64x192x16) and its split counter (atom.acq_rel.gpu.add ->
-# ATOMG.E.ADD.STRONG.GPU), in decode_kernel itself. The token pair (v8x, v8y, v8z: decode_kernel<64|80|96, 2>):
-# m64n64k16, m64n80k16, m64n96k16 -> HGMMA.64x64x16, .64x80x16, .64x96x16, its box of B multicast to both
+# ATOMG.E.ADD.STRONG.GPU), in decode_kernel itself. The token pair (v8q .. v8r: decode_kernel<48 .. 128, 2>):
+# m64n48k16 .. m64n128k16 -> HGMMA.64x48x16 .. .64x128x16, its box of B multicast to both
 # CTAs (UTMALDG.2D.MULTICAST) and the cluster's barriers (UCGABAR_ARV); the CTA-alone widths have neither.
 # The ping-pong kernel (v8p; pingpong_sm90.cuh): wgmma.m64n128k16 -> HGMMA.64x128x16.F32.BF16 (144 wide, v8w:
 # wgmma.m64n144k16 -> HGMMA.64x144x16.F32.BF16), its epilogue's stmatrix and TMA store, the register
@@ -120,9 +120,11 @@ set(GEMM_SASS_sm_90a_v8 ${GEMM_SASS_sm_90a_v6} MEMBAR.ALL.GPU STG.E.STRONG.GPU L
                         "HGMMA[.]64x144x16[.]F32[.]BF16@decode_kernelILi144E"
                         "HGMMA[.]64x192x16[.]F32[.]BF16@decode_kernelILi192E"
                         "ATOMG[.]E[.]ADD[.]STRONG[.]GPU@decode_kernel"
+                        "HGMMA[.]64x48x16[.]F32[.]BF16@decode_kernelILi48ELi2E"
                         "HGMMA[.]64x64x16[.]F32[.]BF16@decode_kernelILi64ELi2E"
                         "HGMMA[.]64x80x16[.]F32[.]BF16@decode_kernelILi80ELi2E"
                         "HGMMA[.]64x96x16[.]F32[.]BF16@decode_kernelILi96ELi2E"
+                        "HGMMA[.]64x128x16[.]F32[.]BF16@decode_kernelILi128ELi2E"
                         "UTMALDG[.]2D[.]MULTICAST@decode_kernelILi64ELi2E" "UCGABAR_ARV@decode_kernelILi64ELi2E"
                         "HGMMA[.]64x128x16[.]F32[.]BF16@pingpong_kernelILi128E"
                         "HGMMA[.]64x144x16[.]F32[.]BF16@pingpong_kernelILi144E" "STSM[.]16[.]M88[.]4@pingpong_kernel"
@@ -248,9 +250,11 @@ if(GEMM_CUOBJDUMP AND Python3_FOUND)
                    --check decode_kernelILi32E 76 2                # v8t: 73
                    --check decode_kernelILi144E 73 6               # v8u, the tile turned around: 70
                    --check decode_kernelILi192E 73 6               # v8v: 70
-                   --check decode_kernelILi64ELi2E 70 3            # v8x, the token pair: 67
+                   --check decode_kernelILi48ELi2E 70 3            # v8q, the token pair: 67
+                   --check decode_kernelILi64ELi2E 70 3            # v8x: 67
                    --check decode_kernelILi80ELi2E 70 3            # v8y: 67
-                   --check decode_kernelILi96ELi2E 70 3)           # v8z: 67
+                   --check decode_kernelILi96ELi2E 70 3            # v8z: 67
+                   --check decode_kernelILi128ELi2E 78 3)          # v8r: 75
   add_test(NAME sass/kloop/bw/sm_90a
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/sass_loops.py $<TARGET_OBJECTS:bw_sm90>
                    --cuobjdump ${GEMM_CUOBJDUMP} --check matmul_bw_sm90_kernelILb0E 252 4)  # two K tiles: 246

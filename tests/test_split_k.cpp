@@ -127,16 +127,21 @@ TEST_CASE("split_k: where v8d turns the tile around at 129-192 rows (pick_turned
       }
 }
 
-TEST_CASE("split_k: where v8d takes the token pair at 97-192 rows (pick_token_pair), on 66 pair slots",
+TEST_CASE("split_k: where v8d takes the token pair at 65-256 rows (pick_token_pair), on 66 pair slots",
           "[split_k]") {
   const int pair_slots = 66;
   const auto width     = [&](long long m, int n) {
-    return gemm::pick_token_pair(m, (n + 127) / 128, pair_slots);
+    return gemm::pick_token_pair(m, (n + 127) / 128, 128, pair_slots);  // K 8192
   };
   // The shapes timed on an H200 (common/split_k.h): faster as the token pair, and not
   CHECK(width(128, 8192) == 64);   // 64 tiles: 1.00x of cuBLAS at its best against v8d's 0.89x
   CHECK(width(112, 8192) == 64);
   CHECK(width(97, 8192) == 64);
+  CHECK(width(96, 8192) == 48);    // 48 wide: 1.02x against 0.90x (64 wide lost at K = 28672)
+  CHECK(width(80, 8192) == 48);
+  CHECK(width(72, 8192) == 48);
+  CHECK(width(72, 4096) == 48);    // 32 tiles, split: 0.84x against 0.65x
+  CHECK(width(96, 6144) == 48);
   CHECK(width(128, 6144) == 64);   // 48 tiles, 73% of the slots
   CHECK(width(144, 8192) == 80);
   CHECK(width(160, 8192) == 80);
@@ -144,33 +149,53 @@ TEST_CASE("split_k: where v8d takes the token pair at 97-192 rows (pick_token_pa
   CHECK(width(176, 8192) == 96);
   CHECK(width(192, 8192) == 96);
   CHECK(width(192, 6144) == 96);
+  CHECK(width(200, 8192) == 128);  // 0.82x against 0.74x
+  CHECK(width(224, 8192) == 128);
+  CHECK(width(256, 8192) == 128);  // 0.99x against 0.89x
   CHECK(width(128, 4096) == 0);    // 32 tiles at 128 rows: v8d 1.01x against 0.92x
-  CHECK(width(64, 8192) == 0);     // half the pair's rows padding: 0.81x against 0.94x
-  CHECK(gemm::pick_token_pair(96, 64, pair_slots) == 0);  // 96 x 8192 x 28672: 0.90x against v8d's 0.95x
-  CHECK(width(128, 10240) == 0);   // 80 tiles: more than one wave of pairs
+  CHECK(width(256, 6144) == 0);    // 48 tiles at 256 rows: a tie (0.78x)
+  CHECK(width(256, 4096) == 0);    // 0.74x against 0.88x
+  CHECK(width(64, 8192) == 0);     // half the pair's rows padding at 64 wide: 0.81x against 0.94x
+  CHECK(width(80, 10240) == 0);    // 80 tiles: more than one wave of pairs
+  CHECK(width(128, 10240) == 0);
   CHECK(width(144, 10240) == 0);
   CHECK(width(192, 10240) == 0);
+  CHECK(width(256, 10240) == 0);
   CHECK(width(128, 14336) == 0);
   CHECK(width(144, 28672) == 0);   // 224 tiles: the turned tile's (pick_turned_width)
-  // The edges: M, the slots, 70% of them at 128 rows or fewer
-  CHECK(width(96, 8192) == 0);
-  CHECK(width(193, 8192) == 0);
+  // The edges: M, the slots, 70% of them at 97-128 rows, 90% at 193-256
+  CHECK(width(65, 8192) == 48);
+  CHECK(width(257, 8192) == 0);
   CHECK(width(129, 8192) == 80);
   CHECK(width(161, 8192) == 96);
-  CHECK(gemm::pick_token_pair(128, 66, pair_slots) == 64);  // one full wave
-  CHECK(gemm::pick_token_pair(128, 67, pair_slots) == 0);   // one tile past it
-  CHECK(gemm::pick_token_pair(128, 47, pair_slots) == 64);  // 71% of the slots
-  CHECK(gemm::pick_token_pair(128, 46, pair_slots) == 0);   // 69.7%
-  CHECK(gemm::pick_token_pair(144, 1, pair_slots) == 80);   // above 128 rows any one wave
-  CHECK(gemm::pick_token_pair(144, 64, 0) == 0);            // no pair fits: nothing picked
-  // Over M: a width that holds M (two CTAs of it) wherever one is picked, and the same at twice the slots
+  CHECK(width(193, 8192) == 128);
+  CHECK(gemm::pick_token_pair(128, 66, 128, pair_slots) == 64);  // one full wave
+  CHECK(gemm::pick_token_pair(128, 67, 128, pair_slots) == 0);   // one tile past it
+  CHECK(gemm::pick_token_pair(128, 47, 128, pair_slots) == 64);  // 71% of the slots
+  CHECK(gemm::pick_token_pair(128, 46, 128, pair_slots) == 0);   // 69.7%
+  CHECK(gemm::pick_token_pair(96, 1, 128, pair_slots) == 48);    // at 65-96 rows any one wave
+  CHECK(gemm::pick_token_pair(144, 1, 128, pair_slots) == 80);   // and at 129-192
+  CHECK(gemm::pick_token_pair(256, 60, 128, pair_slots) == 128); // 90.9%
+  CHECK(gemm::pick_token_pair(256, 59, 128, pair_slots) == 0);   // 89.4%
+  CHECK(gemm::pick_token_pair(144, 64, 128, 0) == 0);            // no pair fits: nothing picked
+  // K: at 193-256 rows no more than 128 K tiles (224 x 8192 x 28672: 202 us against v8d's 191), elsewhere any
+  CHECK(gemm::pick_token_pair(224, 64, 448, pair_slots) == 0);
+  CHECK(gemm::pick_token_pair(224, 64, 129, pair_slots) == 0);
+  CHECK(gemm::pick_token_pair(224, 64, 32, pair_slots) == 128);  // K 2048: 18.3 us against 18.8
+  CHECK(gemm::pick_token_pair(192, 64, 448, pair_slots) == 96);  // 192 x 8192 x 28672: 173 us against 184
+  CHECK(gemm::pick_token_pair(96, 64, 448, pair_slots) == 48);   // 96 x 8192 x 28672: 122 us against 124
+  // Over M: the narrowest width whose two CTAs hold M wherever one is picked, and the same at twice the slots
+  const int widths[] = {48, 64, 80, 96, 128};
   for (long long m = 1; m <= 300; ++m)
     for (int tiles = 1; tiles <= 140; ++tiles) {
-      const int w = gemm::pick_token_pair(m, tiles, pair_slots);
+      const int w = gemm::pick_token_pair(m, tiles, 128, pair_slots);
       INFO("M " << m << " tiles " << tiles << " -> " << w);
-      CHECK((w == 0 || w == 64 || w == 80 || w == 96));
-      // the narrowest width whose two CTAs hold M
-      if (w != 0) CHECK((m > 96 && m <= 2 * w && (w == 64 || m > 2 * (w - 16)) && tiles <= pair_slots));
-      CHECK(gemm::pick_token_pair(m, 2 * tiles, 2 * pair_slots) == w);
+      CHECK((w == 0 || w == 48 || w == 64 || w == 80 || w == 96 || w == 128));
+      if (w != 0) {
+        CHECK((m > 64 && m <= 2 * w && tiles <= pair_slots));
+        for (int narrower : widths)
+          if (narrower < w) CHECK(m > 2 * narrower);
+      }
+      CHECK(gemm::pick_token_pair(m, 2 * tiles, 128, 2 * pair_slots) == w);
     }
 }

@@ -1,5 +1,5 @@
 // decode_sm90.cuh: v8's decode kernel on Hopper (v8s 16 wide, v8t 32, v8u 144, v8v 192, the token pair
-// v8x-v8z; v8d takes it at M <= 32, and at 97-192 rows where B is long or its tiles fit one wave of pairs):
+// v8q-v8r; v8d takes it at M <= 32, and at 65-256 rows where B is long or its tiles fit one wave of pairs):
 // the tile turned around.
 // Included by matmul_v8_sm90.cu (its Blackwell twin, decode.cuh, by matmul_v8.cu).
 //
@@ -31,10 +31,11 @@
 // warpgroups take one 64-row half of B's tile each (warps 0-7, the producer warp 8), in a ring of 6 stages
 // of 34 KB (5 of 40 KB) that fills shared memory. Each CTA reads all of A's rows beside its 128 of B.
 //
-// In clusters of two it is the token pair (v8x, v8y, v8z; Hopper only), cuBLAS's tile at 97-192 tokens where
-// B's tiles fit one wave of pairs: the two CTAs split A's rows (64, 80 or 96 each: m64n64k16 .. m64n96k16,
-// two consumer warpgroups) and share B's tile, each multicasting one 64-row box of it to both; a stage is
-// free once the consumers of both CTAs have released it (docs/performance/one-m-tile.md).
+// In clusters of two it is the token pair (v8q, v8x, v8y, v8z, v8r; Hopper only), cuBLAS's tile at 65-256
+// tokens where B's tiles fit one wave of pairs: the two CTAs split A's rows (48, 64, 80, 96 or 128 each:
+// m64n48k16 .. m64n128k16, two consumer warpgroups) and share B's tile, each multicasting one 64-row box of
+// it to both; a stage is free once the consumers of both CTAs have released it
+// (docs/performance/one-m-tile.md).
 //
 // PTX ISA sections: as matmul_v8_sm90.cu ("wgmma" m64nNk16), and "atom" (.acq_rel, the split counter).
 #pragma once
@@ -60,8 +61,8 @@ constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
 // operand's tile is one 2D box {64, rows} at (k0, row0).
 constexpr int TMA_BOXES = 1;
 GEMM_HD constexpr TmaBox tma_box(KMajorTile, int row0, int k0, int) { return {0, {k0, row0, 0}}; }
-// The token pair (v8x, v8y, v8z): B's tile in PAIR boxes stacked along its rows, box j (64 rows) issued by
-// CTA j of the cluster and multicast to both; A's tile one box, as above.
+// The token pair (v8q .. v8r): B's tile in PAIR boxes stacked along its rows, box j (64 rows) issued by CTA j
+// of the cluster and multicast to both; A's tile one box, as above.
 constexpr int PAIR = 2;  // CTAs of the token pair's cluster
 GEMM_HD constexpr TmaBox pair_tma_box(KMajorTile t, int row0, int k0, int j) {
   return {uint32_t(j) * uint32_t(t.rows / PAIR) * 128u, {k0, row0 + j * (t.rows / PAIR), 0}};
@@ -93,15 +94,15 @@ struct Width {
   static constexpr KMajorTile A_TILE{COLS, BLOCK_K, 2, Swizzle::B128};
   static constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
   static constexpr uint32_t STAGE_BYTES  = B_TILE_BYTES + A_TILE_BYTES;  // one ring stage: [B tile][A tile]
-  // As many stages as fit, 8 at most: 8 at 16 and 32 wide, 6 at 144, 5 at 192
+  // As many stages as fit, 8 at most: 8 at 16 to 96 wide, 7 at 128, 6 at 144, 5 at 192
   static constexpr int NUM_STAGES =
       RING_BUDGET / STAGE_BYTES < MAX_STAGES ? int(RING_BUDGET / STAGE_BYTES) : MAX_STAGES;
   static constexpr uint32_t SMEM_BYTES = NUM_STAGES * STAGE_BYTES + SMEM_ALIGN;
   static GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
   static GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + B_TILE_BYTES; }
-  static_assert(COLS == 16 || COLS == 32 || COLS == 64 || COLS == 80 || COLS == 96 || COLS == 144 ||
-                    COLS == 192,
-                "the wgmma wrappers of the widths: m64n{16, 32, 64, 80, 96, 144, 192}k16");
+  static_assert(COLS == 16 || COLS == 32 || COLS == 48 || COLS == 64 || COLS == 80 || COLS == 96 ||
+                    COLS == 128 || COLS == 144 || COLS == 192,
+                "the wgmma wrappers of the widths: m64n{16, 32, 48, 64, 80, 96, 128, 144, 192}k16");
   static_assert(A_TILE_BYTES % 1024 == 0,
                 "A's tile is whole 1024-B swizzle atoms: every tile 1024-B aligned");
   static_assert(NUM_STAGES >= 4, "at least 4 loads of B in flight per SM");
@@ -354,19 +355,24 @@ inline Launch prepare_turned_picked(const GemmArgs& g, DeviceTrace* trace) {
   return {};
 }
 
-// v8d's launch at 97-192 rows where common/split_k.h's pick_token_pair takes the token pair (64, 80 or 96 of
-// A's rows per CTA, from the pairs resident at once); an empty Launch where it does not.
+// v8d's launch at 65-256 rows where common/split_k.h's pick_token_pair takes the token pair (48, 64, 80, 96
+// or 128 of A's rows per CTA, from the pairs resident at once); an empty Launch where it does not.
 inline Launch prepare_pair_picked(const GemmArgs& g, DeviceTrace* trace) {
-  if (g.m <= 96 || g.m > 192) return {};
-  using W         = Width<64>;  // every width's ring is 8 stages: one CTA per SM
-  const int slots = resident_clusters(decode_kernel<64, PAIR>, W::THREADS, W::SMEM_BYTES, PAIR, "v8x (sm_90a)");
-  const int width = pick_token_pair(g.m, num_tiles(g.n, ROWS), slots);
+  if (g.m <= 64 || g.m > 256) return {};
+  using W         = Width<64>;  // one CTA per SM at every width
+  const int slots =
+      resident_clusters(decode_kernel<64, PAIR>, W::THREADS, W::SMEM_BYTES, PAIR, "v8q-v8r (sm_90a)");
+  const int width = pick_token_pair(g.m, num_tiles(g.n, ROWS), num_k_tiles(g.k, BLOCK_K), slots);
+  if (width == 48)
+    return untraced_pick(prepare<48, PAIR>, g, trace, "the token pair 48 wide (v8q) at 64 < M <= 96");
   if (width == 64)
     return untraced_pick(prepare<64, PAIR>, g, trace, "the token pair (v8x) at 96 < M <= 128");
   if (width == 80)
     return untraced_pick(prepare<80, PAIR>, g, trace, "the token pair 80 wide (v8y) at 128 < M <= 160");
   if (width == 96)
     return untraced_pick(prepare<96, PAIR>, g, trace, "the token pair 96 wide (v8z) at 160 < M <= 192");
+  if (width == 128)
+    return untraced_pick(prepare<128, PAIR>, g, trace, "the token pair 128 wide (v8r) at 192 < M <= 256");
   return {};
 }
 
@@ -391,9 +397,9 @@ ShapeRule shape_rule(ShapeRule rule) {
   return rule;
 }
 
-// The token pair's rows of the variant table (v8x: 64, v8y: 80, v8z: 96 wide per CTA): its ring for the
-// layout model (B's 128-row tile in two 64-row boxes, one per CTA of the pair; 8 stages), and the shapes it
-// takes (M <= 2 COLS).
+// The token pair's rows of the variant table (v8q: 48, v8x: 64, v8y: 80, v8z: 96, v8r: 128 wide per CTA): its
+// ring for the layout model (B's 128-row tile in two 64-row boxes, one per CTA of the pair; 8 stages, 7 at
+// 128 wide), and the shapes it takes (M <= 2 COLS).
 template <int COLS>
 SmemTiles pair_smem_tiles() {
   SmemTiles t{B_TILE,  Width<COLS>::A_TILE, WGMMA_M, /*tma_3d=*/false, Width<COLS>::NUM_STAGES,
@@ -405,9 +411,11 @@ template <int COLS>
 ShapeRule pair_shape_rule(ShapeRule rule) {
   rule.m_max = PAIR * COLS;
   rule.m_max_why =
-      COLS == 64   ? "is the token pair: A's rows are two CTAs' MMA N of 64, 128 at most (v8d takes any M)"
+      COLS == 48   ? "is the token pair 48 wide: two CTAs' MMA N of 48, 96 rows at most (v8d takes any M)"
+      : COLS == 64 ? "is the token pair: A's rows are two CTAs' MMA N of 64, 128 at most (v8d takes any M)"
       : COLS == 80 ? "is the token pair 80 wide: two CTAs' MMA N of 80, 160 rows at most (v8d takes any M)"
-                   : "is the token pair 96 wide: two CTAs' MMA N of 96, 192 rows at most (v8d takes any M)";
+      : COLS == 96 ? "is the token pair 96 wide: two CTAs' MMA N of 96, 192 rows at most (v8d takes any M)"
+                   : "is the token pair 128 wide: two CTAs' MMA N of 128, 256 rows at most (v8d takes any M)";
   return rule;
 }
 

@@ -731,7 +731,7 @@ Launch prepare_medium(const GemmArgs& g) {  // v8m: no traced build (above)
 }
 Launch prepare_v8_picked(const GemmArgs& g, DeviceTrace* trace) {
   if (g.m <= decode::MAX_COLS) return decode::prepare_picked(g, trace);  // the tile turned around (v8s, v8t)
-  if (Launch pair = decode::prepare_pair_picked(g, trace)) return pair;  // 97-192 rows (v8x, v8y, v8z)
+  if (Launch pair = decode::prepare_pair_picked(g, trace)) return pair;  // 65-256 rows (v8q .. v8r)
   if (Launch turned = decode::prepare_turned_picked(g, trace)) return turned;  // 129-192 rows (v8u, v8v)
   const int tiles_m = num_tiles(g.m, BLOCK_M), iters = num_k_tiles(g.k, BLOCK_K);
   if (pick_pingpong(tiles_m * num_tiles(g.n, pingpong::COLS), iters, pingpong::resident_ctas(),
@@ -796,6 +796,8 @@ std::vector<Variant> sm90_variants() {
        kernel, decode::shape_rule<144>(any_mn), decode::smem_tiles<144>(), decode::prepare<144>},
       {"v8v", "the tile turned around 192 wide (M <= 192): v8u with A's side 192 rows (m64n192)", kernel,
        decode::shape_rule<192>(any_mn), decode::smem_tiles<192>(), decode::prepare<192>},
+      {"v8q", "the token pair 48 wide (M <= 96): v8x with 48 of A's rows per CTA (m64n48)", kernel,
+       decode::pair_shape_rule<48>(any_mn), decode::pair_smem_tiles<48>(), decode::prepare<48, decode::PAIR>},
       {"v8x", "the token pair (M <= 128): two CTAs of 64 of A's rows each, B's 128-row tile shared by "
               "multicast (m64n64)", kernel, decode::pair_shape_rule<64>(any_mn),
        decode::pair_smem_tiles<64>(), decode::prepare<64, decode::PAIR>},
@@ -803,6 +805,9 @@ std::vector<Variant> sm90_variants() {
        decode::pair_shape_rule<80>(any_mn), decode::pair_smem_tiles<80>(), decode::prepare<80, decode::PAIR>},
       {"v8z", "the token pair 96 wide (M <= 192): v8x with 96 of A's rows per CTA (m64n96)", kernel,
        decode::pair_shape_rule<96>(any_mn), decode::pair_smem_tiles<96>(), decode::prepare<96, decode::PAIR>},
+      {"v8r", "the token pair 128 wide (M <= 256): v8x with 128 of A's rows per CTA (m64n128)", kernel,
+       decode::pair_shape_rule<128>(any_mn), decode::pair_smem_tiles<128>(),
+       decode::prepare<128, decode::PAIR>},
       {"v8p", "ping-pong: each consumer warpgroup its own 128x128 tile, one storing C while the other "
               "multiplies (a CTA alone, whole tiles)", kernel, pingpong::shape_rule(any_mn),
        pingpong::smem_tiles<pingpong::COLS>(), pingpong::prepare<pingpong::COLS>},
