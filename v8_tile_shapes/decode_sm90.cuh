@@ -69,8 +69,9 @@ GEMM_HD constexpr TmaBox pair_tma_box(KMajorTile t, int row0, int k0, int j) {
 }
 
 // The kernel's widths: A's rows padded to COLS, the MMA's N. 16 (v8s, M <= 16: 18 KB stages), 32 (v8t,
-// 16 < M <= 32: 20 KB stages), 144 and 192 (v8u, v8v: 34 and 40 KB stages, two consumer warpgroups). The
-// constants that follow from it:
+// 16 < M <= 32: 20 KB stages), 144 and 192 (v8u, v8v: 34 and 40 KB stages, two consumer warpgroups), and
+// 48 to 128 per CTA of the token pair (v8q-v8r: 22 to 32 KB stages, two consumer warpgroups). The constants
+// that follow from it:
 template <int COLS_>
 struct Width {
   static constexpr int COLS      = COLS_;
@@ -86,7 +87,8 @@ struct Width {
   // No split shorter than this many K tiles (common/split_k.h): 4 at 16 wide (64 KB of B); 96 at 32 wide,
   // where a split costs more than it brings on shorter K (on an H200, 32 x 4096 x 4096: 17.4 us in one split,
   // 18.6 in four; 32 x 8192 x 8192: 39.2 in one, 42.0 in two) and pays at the longest (32 x 8192 x 28672:
-  // 117 us in two, 122 in one); 32 at 144 and 192 wide, where a K tile is 4.5 to 6 times 16 wide's work.
+  // 117 us in two, 122 in one); 32 wider (the turned tiles, where a K tile is 4.5 to 6 times 16 wide's work,
+  // and the token pair's widths).
   static constexpr int MIN_SPLIT_K_TILES = COLS == 16 ? 4 : COLS == 32 ? 96 : 32;
   // Partials whose loads the last split issues before adding them: 4 at 16 wide, 2 at 32, 1 wider (the
   // registers)
@@ -314,7 +316,7 @@ Launch prepare(const GemmArgs& g) {
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, W::SMEM_BYTES));
   // The occupancy query's resident clusters (of one CTA, or the token pair): one CTA per SM
   PersistentGrid grid =
-      persistent_grid(kernel, W::THREADS, W::SMEM_BYTES, CTAS, 1, 1, "v8s/v8t/v8u/v8v/v8x/v8y/v8z (sm_90a)");
+      persistent_grid(kernel, W::THREADS, W::SMEM_BYTES, CTAS, 1, 1, "v8s-v8v, v8q-v8r (sm_90a)");
   const int tiles     = num_tiles(g.n, ROWS);
   const SplitK split =
       pick_split_k(tiles, num_k_tiles(g.k, BLOCK_K), grid.max_clusters, W::MIN_SPLIT_K_TILES);
