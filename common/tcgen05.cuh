@@ -110,17 +110,26 @@ __device__ __forceinline__ void commit(uint64_t* bar) {
                : "memory");
 }
 
-// The 2-SM form (v5): the arrival is multicast to the barrier at `bar`'s offset in every CTA of the cluster
-// whose bit is set in `cta_mask` (bit i = rank i): one commit tells both CTAs of the pair that the MMAs that
-// read their shared memory and wrote their TMEM are done. (cuda::ptx::tcgen05_commit_multicast)
+// The multicast form: the arrival goes to the barrier at `bar`'s offset in every CTA of the cluster whose bit
+// is set in `cta_mask` (bit i = rank i). cta_group::2 (v5): one commit of the pair's even CTA tells both CTAs
+// that the MMAs that read their shared memory and wrote their TMEM are done. cta_group::1 (v8's token pair):
+// a CTA's own MMAs, whose operands another CTA multicast into its shared memory, tell that CTA too that they
+// have read them. (cuda::ptx::tcgen05_commit_multicast)
 template <int CTA_GROUP>
 __device__ __forceinline__ void commit_multicast(uint64_t* bar, uint16_t cta_mask) {
-  static_assert(CTA_GROUP == 2, "the multicast commit is the pair's (cta_group::2)");
-  asm volatile(
-      "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%0], "
-      "%1;" ::"r"(ptx::smem_addr(bar)),
-      "h"(cta_mask)
-      : "memory");
+  static_assert(CTA_GROUP == 1 || CTA_GROUP == 2, "cta_group::1 or ::2");
+  if constexpr (CTA_GROUP == 1)
+    asm volatile(
+        "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%0], "
+        "%1;" ::"r"(ptx::smem_addr(bar)),
+        "h"(cta_mask)
+        : "memory");
+  else
+    asm volatile(
+        "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%0], "
+        "%1;" ::"r"(ptx::smem_addr(bar)),
+        "h"(cta_mask)
+        : "memory");
 }
 
 // ---- TMA for a CTA pair (sm_100a): cp.async.bulk.tensor with .cta_group::2 ----

@@ -60,6 +60,9 @@ struct CtaState {
   // and pair_mark() once this CTA has allocated TMEM with cta_group::2 (its odd CTA then looks for the pair's
   // work in the even CTA's queue).
   uint32_t queue_done, queue_lock, pair;
+  // Strict: bit r set once CTA r of the cluster queued a cta_group::1 multicast commit that arrives in this
+  // CTA (v8's token pair): this CTA's waits look at CTA r's queue too (strict_begin_wait).
+  uint32_t mc_from;
   // Strict: the threads of this CTA inside a ptx::mbarrier_wait, per tc5queue::barrier_index of the barrier
   // (two 16-bit counts per word): a commit queued for a barrier someone waits on runs at once.
   uint32_t waiting[16];
@@ -600,6 +603,7 @@ __device__ __forceinline__ void on_mbarrier_init(uint32_t bar) {
   st_state(g_cta.queue_owner, 0);
   st_state(g_cta.queue_done, 0);
   st_state(g_cta.queue_lock, 0);
+  st_state(g_cta.mc_from, 0);
   for (uint32_t i = 0; i < 16; ++i) st_state(g_cta.waiting[i], 0);
   g_cta.fwd_phase  = 0;
   g_cta.fwd_target = 0;
@@ -831,7 +835,16 @@ __device__ __forceinline__ void require_in_dynamic_smem(uint32_t addr) {
   const uint32_t base = smem_u32(g_dynamic_smem);
   if (addr < base || addr + 16 > base + size) fail(RULE_SMEM_RANGE, addr, base + size);
 }
+// A descriptor's start address holds bits 4-17 of the operand's shared::cta address. In a cluster, a CTA's
+// own shared::cta addresses carry its window's position above bit 17 (rank 1's start at 16 MB on an
+// H100/H200, read from __cvta_generic_to_shared), which the descriptor drops: the operand is in the CTA's own
+// window, and the address this thread reads it at (or maps to a peer's) takes the window's bits from this
+// CTA.
+__device__ __forceinline__ uint32_t in_own_window(uint32_t addr) {
+  return (addr & 0x3FFFFu) | (smem_u32(g_dynamic_smem) & ~0x3FFFFu);
+}
 __device__ __forceinline__ uint4 lds128(uint32_t addr, uint32_t rank, bool remote) {
+  addr = in_own_window(addr);
   require_in_dynamic_smem(addr);
   uint4 v;
   if (!remote) {
@@ -1062,6 +1075,7 @@ __device__ __noinline__ void execute_cp_32x128b_warpx4(Issuer is, int cta_group,
 // the thread that runs it may be another of the CTA, or of the pair's other CTA, than the one that issued it.
 __device__ __noinline__ void execute_commit(uint32_t bar, uint32_t mask, uint32_t issuer_rank = 0xFFFFFFFFu) {
   __threadfence();
+  bar = in_own_window(bar);  // the barrier's offset, in the window of the CTA whose thread runs it
   // This CTA's barrier through its shared::cta address, the peers' through mapa: the forms the Hopper kernels
   // use, which compute-sanitizer's racecheck follows as synchronisation.
   const uint32_t me = sreg_ctarank();
@@ -1123,13 +1137,14 @@ __device__ void enqueue(const QueueEntry& e, uint32_t slot) {
 // ---- the strict schedule (PTX ISA "tcgen05 Memory Consistency Model", "mbarrier based completion
 //      mechanism") ----
 // An MMA or cp runs no earlier than some thread can tell that it has: when a thread waits on the barrier a
-// queued commit arrives on. A thread that begins a wait (ptx::mbarrier_wait, any thread of the issuing CTA, or
-// of the pair's odd CTA for a multicast commit) runs the queue up to and including the commits queued for
-// that barrier, performing their arrivals, and is counted as waiting until its wait succeeds; a commit queued
-// while a thread waits for its barrier runs at once (the wait's next probe would have run it: the waiting
-// loop itself has no hook, whose call would cost the kernels registers). The queue is the issuing CTA's
-// (CtaState, Config::queue), reached by the pair's odd CTA through distributed shared memory (the even CTA
-// issues every cta_group::2 operation): a lock in the issuing CTA's shared memory (cluster-scope acquire and
+// queued commit arrives on. A thread that begins a wait (ptx::mbarrier_wait, any thread of the issuing CTA,
+// of the pair's odd CTA for a cta_group::2 multicast commit, or of any CTA that a cta_group::1 multicast
+// commit arrives in) runs the queue up to and including the commits queued for that barrier, performing their
+// arrivals, and is counted as waiting until its wait succeeds; a commit queued while a thread waits for its
+// barrier runs at once (the wait's next probe would have run it: the waiting loop itself has no hook, whose
+// call would cost the kernels registers). The queue is the issuing CTA's (CtaState, Config::queue), reached
+// by the other CTAs of the cluster through distributed shared memory (the pair's odd CTA: the even CTA issues
+// every cta_group::2 operation): a lock in the issuing CTA's shared memory (cluster-scope acquire and
 // release) orders the issuing thread's enqueue, the runs and the reads of the queue, so that what one thread
 // ran (TMEM written, the head advanced) is seen by the next that holds it. Entries run one at a time in issue
 // order, and the head passes an entry only once it has completed: a reader that finds an MMA between head and
@@ -1243,21 +1258,33 @@ __device__ __noinline__ void strict_enqueue(const QueueEntry& e, uint32_t slot, 
   queue_unlock(rank);
 }
 
-// tcgen05.commit under the strict schedule.
-__device__ __noinline__ void strict_commit(uint32_t bar, uint32_t mask, bool multicast) {
+// tcgen05.commit under the strict schedule. A cta_group::1 multicast commit first marks itself in every other
+// CTA it arrives in (CtaState::mc_from), whose waits then look at this CTA's queue: the mark, then a
+// sequentially consistent fence (queue_lock's) before this thread reads who waits (strict_awaited); the
+// waiter counts itself, fences, then reads the marks (strict_begin_wait). One of the two sees the other.
+__device__ __noinline__ void strict_commit(uint32_t bar, uint32_t mask, bool multicast, int cta_group) {
+  if (multicast && cta_group == 1) {
+    const uint32_t me = sreg_ctarank();
+    for (uint32_t r = 0; r < 16; ++r)
+      if (r != me && ((mask >> r) & 1u) != 0)
+        asm volatile("red.relaxed.cluster.shared::cluster.or.b32 [%0], %1;" ::"r"(cta_word(g_cta.mc_from, r)),
+                     "r"(1u << me)
+                     : "memory");
+  }
   strict_enqueue(QueueEntry{multicast ? OP_COMMIT_MULTICAST : OP_COMMIT, bar, 0, 0, 0, mask, 0, 0}, 0, true);
 }
 
 // A thread waits on the barrier at shared::cta address `bar` (ptx::mbarrier_wait, before its first probe):
 // the last commit of CTA `rank`'s queue that arrives on it in this CTA, and everything before it, run now, by
 // this thread. Commits queued later for it run when they are queued (strict_enqueue): this thread is counted
-// in CtaState::waiting until its wait succeeds. Registered first, then the queue looked at under its lock: the
-// thread that queues a commit looks at the counts under the same lock, so one of the two finds the other.
+// in CtaState::waiting until its wait succeeds. Registered first, then the queue looked at under its lock:
+// the thread that queues a commit looks at the counts under the same lock, so one of the two finds the other.
+// bar | 1: `rank` is the even CTA of this odd CTA's pair, looked at only if it is paired (cta_group::2); bar
+// | 2: `rank` marked itself in this CTA's mc_from (a cta_group::1 multicast commit), looked at as it is.
 __device__ __noinline__ void strict_run_pending(uint32_t rank, uint32_t bar) {
   uint32_t leader;
-  // bar | 1: `rank` is the even CTA of this odd CTA's pair, if it is paired (cta_group::2) at all
   if ((bar & 1u) != 0 && !strict_pair_leader(leader)) return;
-  bar &= ~1u;
+  bar &= 0x3FFFFu & ~3u;  // its offset in the window: the form the queued commits hold (commit)
   const uint32_t me = sreg_ctarank();
   queue_lock(rank);
   const uint32_t head = ld_cluster_u32(cta_word(g_cta.queue_done, rank));
@@ -1283,8 +1310,13 @@ __device__ __noinline__ void strict_count_wait(uint32_t bar) {
 __device__ __noinline__ void strict_begin_wait(uint32_t bar) {
   if (!tracking()) return;
   strict_count_wait(bar);
-  strict_run_pending(sreg_ctarank(), bar);
-  if ((sreg_ctarank() & 1u) != 0) strict_run_pending(sreg_ctarank() - 1, bar | 1u);  // | 1: only if paired
+  const uint32_t me = sreg_ctarank();
+  strict_run_pending(me, bar);
+  if ((me & 1u) != 0) strict_run_pending(me - 1, bar | 1u);  // | 1: only if paired
+  asm volatile("fence.sc.cluster;" ::: "memory");            // counted, then the marks read (strict_commit)
+  const uint32_t from = ld_state(g_cta.mc_from) & ~(1u << me);
+  for (uint32_t r = 0; r < 16; ++r)
+    if (((from >> r) & 1u) != 0) strict_run_pending(r, bar | 2u);
 }
 // The wait succeeded (on_mbarrier_waited): no longer counted.
 __device__ void strict_end_wait(uint32_t bar) {
@@ -1636,13 +1668,18 @@ __device__ __forceinline__ void cp_32x128b_warpx4(uint32_t taddr, uint64_t sdesc
   issue(QueueEntry{OP_CP + uint32_t(CTA_GROUP - 1), taddr, sdesc, 0, 0, 0, 0, 0});
 }
 
-__device__ __forceinline__ void commit(uint32_t bar, uint32_t mask, bool multicast) {
+// cta_group: of the multicast form; a cta_group::2 commit is the pair's even CTA's (the one that issues its
+// MMAs), a cta_group::1 multicast commit any CTA's (v8's token pair: each CTA commits its own MMAs to both).
+__device__ __forceinline__ void commit(uint32_t bar, uint32_t mask, bool multicast, int cta_group = 1) {
   require_enabled();
-  if (multicast && sreg_ctarank() % 2 != 0) fail(RULE_CTA_GROUP_RANK, sreg_ctarank());
+  // The barrier by its offset in the CTA's window (the bits a shared::cta address has below its window's
+  // position; in_own_window): the same in every CTA it may arrive in, whichever CTA's thread runs or waits.
+  bar &= 0x3FFFFu;
+  if (multicast && cta_group == 2 && sreg_ctarank() % 2 != 0) fail(RULE_CTA_GROUP_RANK, sreg_ctarank());
   clear_lane_flags(F_UNPUB_MMA);  // the commit performs this thread's fence::before_thread_sync for them
   // Strict: queued behind this CTA's pending work, or arriving now where none is pending.
   if (g_config.schedule == Schedule::Strict && ld_state(g_cta.magic) == STATE_MAGIC) {
-    strict_commit(bar, mask, multicast);
+    strict_commit(bar, mask, multicast, cta_group);
     return;
   }
   // Eager, or nothing of this CTA queued: every earlier MMA of this thread has written TMEM already.
@@ -1862,8 +1899,8 @@ __device__ __forceinline__ void mma_f16_ss(uint32_t d_tmem, uint64_t a_desc, uin
 __device__ __forceinline__ void commit(uint64_t* bar) { tc5emu::commit(tc5emu::smem_u32(bar), 0, false); }
 template <int CTA_GROUP>
 __device__ __forceinline__ void commit_multicast(uint64_t* bar, uint16_t cta_mask) {
-  static_assert(CTA_GROUP == 2, "the multicast commit is the pair's (cta_group::2)");
-  tc5emu::commit(tc5emu::smem_u32(bar), cta_mask, true);
+  static_assert(CTA_GROUP == 1 || CTA_GROUP == 2, "cta_group::1 or ::2");
+  tc5emu::commit(tc5emu::smem_u32(bar), cta_mask, true, CTA_GROUP);
 }
 __device__ __forceinline__ void tma_load_3d_cta_group2(void* dst, const CUtensorMap* map,
                                                        uint32_t bar_cluster_addr, int c0, int c1, int c2) {

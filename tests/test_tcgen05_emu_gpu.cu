@@ -20,16 +20,27 @@
 //                                    64). cta_group::2 (v5) rows placed by the model's pair split (pair_row).
 //                                    Every swizzled case also shows the comparison can tell the swizzle: D
 //                                    read with each other mode's XOR (same rows) must fail the bound.
-//   test_tcgen05_emu_gpu mxf8        the MXFP8 stage's instructions on its own tiles (mxfp8/matmul_mxfp8.cu): a
+//   test_tcgen05_emu_gpu mxf8        the MXFP8 stage's instructions on its own tiles (mxfp8/matmul_mxfp8.cu):
+//   a
 //                                    2-CTA pair with random e4m3 tiles and random UE8M0 scale tiles (a
 //                                    different SFB in each CTA); three tcgen05.cp.32x128b.warpx4 of the scale
-//                                    tiles, four block-scaled MMAs (M = 256, N = 256, K = 32 each, SF ids 0..3),
-//                                    one multicast commit. Checked: every scale byte read back from TMEM with
-//                                    tcgen05.ld against the model's pair copy (tcgen05_cp_32x128b_warpx4_pair:
-//                                    each CTA from its own shared memory), and every
-//                                    element of D, read with tcgen05.ld.32x32b.x32, against the model's
-//                                    product with the scales where the model puts them (mma_scale_read_block32),
-//                                    in fp64, within 2 * 128 * 2^-24 * sum |a b| (+ 2^-126).
+//                                    tiles, four block-scaled MMAs (M = 256, N = 256, K = 32 each, SF ids
+//                                    0..3), one multicast commit. Checked: every scale byte read back from
+//                                    TMEM with tcgen05.ld against the model's pair copy
+//                                    (tcgen05_cp_32x128b_warpx4_pair: each CTA from its own shared memory),
+//                                    and every element of D, read with tcgen05.ld.32x32b.x32, against the
+//                                    model's product with the scales where the model puts them
+//                                    (mma_scale_read_block32), in fp64, within 2 * 128 * 2^-24 * sum |a b| (+
+//                                    2^-126).
+//   test_tcgen05_emu_gpu peer        a cta_group::1 multicast commit that only another CTA waits for (v8's
+//                                    token pair): in a cluster of two, both CTAs issue the same MMAs (v2a's
+//                                    tiles, one random image) into their own TMEM; CTA 1 commits its MMAs to
+//                                    CTA 0's barrier alone and waits on a barrier of its own that CTA 0
+//                                    arrives on once its wait on both CTAs' commits has ended (begun after
+//                                    CTA 1's commit); then each CTA reads its TMEM. No thread of CTA 1
+//                                    waits on its commit's barrier: under the strict schedule CTA 0's wait
+//                                    must run CTA 1's queue, or the launch hangs (checked: it does, without
+//                                    that lookup). Checked: both CTAs' D bit-identical, finite, not all 0.
 //   test_tcgen05_emu_gpu trap RULE   (Hopper only) a kernel that breaks RULE (tcgen05_emu.h) must trap with
 //                                    exactly that rule's report; ld_poison / ld_poison_pair: a kernel that
 //                                    stores the registers of every tcgen05.ld before its tcgen05.wait::ld
@@ -72,25 +83,25 @@ constexpr int MMA_K_BYTES = 32;
 // What a test kernel does wrong on purpose (trap tests), or NONE.
 enum class Breach : int {
   NONE,
-  ALLOC_SIZE,          // tcgen05.alloc of 48 columns
-  NOT_CONVERGED,       // tcgen05.alloc by half a warp
-  LANE_QUARTER,        // warp 1 reads lane quarter 0
-  DEALLOC_WARP,        // warp 2 frees what warp 1 allocated
-  DEALLOC_RANGE,       // frees half the allocation
-  OUTSIDE_ALLOCATION,  // tcgen05.ld past the allocation's last column
-  MMA_UNALLOCATED,     // an MMA whose N columns run past the allocation
-  IDESC_RESERVED,      // reserved idesc bit 23 set
-  IDESC_SHAPE,         // N = 264 (over 256: outside the ISA's shape table)
-  SMEM_DESC,           // descriptor version bits 46-48 = 0
-  SMEM_ALIGN,          // a 128B-swizzled operand 128 bytes off its 1024-byte pattern
-  CTA_GROUP_RANK,      // a cta_group::2 MMA issued by the odd CTA
-  EXIT_HOLDING,        // the kernel returns without tcgen05.dealloc
-  CP_ADDRESS,          // tcgen05.cp .warpx4 to lane 32 (the lane field must be 0)
-  SMEM_RANGE,          // A's descriptor 48 KB past its tile: beyond the CTA's dynamic shared memory
-  LD_EARLY_USE,        // the registers of each tcgen05.ld stored before its tcgen05.wait::ld (then it waits)
-  LD_NO_WAIT,          // no tcgen05.wait::ld after the loads
-  LD_PENDING_LIMIT,    // 17 tcgen05.ld before one wait::ld (legal; beyond the emulator's 16)
-  NO_FENCE_AFTER_WAIT,     // tcgen05.ld after the wait on the commit's barrier, no fence::after_thread_sync
+  ALLOC_SIZE,           // tcgen05.alloc of 48 columns
+  NOT_CONVERGED,        // tcgen05.alloc by half a warp
+  LANE_QUARTER,         // warp 1 reads lane quarter 0
+  DEALLOC_WARP,         // warp 2 frees what warp 1 allocated
+  DEALLOC_RANGE,        // frees half the allocation
+  OUTSIDE_ALLOCATION,   // tcgen05.ld past the allocation's last column
+  MMA_UNALLOCATED,      // an MMA whose N columns run past the allocation
+  IDESC_RESERVED,       // reserved idesc bit 23 set
+  IDESC_SHAPE,          // N = 264 (over 256: outside the ISA's shape table)
+  SMEM_DESC,            // descriptor version bits 46-48 = 0
+  SMEM_ALIGN,           // a 128B-swizzled operand 128 bytes off its 1024-byte pattern
+  CTA_GROUP_RANK,       // a cta_group::2 MMA issued by the odd CTA
+  EXIT_HOLDING,         // the kernel returns without tcgen05.dealloc
+  CP_ADDRESS,           // tcgen05.cp .warpx4 to lane 32 (the lane field must be 0)
+  SMEM_RANGE,           // A's descriptor 48 KB past its tile: beyond the CTA's dynamic shared memory
+  LD_EARLY_USE,         // the registers of each tcgen05.ld stored before its tcgen05.wait::ld (then it waits)
+  LD_NO_WAIT,           // no tcgen05.wait::ld after the loads
+  LD_PENDING_LIMIT,     // 17 tcgen05.ld before one wait::ld (legal; beyond the emulator's 16)
+  NO_FENCE_AFTER_WAIT,  // tcgen05.ld after the wait on the commit's barrier, no fence::after_thread_sync
   NO_FENCE_AFTER_CLUSTER,  // tcgen05.mma after the setup's cluster barrier, no fence::after_thread_sync
   BARRIER_AFTER_FENCE,     // __syncthreads() between fence::after_thread_sync and tcgen05.ld
   NO_FENCE_BEFORE,         // the teardown's cluster barrier after tcgen05.ld, no fence::before_thread_sync
@@ -101,6 +112,8 @@ enum class Breach : int {
   TMEM_WAR,                // warp 0 overwrites the columns warps 1-3 read, told by a plain shared counter
   LD_PENDING_WRITE,        // (strict schedule) the loads follow the MMAs' commit through a CTA barrier (the
                            // pair: a cluster barrier, and only the odd CTA loads), not a wait on its mbarrier
+  PEER_LD_EARLY,           // (strict, peer_commit_kernel) CTA 1 reads its TMEM before CTA 0 tells it its
+                           // commit has arrived (a cluster barrier instead of the wait on go_bar)
 };
 
 struct MmaParams {
@@ -257,6 +270,91 @@ __global__ void __launch_bounds__(THREADS) mma_kernel(const __grid_constant__ Mm
 #endif
 }
 
+// ---- a cta_group::1 multicast commit that only the other CTA waits for (v8's token pair) ----
+// Both CTAs: the same image, the same MMAs into their own TMEM. CTA 0's commit arrives on its mma_bar, CTA
+// 1's (multicast, mask 0b01) on CTA 0's mma_bar too; CTA 0 waits on it, then arrives on CTA 1's go_bar, on
+// which CTA 1 waits before it reads. CTA 0 begins that wait only once CTA 1 has issued its commit
+// (order_bar): under the strict schedule a commit issued while its barrier's waiter already waits runs at
+// once, so only this order needs the waiter to look at the other CTA's queue. out: as mma_kernel's layout,
+// CTA r's at r * 128 * n.
+__global__ void __launch_bounds__(THREADS)
+    peer_commit_kernel(const __grid_constant__ MmaParams p, const uint8_t* image, float* out) {
+#if defined(GEMM_HAS_TCGEN05)
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* base = align_smem_1024(smem_raw);
+  __shared__ uint64_t mma_bar;    // CTA 0: both CTAs' commits
+  __shared__ uint64_t go_bar;     // CTA 1: CTA 0's arrival once its wait on mma_bar has ended
+  __shared__ uint64_t order_bar;  // CTA 0: CTA 1 has committed (PEER_LD_EARLY: has read its TMEM)
+  __shared__ uint32_t tmem_slot;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const uint32_t rank = ptx::cluster_ctarank();
+  for (uint32_t i = threadIdx.x * 16; i < p.image_bytes; i += THREADS * 16)
+    *reinterpret_cast<uint4*>(base + i) = *reinterpret_cast<const uint4*>(image + i);
+  ptx::fence_proxy_async_shared();
+  if (threadIdx.x == 0) {
+    ptx::mbarrier_init(&mma_bar, 2);
+    ptx::mbarrier_init(&go_bar, 1);
+    ptx::mbarrier_init(&order_bar, 1);
+    ptx::fence_mbarrier_init();
+  }
+  if (warp == 1) {
+    tc5::tmem_alloc(&tmem_slot, TMEM_COLS);
+    tc5::tmem_relinquish_alloc_permit();
+  }
+  tc5::fence_before_thread_sync();
+  ptx::barrier_cluster_arrive();
+  ptx::barrier_cluster_wait();
+  tc5::fence_after_thread_sync();
+  const uint32_t tmem = tmem_slot;
+  if (warp == 0 && ptx::elect_one_sync()) {
+    const uint32_t a_addr = ptx::smem_addr(base) + p.a_off, b_addr = ptx::smem_addr(base) + p.b_off;
+    for (int ks = 0; ks < p.ksteps; ++ks)
+      tc5::mma_f16_ss(tmem, kmajor_desc_sm100(p.a_tile, a_addr, ks), kmajor_desc_sm100(p.b_tile, b_addr, ks),
+                      p.idesc, ks > 0 ? 1u : 0u);
+    if (rank == 0) {
+      tc5::commit(&mma_bar);
+    } else {
+      tc5::commit_multicast<1>(&mma_bar, 0b01);  // to CTA 0's barrier only
+      if (p.breach != Breach::PEER_LD_EARLY)
+        ptx::mbarrier_arrive_release_cluster(ptx::mapa_shared_cluster(&order_bar, 0));
+    }
+  }
+  __syncwarp();
+  if (rank == 0) {
+    // PEER_LD_EARLY: CTA 0's wait, which runs CTA 1's MMAs, only once CTA 1 has read (so that it always
+    // traps)
+    ptx::mbarrier_wait(&order_bar, 0, "order_bar");
+    ptx::mbarrier_wait(&mma_bar, 0, "mma_bar");
+    if (threadIdx.x == 0) ptx::mbarrier_arrive_release_cluster(ptx::mapa_shared_cluster(&go_bar, 1));
+  } else if (p.breach == Breach::PEER_LD_EARLY) {
+    __syncthreads();  // orders nothing for the MMAs: CTA 1 has not learnt that its commit arrived
+  } else {
+    ptx::mbarrier_wait(&go_bar, 0, "go_bar");
+  }
+  tc5::fence_after_thread_sync();
+  for (int col = 0; col < p.n; col += 8) {
+    float v[8];
+    tc5::ld_32x32b_x8(tmem_addr(tmem, 32u * uint32_t(warp), uint32_t(col)), v);
+    tc5::wait_ld();
+    float* dst = out + ((size_t(rank * 4 + warp) * size_t(p.n / 8) + size_t(col / 8)) * 32 + lane) * 8;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) dst[i] = v[i];
+  }
+  if (p.breach == Breach::PEER_LD_EARLY && rank == 1) {
+    __syncthreads();
+    if (threadIdx.x == 0) ptx::mbarrier_arrive_release_cluster(ptx::mapa_shared_cluster(&order_bar, 0));
+  }
+  tc5::fence_before_thread_sync();
+  ptx::barrier_cluster_arrive();
+  ptx::barrier_cluster_wait();
+  if (warp == 1) {
+    tc5::fence_after_thread_sync();
+    tc5::tmem_dealloc(tmem, TMEM_COLS);
+  }
+#elif defined(__CUDA_ARCH__)
+  __trap();
+#endif
+}
 
 // ---- the MXFP8 stage's instructions: tcgen05.cp, the block-scaled MMA, tcgen05.ld.32x32b.x32 ----
 // Each CTA's shared-memory image, as the MXFP8 kernel lays out one ring stage (1024-aligned base).
@@ -808,11 +906,83 @@ const TrapCase TRAPS[] = {
     {"shape_m64", Breach::SHAPE_M64, tc5emu::RULE_SHAPE_NOT_EMULATED, 1},
     {"shape_pair_m128", Breach::SHAPE_PAIR_M128, tc5emu::RULE_SHAPE_NOT_EMULATED, 2},
     {"dealloc_pending", Breach::DEALLOC_PENDING, tc5emu::RULE_DEALLOC_PENDING, 1, tc5emu::Schedule::Late},
-    {"dealloc_pending_strict", Breach::DEALLOC_PENDING, tc5emu::RULE_DEALLOC_PENDING, 1, tc5emu::Schedule::Strict},
+    {"dealloc_pending_strict", Breach::DEALLOC_PENDING, tc5emu::RULE_DEALLOC_PENDING, 1,
+     tc5emu::Schedule::Strict},
     {"tmem_war", Breach::TMEM_WAR, tc5emu::RULE_TMEM_WAR, 1},
-    {"ld_pending_write", Breach::LD_PENDING_WRITE, tc5emu::RULE_LD_PENDING_WRITE, 1, tc5emu::Schedule::Strict},
-    {"ld_pending_write_pair", Breach::LD_PENDING_WRITE, tc5emu::RULE_LD_PENDING_WRITE, 2, tc5emu::Schedule::Strict},
+    {"ld_pending_write", Breach::LD_PENDING_WRITE, tc5emu::RULE_LD_PENDING_WRITE, 1,
+     tc5emu::Schedule::Strict},
+    {"ld_pending_write_pair", Breach::LD_PENDING_WRITE, tc5emu::RULE_LD_PENDING_WRITE, 2,
+     tc5emu::Schedule::Strict},
+    {"peer_ld_early", Breach::PEER_LD_EARLY, tc5emu::RULE_LD_PENDING_WRITE, 2, tc5emu::Schedule::Strict},
 };
+
+// v2a's tiles (128B swizzle, one BLOCK_K), or v5 stage 0's for the pair: the trap tests' MMA.
+MmaParams trap_params(int cta_group, Breach breach) {
+  const std::vector<Case> all = cases();
+  const Case* c               = nullptr;
+  for (const Case& x : all)
+    if (!std::strcmp(x.a->stage, cta_group == 2 ? "v5 stage 0" : "v2a")) c = &x;
+  MmaParams p{};
+  p.a_tile      = KMajorTile{c->a->rows, c->a->block_k, 2, c->a->swizzle};
+  p.b_tile      = KMajorTile{c->b->rows, c->b->block_k, 2, c->b->swizzle};
+  p.a_off       = c->a->tile_addr;
+  p.b_off       = c->b->tile_addr;
+  p.image_bytes = std::max(p.a_off + kmajor_tile_bytes(p.a_tile), p.b_off + kmajor_tile_bytes(p.b_tile));
+  p.n           = c->b->rows * cta_group;
+  p.ksteps      = kmajor_ksteps(p.a_tile);
+  p.idesc       = make_idesc_f16(F16Kind::BF16, F16Kind::BF16, AccKind::F32, 128 * cta_group, p.n);
+  p.breach      = breach;
+  return p;
+}
+
+// peer_commit_kernel on v2a's tiles filled with random bf16 (one image for both CTAs); `out` gets both CTAs'
+// D. Returns the launch's error; report: the emulator's (trap or leak), empty if none.
+cudaError_t run_peer_kernel(Breach breach, uint64_t seed, std::vector<float>& out, std::string& report) {
+  const MmaParams p = trap_params(1, breach);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  std::vector<uint8_t> image((p.image_bytes + 15) / 16 * 16);
+  for (size_t i = 0; i + 1 < image.size(); i += 2) {
+    const uint16_t b = bf16_bits(dist(rng));
+    image[i] = uint8_t(b & 0xFF), image[i + 1] = uint8_t(b >> 8);
+  }
+  uint8_t* d_image = nullptr;
+  float* d_out     = nullptr;
+  out.assign(2 * 128 * size_t(p.n), 0.0f);
+  CUDA_CHECK(cudaMalloc(&d_image, image.size()));
+  CUDA_CHECK(cudaMemcpy(d_image, image.data(), image.size(), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMalloc(&d_out, out.size() * sizeof(float)));
+  CUDA_CHECK(cudaMemset(d_out, 0xFF, out.size() * sizeof(float)));  // NaN: an unwritten element fails
+  const cudaError_t e = launch_cluster(peer_commit_kernel, 2, uint32_t(image.size()), p, d_image, d_out);
+  report              = e != cudaSuccess ? tc5emu::trap_report() : tc5emu::check_all_freed();
+  if (e == cudaSuccess) {
+    CUDA_CHECK(cudaMemcpy(out.data(), d_out, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(d_image));
+    CUDA_CHECK(cudaFree(d_out));
+  }
+  return e;
+}
+
+// The peer mode's check, one schedule: no trap, and both CTAs' D bit-identical, finite and not all zero.
+bool run_peer_case(uint64_t seed, const char* schedule) {
+  std::vector<float> out;
+  std::string report;
+  const cudaError_t e = run_peer_kernel(Breach::NONE, seed, out, report);
+  const size_t half   = out.size() / 2;
+  size_t differ = 0, bad = 0, nonzero = 0;
+  for (size_t i = 0; e == cudaSuccess && i < half; ++i) {
+    differ += std::memcmp(&out[i], &out[half + i], sizeof(float)) != 0;
+    bad += !std::isfinite(out[i]) || !std::isfinite(out[half + i]);
+    nonzero += out[i] != 0.0f;
+  }
+  const bool pass = e == cudaSuccess && report.empty() && differ == 0 && bad == 0 && nonzero > half / 2;
+  std::printf(
+      "%s peer commit [%s]: launch %s; emulator: %s; %zu of %zu elements differ between the CTAs, %zu "
+      "not finite, %zu not zero\n",
+      pass ? "PASS" : "FAIL", schedule, cudaGetErrorString(e), report.empty() ? "(nothing)" : report.c_str(),
+      differ, half, bad, nonzero);
+  return pass;
+}
 
 int run_trap(const char* name) {
   const TrapCase* t = nullptr;
@@ -843,21 +1013,17 @@ int run_trap(const char* name) {
                 cudaGetErrorString(e), report.empty() ? "(nothing)" : report.c_str(), want.c_str());
     return pass ? 0 : 1;
   }
-  // v2a's tiles (128B swizzle, one BLOCK_K), or v5 stage 0's for the pair.
-  const std::vector<Case> all = cases();
-  const Case* c               = nullptr;
-  for (const Case& x : all)
-    if (!std::strcmp(x.a->stage, t->cta_group == 2 ? "v5 stage 0" : "v2a")) c = &x;
-  MmaParams p{};
-  p.a_tile      = KMajorTile{c->a->rows, c->a->block_k, 2, c->a->swizzle};
-  p.b_tile      = KMajorTile{c->b->rows, c->b->block_k, 2, c->b->swizzle};
-  p.a_off       = c->a->tile_addr;
-  p.b_off       = c->b->tile_addr;
-  p.image_bytes = std::max(p.a_off + kmajor_tile_bytes(p.a_tile), p.b_off + kmajor_tile_bytes(p.b_tile));
-  p.n           = c->b->rows * t->cta_group;
-  p.ksteps      = kmajor_ksteps(p.a_tile);
-  p.idesc       = make_idesc_f16(F16Kind::BF16, F16Kind::BF16, AccKind::F32, 128 * t->cta_group, p.n);
-  p.breach      = t->breach;
+  if (t->breach == Breach::PEER_LD_EARLY) {
+    std::vector<float> out;
+    std::string report;
+    const cudaError_t e    = run_peer_kernel(t->breach, 1, out, report);
+    const std::string want = tc5emu::rule_text(t->rule);
+    const bool pass        = report.find(want) != std::string::npos;
+    std::printf("%s trap %s: launch %s; emulator: %s\n  expected: %s\n", pass ? "PASS" : "FAIL", name,
+                cudaGetErrorString(e), report.empty() ? "(nothing)" : report.c_str(), want.c_str());
+    return pass ? 0 : 1;
+  }
+  const MmaParams p = trap_params(t->cta_group, t->breach);
   uint8_t* d_image = nullptr;
   float* d_out     = nullptr;
   CUDA_CHECK(cudaMalloc(&d_image, size_t(t->cta_group) * p.image_bytes));
@@ -890,8 +1056,8 @@ int run_trap(const char* name) {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
-  if (!(mode == "mma" || mode == "mxf8" || (mode == "trap" && argc > 2))) {
-    std::fprintf(stderr, "usage: %s mma | mxf8 | trap RULE\n", argv[0]);
+  if (!(mode == "mma" || mode == "mxf8" || mode == "peer" || (mode == "trap" && argc > 2))) {
+    std::fprintf(stderr, "usage: %s mma | mxf8 | peer | trap RULE\n", argv[0]);
     return 2;
   }
   std::string name;
@@ -926,8 +1092,8 @@ int main(int argc, char** argv) {
       }
     }
     const char* schedule_name = gpu == Gpu::HOPPER ? tc5emu::schedule_name(s) : "real";
-    if (mode == "mxf8") {
-      pass = run_mx_case(seed, schedule_name) && pass;
+    if (mode == "mxf8" || mode == "peer") {
+      pass = (mode == "mxf8" ? run_mx_case(seed, schedule_name) : run_peer_case(seed, schedule_name)) && pass;
       ++n_cases;
       continue;
     }
