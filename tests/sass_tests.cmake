@@ -174,6 +174,14 @@ endforeach()
 foreach(op UTCHMMA UTCBAR UTCATOMSWS UTMALDG[.]2D)
   list(APPEND GEMM_SASS_FORBIDDEN_sm_100a_v8 "[ \t]${op}[.]2CTA@decode_kernel")
 endforeach()
+# The token pair (v8q .. v8r: decode_kernel<48 .. 128, 2>): its box of B multicast to both CTAs (the
+# .multicast::cluster TMA -> UTMALDG.2D.MULTICAST), its MMAs' commit to both CTAs' empty barriers
+# (tcgen05.commit.cta_group::1 .multicast::cluster -> UTCBAR.MULTICAST, no 2CTA) and the cluster barriers
+# (UCGABAR_ARV); a CTA alone (decode_kernel<16, 1>) has neither multicast.
+list(APPEND GEMM_SASS_sm_100a_v8 "UTMALDG[.]2D[.]MULTICAST@decode_kernelILi64ELi2E"
+     "UTCBAR[.]MULTICAST@decode_kernelILi64ELi2E" "UCGABAR_ARV@decode_kernelILi64ELi2E")
+list(APPEND GEMM_SASS_FORBIDDEN_sm_100a_v8 "[ \t]UTMALDG[.]2D[.]MULTICAST@decode_kernelILi16ELi1E"
+     "[ \t]UTCBAR[.]MULTICAST@decode_kernelILi16ELi1E")
 set(GEMM_SASS_FORBIDDEN_sm_103a_v8 ${GEMM_SASS_FORBIDDEN_sm_100a_v8})
 set(GEMM_SASS_BUDGET_sm_100a_v8 ${GEMM_SASS_BUDGET_sm_100a_v6})
 set(GEMM_SASS_BUDGET_sm_103a_v8 ${GEMM_SASS_BUDGET_sm_100a_v6})

@@ -1,5 +1,6 @@
-// decode.cuh: v8's decode kernel on Blackwell (v8s 16 wide, v8t 32, v8u 144, v8v 192; v8d takes it at
-// M <= 32, and at 129-192 rows where B is long): the tile turned around.
+// decode.cuh: v8's decode kernel on Blackwell (v8s 16 wide, v8t 32, v8u 144, v8v 192, the token pair
+// v8q-v8r; v8d takes it at M <= 32, and at 65-256 rows where B is long or its tiles fit one wave of pairs):
+// the tile turned around.
 // Included by matmul_v8.cu; the Hopper twin, decode_sm90.cuh, says why each choice (the same here).
 //
 // C^T = B * A^T for M <= 16: B's rows fill the MMA's M side, 128 per CTA (one cta_group::1 MMA of M = 128),
@@ -16,10 +17,16 @@
 // loads, warp 1 allocates TMEM and issues the MMAs, warps 2-5 (one per TMEM lane quarter) are the epilogue;
 // one tile per CTA.
 //
+// In clusters of two it is the token pair (v8q, v8x, v8y, v8z, v8r: 48, 64, 80, 96 or 128 of A's rows per
+// CTA, cta_group::1 MMAs of N = 48 .. 128; the Hopper twin's tile at 65-256 tokens): the two CTAs split A's
+// rows and share B's tile, each multicasting one 64-row box of it into both. A stage is free once the MMAs of
+// both CTAs have read it: each MMA thread's commit is multicast to the empty barrier of both (an arrival
+// count of 2).
+//
 // Status: compiled for sm_100a; not run on Blackwell hardware by this project. Through the tcgen05 emulator
-// it passes against cuBLAS on an H200 (Hopper; `matmul_v8 --emulate --variant v8s`, and v8t, v8u, v8v); also
-// model-checked (layout, CuTe's instruction descriptor, SASS). It has no protocol model of its own: one tile
-// per CTA, v4's roles.
+// it passes against cuBLAS on an H200 (Hopper; `matmul_v8 --emulate --variant v8s`, and v8t, v8u, v8v, the
+// token pair's v8q-v8r); also model-checked (layout, CuTe's instruction descriptor, SASS). It has no protocol
+// model of its own: one tile per CTA, v4's roles.
 //
 // PTX ISA sections: as matmul_v8.cu (the cta_group::1 forms), and "atom" (.acq_rel, the split counter).
 #pragma once
@@ -45,9 +52,15 @@ constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
 // operand's tile is one 2D box {64, rows} at (k0, row0).
 constexpr int TMA_BOXES = 1;
 GEMM_HD constexpr TmaBox tma_box(KMajorTile, int row0, int k0, int) { return {0, {k0, row0, 0}}; }
+// The token pair (v8q .. v8r): B's tile in PAIR boxes stacked along its rows, box j (64 rows) issued by CTA j
+// of the cluster and multicast to both; A's tile one box, as above (the Hopper twin's).
+constexpr int PAIR = 2;  // CTAs of the token pair's cluster
+GEMM_HD constexpr TmaBox pair_tma_box(KMajorTile t, int row0, int k0, int j) {
+  return {uint32_t(j) * uint32_t(t.rows / PAIR) * 128u, {k0, row0 + j * (t.rows / PAIR), 0}};
+}
 
 // The kernel's widths (the Hopper twin's): A's rows padded to COLS, the MMA's N, 16 (v8s), 32 (v8t), 144
-// (v8u) or 192 (v8v), and the constants that follow from it.
+// (v8u) or 192 (v8v), and 48 to 128 per CTA of the token pair (v8q-v8r); the constants that follow from it.
 template <int COLS_>
 struct Width {
   static constexpr int COLS           = COLS_;
@@ -55,7 +68,8 @@ struct Width {
   // No split shorter than this many K tiles (common/split_k.h): 4 at 16 wide (64 KB of B); 96 at 32 wide,
   // where a split costs more than it brings on shorter K (on an H200, 32 x 4096 x 4096: 17.4 us in one split,
   // 18.6 in four; 32 x 8192 x 8192: 39.2 in one, 42.0 in two) and pays at the longest (32 x 8192 x 28672:
-  // 117 us in two, 122 in one); 32 at 144 and 192 wide, where a K tile is 4.5 to 6 times 16 wide's work.
+  // 117 us in two, 122 in one); 32 wider (the turned tiles, where a K tile is 4.5 to 6 times 16 wide's work,
+  // and the token pair's widths).
   static constexpr int MIN_SPLIT_K_TILES = COLS == 16 ? 4 : COLS == 32 ? 96 : 32;
   // Partials whose loads the last split issues before adding them: 4 of a 16-column group (the registers)
   static constexpr int FIXUP_BATCH = 64 / GROUP_COLS;
@@ -64,7 +78,7 @@ struct Width {
   static constexpr KMajorTile A_TILE{COLS, BLOCK_K, 2, Swizzle::B128};  // the MMA's B operand
   static constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
   static constexpr uint32_t STAGE_BYTES  = B_TILE_BYTES + A_TILE_BYTES;  // one ring stage: [B tile][A tile]
-  // As many stages as fit, 8 at most: 8 at 16 and 32 wide, 6 at 144, 5 at 192
+  // As many stages as fit, 8 at most: 8 at 16 to 96 wide, 7 at 128, 6 at 144, 5 at 192
   static constexpr int NUM_STAGES =
       RING_BUDGET / STAGE_BYTES < MAX_STAGES ? int(RING_BUDGET / STAGE_BYTES) : MAX_STAGES;
   static constexpr uint32_t SMEM_BYTES = NUM_STAGES * STAGE_BYTES + SMEM_ALIGN;
@@ -86,10 +100,12 @@ static_assert(B_TILE_BYTES % 1024 == 0, "B's tile is whole 1024-B swizzle atoms 
 static_assert(BLOCK_K % MMA_K == 0, "a tile holds whole MMA K steps");
 static_assert(Width<MAX_COLS>::COLS == MAX_COLS, "the widest width is MAX_COLS");
 
-// grid: tiles x split.splits CTAs, CTA b taking tile b / splits (rows 128 * tile of B, columns of C) and
-// split b % splits of its K tiles. workspace: one partial per CTA; counters: one per tile, 0 between
-// launches.
-template <int COLS>
+// C^T = B * A^T for M <= COLS * CTAS. grid: tiles x split.splits clusters of CTAS CTAs, cluster b taking tile
+// b / splits (rows 128 * tile of B, columns of C) and split b % splits of its K tiles, and its CTA of rank r
+// A's rows [r COLS, (r + 1) COLS) (the token pair, CTAS = PAIR: each CTA multicasts one 64-row box of B's
+// tile to both, and its MMAs' commit tells both that they have read the stage). workspace: one partial per
+// CTA; counters: one per tile and rank, 0 between launches.
+template <int COLS, int CTAS = 1>
 __global__ void __launch_bounds__(NUM_THREADS)
     decode_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                   __nv_bfloat16* c, int m, int n, int k, SplitK split, float* workspace, uint32_t* counters) {
@@ -107,9 +123,14 @@ __global__ void __launch_bounds__(NUM_THREADS)
   __shared__ uint64_t acc_full_bar;           // every MMA is done: the accumulator is final (a commit)
   __shared__ uint32_t tmem_slot;              // tcgen05.alloc writes the TMEM base address here
   __shared__ uint32_t last_split;             // this CTA counted last on its tile's counter
+  static_assert(CTAS == 1 || CTAS == PAIR, "a CTA alone, or the token pair");
+  constexpr uint16_t CLUSTER_MASK = (1u << CTAS) - 1;  // B's boxes and the commits to both CTAs of the pair
 
   const int warp_id = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int tile = int(blockIdx.x) / split.splits, s_idx = int(blockIdx.x) % split.splits;
+  const int rank    = CTAS > 1 ? int(ptx::cluster_ctarank()) : 0;
+  const int cluster = int(blockIdx.x) / CTAS;
+  const int tile = cluster / split.splits, s_idx = cluster % split.splits;
+  const int slot    = tile * CTAS + rank;  // this CTA's block of C: its counter, and its partials' row
   const int n0      = tile * ROWS;
   const int k_total = num_k_tiles(k, BLOCK_K);
   const int k_begin = split.begin(s_idx), k_end = split.end(s_idx, k_total);
@@ -118,7 +139,7 @@ __global__ void __launch_bounds__(NUM_THREADS)
   if (warp_id == 0 && ptx::elect_one_sync()) {
     for (int s = 0; s < NUM_STAGES; ++s) {
       ptx::mbarrier_init(&full_bar[s], 1);   // the producer's arrive_expect_tx
-      ptx::mbarrier_init(&empty_bar[s], 1);  // the MMA thread's commit
+      ptx::mbarrier_init(&empty_bar[s], CTAS);  // the MMA thread's commit, in the pair both CTAs'
     }
     ptx::mbarrier_init(&acc_full_bar, 1);  // the commit after the last K tile
     ptx::fence_mbarrier_init();
@@ -127,7 +148,12 @@ __global__ void __launch_bounds__(NUM_THREADS)
     tc5::tmem_relinquish_alloc_permit();
   }
   tc5::fence_before_thread_sync();
-  __syncthreads();
+  if constexpr (CTAS > 1) {  // the peer's barriers initialised before any multicast or commit reaches them
+    ptx::barrier_cluster_arrive();
+    ptx::barrier_cluster_wait();
+  } else {
+    __syncthreads();
+  }
   tc5::fence_after_thread_sync();
   const uint32_t tmem_acc = tmem_slot;
 
@@ -141,9 +167,16 @@ __global__ void __launch_bounds__(NUM_THREADS)
         ptx::mbarrier_wait(&empty_bar[stage], empty_phase, "empty_bar");
         // Both boxes are whole boxes: rows past N or M and K past K arrive as zeros, and count.
         ptx::mbarrier_arrive_expect_tx(&full_bar[stage], STAGE_BYTES);
-        ptx::tma_load_2d_hint(ring + W::b_tile_offset(stage), &b_map, &full_bar[stage], kt * BLOCK_K, n0,
-                              evict_first);
-        ptx::tma_load_2d(ring + W::a_tile_offset(stage), &a_map, &full_bar[stage], kt * BLOCK_K, 0);
+        if constexpr (CTAS == 1) {
+          ptx::tma_load_2d_hint(ring + W::b_tile_offset(stage), &b_map, &full_bar[stage], kt * BLOCK_K, n0,
+                                evict_first);
+        } else {  // this CTA's box of B's tile, into both CTAs (the full barrier at its offset in each)
+          const TmaBox box = pair_tma_box(B_TILE, n0, kt * BLOCK_K, rank);
+          ptx::tma_load_2d_multicast_hint(ring + W::b_tile_offset(stage) + box.smem_offset, &b_map,
+                                          &full_bar[stage], CLUSTER_MASK, box.coords[0], box.coords[1],
+                                          evict_first);
+        }
+        ptx::tma_load_2d(ring + W::a_tile_offset(stage), &a_map, &full_bar[stage], kt * BLOCK_K, rank * COLS);
         if (++stage == NUM_STAGES) {
           stage = 0;
           empty_phase ^= 1;
@@ -175,7 +208,12 @@ __global__ void __launch_bounds__(NUM_THREADS)
           tc5::mma_f16_ss(tmem_acc, kmajor_desc_sm100(B_TILE, b_addr, ks),
                           kmajor_desc_sm100(A_TILE, a_addr, ks), W::IDESC,
                           (kt > k_begin || ks > 0) ? 1u : 0u);
-        tc5::commit(&empty_bar[stage]);  // arrives once the MMAs above have read this stage
+        // arrives once the MMAs above have read this stage; in the pair, in both CTAs (each multicast a box
+        // of B into this stage of both)
+        if constexpr (CTAS == 1)
+          tc5::commit(&empty_bar[stage]);
+        else
+          tc5::commit_multicast<1>(&empty_bar[stage], CLUSTER_MASK);
         if (++stage == NUM_STAGES) {
           stage = 0;
           full_phase ^= 1;
@@ -205,13 +243,13 @@ __global__ void __launch_bounds__(NUM_THREADS)
         v[8 + j] = hi[j];
       }
     };
-    // ... and stored: row 16g + j of C, for j < M; the warp's 32 columns are 64 contiguous bytes
+    // ... and stored: row rank COLS + 16g + j of C, if < M; the warp's 32 columns are 64 contiguous bytes
     const auto store_group = [&](int g, const float (&v)[GROUP_COLS]) {
       if (col >= n) return;
+      const int row0 = rank * COLS + GROUP_COLS * g;
 #pragma unroll
       for (int j = 0; j < GROUP_COLS; ++j)
-        if (GROUP_COLS * g + j < m)
-          c[size_t(GROUP_COLS * g + j) * size_t(n) + col] = __float2bfloat16_rn(v[j]);
+        if (row0 + j < m) c[size_t(row0 + j) * size_t(n) + col] = __float2bfloat16_rn(v[j]);
     };
 
     if (split.splits == 1) {
@@ -223,7 +261,7 @@ __global__ void __launch_bounds__(NUM_THREADS)
       }
       tc5::fence_before_thread_sync();  // the loads are ordered before the teardown's barrier
     } else {  // the split's fixup (common/split_k.h; the Hopper twin's)
-      float* own = workspace + size_t(blockIdx.x) * PARTIAL_FLOATS;
+      float* own = workspace + (size_t(slot) * split.splits + s_idx) * PARTIAL_FLOATS;
 #pragma unroll 1
       for (int g = 0; g < GROUPS; ++g) {
         float v[GROUP_COLS];
@@ -235,10 +273,10 @@ __global__ void __launch_bounds__(NUM_THREADS)
       }
       tc5::fence_before_thread_sync();  // the loads ordered before the barriers below (and the teardown's)
       // the epilogue's thread 0 counts the split once all 128 have stored (common/fixup.cuh): the last stores
-      if (count_split(counters + tile, split.splits, EPILOGUE_BAR, 128, r == 0, last_split)) {
+      if (count_split(counters + slot, split.splits, EPILOGUE_BAR, 128, r == 0, last_split)) {
         // the sum in split order, FIXUP_BATCH partials' loads at a time (the Hopper twin's), group by group
         const float4* first =
-            reinterpret_cast<const float4*>(workspace + size_t(blockIdx.x - s_idx) * PARTIAL_FLOATS);
+            reinterpret_cast<const float4*>(workspace + size_t(slot) * split.splits * PARTIAL_FLOATS);
 #pragma unroll 1
         for (int g = 0; g < GROUPS; ++g) {
           float sum[GROUP_COLS];
@@ -251,9 +289,15 @@ __global__ void __launch_bounds__(NUM_THREADS)
     }
   }
 
-  // ---- teardown: every TMEM read is done before the allocating warp frees it ----
+  // ---- teardown: every TMEM read is done before the allocating warp frees it; in the pair, the cluster
+  //      barrier also keeps each CTA alive while the peer may still signal its barriers ----
   tc5::fence_before_thread_sync();
-  __syncthreads();
+  if constexpr (CTAS > 1) {
+    ptx::barrier_cluster_arrive();
+    ptx::barrier_cluster_wait();
+  } else {
+    __syncthreads();
+  }
   if (warp_id == 1) {
     tc5::fence_after_thread_sync();
     tc5::tmem_dealloc(tmem_acc, TMEM_COLS);
@@ -263,28 +307,29 @@ __global__ void __launch_bounds__(NUM_THREADS)
 #endif  // GEMM_HAS_TCGEN05
 }
 
-// The launch at one width (the Hopper twin's): tensor maps with B's 128-row box and A's COLS-row box (rows
-// past M zero-filled), the split from the occupancy query's resident CTAs, the workspace and counters where K
-// is split.
-template <int COLS>
+// The launch at one width (the Hopper twin's): tensor maps with B's 128-row box (64 rows in the token pair,
+// one per CTA) and A's COLS-row box (rows past M zero-filled), the split from the occupancy query's resident
+// CTAs (or pairs), the workspace and counters where K is split.
+template <int COLS, int CTAS = 1>
 Launch prepare(const GemmArgs& g) {
   using W = Width<COLS>;
   const CUtensorMap a_map =
       make_tensor_map(kmajor_tma_2d(g.m, g.k, COLS, SLICE_K, 2, Swizzle::B128), g.a, "A");
   // B, read once: the L2 fetches 128 bytes on a miss, not 256 (common/tma.h, L2Promotion)
-  TmaDesc b_desc          = kmajor_tma_2d(g.n, g.k, ROWS, SLICE_K, 2, Swizzle::B128);
+  TmaDesc b_desc          = kmajor_tma_2d(g.n, g.k, ROWS / CTAS, SLICE_K, 2, Swizzle::B128);
   b_desc.l2_promotion     = L2Promotion::B128;
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
-  auto* kernel = decode_kernel<COLS>;
+  auto* kernel            = decode_kernel<COLS, CTAS>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, W::SMEM_BYTES));
-  PersistentGrid grid = persistent_grid(kernel, NUM_THREADS, W::SMEM_BYTES, 1, 1, 1, "v8s/v8t/v8u/v8v");
+  PersistentGrid grid = persistent_grid(kernel, NUM_THREADS, W::SMEM_BYTES, CTAS, 1, 1, "v8s-v8v, v8q-v8r");
   const int tiles     = num_tiles(g.n, ROWS);
   const SplitK split =
       pick_split_k(tiles, num_k_tiles(g.k, BLOCK_K), grid.max_clusters, W::MIN_SPLIT_K_TILES);
-  grid.resize(tiles * split.splits);  // one CTA per tile and split, resident or not: no CTA waits for another
-  std::shared_ptr<FixupMemory> fixup;  // the partials, and one counter per tile (FixupMemory's flags)
+  grid.resize(tiles * split.splits);  // a cluster per tile and split, resident or not: none waits for another
+  // the partials, and one counter per tile and rank (FixupMemory's flags)
+  std::shared_ptr<FixupMemory> fixup;
   if (split.splits > 1)
-    fixup = std::make_shared<FixupMemory>(size_t(tiles) * split.splits, W::PARTIAL_FLOATS);
+    fixup = std::make_shared<FixupMemory>(size_t(tiles) * CTAS * split.splits, W::PARTIAL_FLOATS);
   float* workspace   = fixup ? fixup->workspace : nullptr;
   uint32_t* counters = fixup ? fixup->flags : nullptr;
   auto* c            = static_cast<__nv_bfloat16*>(g.c);
@@ -318,6 +363,26 @@ inline Launch prepare_turned_picked(const GemmArgs& g, DeviceTrace* trace) {
   return {};
 }
 
+// v8d's launch at 65-256 rows where common/split_k.h's pick_token_pair takes the token pair (48, 64, 80, 96
+// or 128 of A's rows per CTA, from the pairs resident at once; the Hopper twin's rule, measured on an H200);
+// an empty Launch where it does not.
+inline Launch prepare_pair_picked(const GemmArgs& g, DeviceTrace* trace) {
+  if (g.m <= 64 || g.m > 256) return {};
+  using W         = Width<64>;  // one CTA per SM at every width
+  const int slots = resident_clusters(decode_kernel<64, PAIR>, NUM_THREADS, W::SMEM_BYTES, PAIR, "v8q-v8r");
+  const int width = pick_token_pair(g.m, num_tiles(g.n, ROWS), num_k_tiles(g.k, BLOCK_K), slots);
+  if (width == 48)
+    return untraced_pick(prepare<48, PAIR>, g, trace, "the token pair 48 wide (v8q) at 64 < M <= 96");
+  if (width == 64) return untraced_pick(prepare<64, PAIR>, g, trace, "the token pair (v8x) at 96 < M <= 128");
+  if (width == 80)
+    return untraced_pick(prepare<80, PAIR>, g, trace, "the token pair 80 wide (v8y) at 128 < M <= 160");
+  if (width == 96)
+    return untraced_pick(prepare<96, PAIR>, g, trace, "the token pair 96 wide (v8z) at 160 < M <= 192");
+  if (width == 128)
+    return untraced_pick(prepare<128, PAIR>, g, trace, "the token pair 128 wide (v8r) at 192 < M <= 256");
+  return {};
+}
+
 // A width's row of the variant table (v8s: 16, v8t: 32, v8u: 144, v8v: 192): its ring for the layout model
 // (the MMA's A operand is B's 128-row tile, its B operand A's COLS rows; a ring of 8 small stages, 6 or 5 at
 // 144 and 192 wide), and the shapes it takes (M <= COLS).
@@ -335,6 +400,28 @@ ShapeRule shape_rule(ShapeRule rule) {
       : COLS == 144
           ? "is the tile turned around 144 wide: A's rows are its MMA's N, 144 at most (v8d takes any M)"
           : "is the tile turned around 192 wide: A's rows are its MMA's N, 192 at most (v8d takes any M)";
+  return rule;
+}
+
+// The token pair's rows of the variant table (v8q: 48, v8x: 64, v8y: 80, v8z: 96, v8r: 128 wide per CTA): its
+// ring for the layout model (B's 128-row tile in two 64-row boxes, one per CTA of the pair; 8 stages, 7 at
+// 128 wide), and the shapes it takes (M <= 2 COLS).
+template <int COLS>
+SmemTiles pair_smem_tiles() {
+  SmemTiles t{B_TILE,  Width<COLS>::A_TILE, ROWS,        /*tma_3d=*/false, Width<COLS>::NUM_STAGES,
+              SLICE_K, TMA_BOXES,           pair_tma_box};
+  t.a_split = PAIR;  // the MMA's A operand: B's tile, box j from CTA j
+  return t;
+}
+template <int COLS>
+ShapeRule pair_shape_rule(ShapeRule rule) {
+  rule.m_max = PAIR * COLS;
+  rule.m_max_why =
+      COLS == 48   ? "is the token pair 48 wide: two CTAs' MMA N of 48, 96 rows at most (v8d takes any M)"
+      : COLS == 64 ? "is the token pair: A's rows are two CTAs' MMA N of 64, 128 at most (v8d takes any M)"
+      : COLS == 80 ? "is the token pair 80 wide: two CTAs' MMA N of 80, 160 rows at most (v8d takes any M)"
+      : COLS == 96 ? "is the token pair 96 wide: two CTAs' MMA N of 96, 192 rows at most (v8d takes any M)"
+                   : "is the token pair 128 wide: two CTAs' MMA N of 128, 256 rows at most (v8d takes any M)";
   return rule;
 }
 

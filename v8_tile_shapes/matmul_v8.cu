@@ -25,14 +25,18 @@
 //     picked unit's); that half was measured on an H100 with the Hopper pair along M as here (the Hopper
 //     twin's pair now sits along N, and counts 36%): unmeasured on Blackwell.
 //  3. Decode (v8s; v8d at M <= 16): a kernel of its own, decode.cuh, which turns the tile around (B's rows on
-//     the MMA's M side, M = 128, A's at most 16 its N = 16) and splits K to fill the GPU (the Hopper twin's).
+//     the MMA's M side, M = 128, A's at most 16 its N = 16) and splits K to fill the GPU (the Hopper twin's);
+//     in clusters of two it is the token pair (v8q-v8r; v8d at 65-256 rows where B's tiles fit one wave of
+//     pairs): the two CTAs split A's rows and share B's tile, each multicasting one 64-row box of it and
+//     committing its MMAs to both CTAs' empty barriers (tcgen05.commit.cta_group::1 .multicast::cluster).
 //  v7's Cluster Launch Control (v7clc) is not carried over: every v8 plan is static.
 // Why it helps: a unit as large as v7's leaves SMs idle where the shape has few of them (skinny M, small
 // cubes); a smaller unit gives every SM work without a fixup. What it costs: a CTA alone loads all of B itself
 // and runs a 128-row MMA (half the pair's work per instruction); the narrow pair a quarter of the wide MMA's
 // N per K tile.
 //
-// PTX ISA sections: as v7, plus the cta_group::1 forms of tcgen05.alloc/mma/commit (v4's).
+// PTX ISA sections: as v7, plus the cta_group::1 forms of tcgen05.alloc/mma/commit (v4's) and the
+// cta_group::1 multicast commit ("tcgen05.commit", the token pair).
 //
 // Status: compiled for sm_100a and sm_103a; not run on Blackwell hardware by this project, so no number of
 // its own. Through the tcgen05 emulator (common/tcgen05_emu.h) every variant passes against cuBLAS on an
@@ -613,6 +617,7 @@ int resident_workers() {
 }
 Launch prepare_v8_picked(const GemmArgs& g, DeviceTrace* trace) {
   if (g.m <= decode::MAX_COLS) return decode::prepare_picked(g, trace);  // the tile turned around (v8s, v8t)
+  if (Launch pair = decode::prepare_pair_picked(g, trace)) return pair;  // 65-256 rows (v8q .. v8r)
   if (Launch turned = decode::prepare_turned_picked(g, trace)) return turned;  // 129-192 rows (v8u, v8v)
   const int tiles_m = num_tiles(g.m, BLOCK_M), iters = num_k_tiles(g.k, BLOCK_K);
   const UnitChoice unit   = pick_unit(tiles_m, num_tiles(g.n, BLOCK_N), iters, resident_workers<CLUSTER_SIZE>(),
@@ -668,8 +673,21 @@ std::vector<Variant> sm100_variants() {
        kernel, decode::shape_rule<144>(any_mn), decode::smem_tiles<144>(), decode::prepare<144>},
       {"v8v", "the tile turned around 192 wide (M <= 192): v8s with A's side 192 rows (M = 128, N = 192)",
        kernel, decode::shape_rule<192>(any_mn), decode::smem_tiles<192>(), decode::prepare<192>},
-      {"v8d", "picked per shape: the decode tile at M <= 32 (and 129-192 where B is long), else v7d's "
-              "pair, a 1-CTA unit or the narrow pair; the default",
+      {"v8q", "the token pair 48 wide (M <= 96): v8x with 48 of A's rows per CTA (M = 128, N = 48)", kernel,
+       decode::pair_shape_rule<48>(any_mn), decode::pair_smem_tiles<48>(), decode::prepare<48, decode::PAIR>},
+      {"v8x", "the token pair (M <= 128): two CTAs of 64 of A's rows each (M = 128, N = 64), B's 128-row "
+              "tile shared by multicast", kernel, decode::pair_shape_rule<64>(any_mn),
+       decode::pair_smem_tiles<64>(), decode::prepare<64, decode::PAIR>},
+      {"v8y", "the token pair 80 wide (M <= 160): v8x with 80 of A's rows per CTA (M = 128, N = 80)", kernel,
+       decode::pair_shape_rule<80>(any_mn), decode::pair_smem_tiles<80>(), decode::prepare<80, decode::PAIR>},
+      {"v8z", "the token pair 96 wide (M <= 192): v8x with 96 of A's rows per CTA (M = 128, N = 96)", kernel,
+       decode::pair_shape_rule<96>(any_mn), decode::pair_smem_tiles<96>(), decode::prepare<96, decode::PAIR>},
+      {"v8r", "the token pair 128 wide (M <= 256): v8x with 128 of A's rows per CTA (M = 128, N = 128)",
+       kernel, decode::pair_shape_rule<128>(any_mn), decode::pair_smem_tiles<128>(),
+       decode::prepare<128, decode::PAIR>},
+      {"v8d", "picked per shape: the decode tile at M <= 32 (and 129-192 where B is long), the token pair at "
+              "65-256 where B's tiles fit one wave of pairs, else v7d's pair, a 1-CTA unit or the narrow "
+              "pair; the default",
        kernel, any_mn, picked, prepare_v8_untraced<UNIT_PICKED>, prepare_v8_traced<UNIT_PICKED>},
   };
 }
