@@ -1,9 +1,11 @@
-// test_v8_token_pair_protocol.cpp: the synchronisation protocol of v8's Blackwell token pair
-// (v8_tile_shapes/decode.cuh, decode_kernel<COLS, 2>: v8q .. v8r), which no GPU here can run, executed on the
-// CPU against the model of tests/protocol_model.h.
+// test_v8_token_pair_protocol.cpp: the synchronisation protocol of v8's Blackwell decode kernel
+// (v8_tile_shapes/decode.cuh), as the token pair (decode_kernel<COLS, 2>: v8q .. v8r) and as a CTA alone
+// (decode_kernel<COLS, 1>: v8s .. v8v), which no GPU here can run, executed on the CPU against the model of
+// tests/protocol_model.h.
 //
 // A cluster of two CTAs takes one 128-row tile of B and one range of K tiles; CTA r multiplies A's rows of
-// its rank. Each CTA, line for line as the kernel:
+// its rank (a CTA alone: the same with one CTA, B's tile one box of its own, each empty barrier counting its
+// own commit). Each CTA, line for line as the kernel:
 //  - warp 0 initialises full_bar[s] (count 1), empty_bar[s] (count 2: one commit from each CTA's MMA thread)
 //    and acc_full_bar (count 1); warp 1 allocates TMEM (cta_group::1); a cluster barrier;
 //  - the producer (warp 0): per K tile, waits on its empty_bar[stage] (parity 1 first), announces the stage's
@@ -42,7 +44,7 @@ using protocol::Machine;
 
 namespace {
 
-constexpr int CTAS = 2, NUM_WARPS = 6, EPILOGUE_WARPS = 4;
+constexpr int CTAS = 2, NUM_WARPS = 6, EPILOGUE_WARPS = 4;  // CTAS: the pair's (Config::ctas: 1 or 2)
 constexpr int KERNEL_STAGES = 8;  // 8 at 48 to 96 wide, 7 at 128 (the protocol is generic in the depth)
 // bytes of a K tile: A's rows of the CTA (48 .. 128 rows of 128 B; 64 here) and one 64-row box of B
 constexpr long A_BYTES = 8192, B_BOX_BYTES = 8192;
@@ -51,6 +53,7 @@ constexpr int OPERANDS = 1 + CTAS;  // per stage: A, B's box 0, B's box 1
 enum class Mutant { None, CommitNotMulticast, EmptyCountOne, BoxOfRank0, NoProducerTail };
 
 struct Config {
+  int ctas;  // 2: the token pair; 1: a CTA alone
   int k_tiles;
   int num_stages;
   int num_clusters;  // clusters run one after another on the same SM pair
@@ -63,7 +66,7 @@ struct Config {
 class Model {
  public:
   explicit Model(const Config& c) : c_(c), m_(options(c)), skew_rng_(protocol::mix64(c.seed)) {
-    for (int r = 0; r < CTAS; ++r) {
+    for (int r = 0; r < c.ctas; ++r) {
       for (int s = 0; s < c.num_stages; ++s) {
         full_[r].push_back(&m_.barrier(r, "full_bar[" + std::to_string(s) + "]"));
         empty_[r].push_back(&m_.barrier(r, "empty_bar[" + std::to_string(s) + "]"));
@@ -78,11 +81,14 @@ class Model {
     m_.start_delivery();
     std::vector<int> all_ctas;
     for (int turn = 0; turn < c_.num_clusters; ++turn) {
-      std::vector<int> skews;
-      for (int r = 0; r < CTAS; ++r) skews.push_back(skew_rng_() % 4 == 0 ? 0 : int(skew_rng_() % 300));
-      cluster_ = m_.launch_cluster({0, 1}, NUM_WARPS, skews);
-      for (int r = 0; r < CTAS; ++r) all_ctas.push_back(cta_[r] = m_.cta(cluster_, r));
-      for (int r = 0; r < CTAS; ++r)
+      std::vector<int> skews, sms;
+      for (int r = 0; r < c_.ctas; ++r) {
+        skews.push_back(skew_rng_() % 4 == 0 ? 0 : int(skew_rng_() % 300));
+        sms.push_back(r);
+      }
+      cluster_ = m_.launch_cluster(sms, NUM_WARPS, skews);
+      for (int r = 0; r < c_.ctas; ++r) all_ctas.push_back(cta_[r] = m_.cta(cluster_, r));
+      for (int r = 0; r < c_.ctas; ++r)
         for (int w = 0; w < NUM_WARPS; ++w) m_.spawn(cta_[r], [this, turn, r, w] { warp(turn, r, w); });
       m_.join_threads();  // the next cluster on this SM pair starts once this one has exited
     }
@@ -149,14 +155,15 @@ class Model {
     e.what        = what + " of CTA " + std::to_string(cta_[rank]);
     m_.post_locked(std::move(e));
   }
-  // The MMAs of (turn, k_tile) of CTA `rank` from its stage `s`: A and both boxes of B
+  // The MMAs of (turn, k_tile) of CTA `rank` from its stage `s`: A and both boxes of B (a CTA alone: its one)
   void mma_locked(int rank, int s, int turn, int k_tile) {
-    for (int op = 0; op < OPERANDS; ++op) ++stage_[rank][op][size_t(s)].reads_pending;
+    const int operands = 1 + c_.ctas;
+    for (int op = 0; op < operands; ++op) ++stage_[rank][op][size_t(s)].reads_pending;
     const int cta = cta_[rank];
     issue_locked(
         rank,
-        [this, rank, s, turn, k_tile, cta] {
-          for (int op = 0; op < OPERANDS; ++op) {
+        [this, rank, s, turn, k_tile, cta, operands] {
+          for (int op = 0; op < operands; ++op) {
             StageContent& st = stage_[rank][op][size_t(s)];
             --st.reads_pending;
             if (st.turn != turn || st.k_tile != k_tile)
@@ -199,7 +206,7 @@ class Model {
     const int cta = cta_[rank];
     if (w == 0) {
       std::lock_guard<std::mutex> lock(m_.mu);
-      const int empty_count = c_.mutant == Mutant::EmptyCountOne ? 1 : CTAS;
+      const int empty_count = c_.mutant == Mutant::EmptyCountOne ? 1 : c_.ctas;
       for (int s = 0; s < c_.num_stages; ++s) {
         m_.init_locked(*full_[rank][size_t(s)], cta, 1);
         m_.init_locked(*empty_[rank][size_t(s)], cta, empty_count);
@@ -228,8 +235,10 @@ class Model {
     for (int k_tile = 0; k_tile < c_.k_tiles; ++k_tile) {
       if (!m_.wait(*empty_[rank][size_t(stage)], empty_phase, "empty_bar")) return false;
       std::lock_guard<std::mutex> lock(m_.mu);
+      // the pair: its box of B into both CTAs; a CTA alone: one box, all of B's tile, into its own stage
+      const long b_bytes = c_.ctas == CTAS ? B_BOX_BYTES : CTAS * B_BOX_BYTES;
       m_.arrive_expect_tx_locked(*full_[rank][size_t(stage)], cta_[rank], A_BYTES + CTAS * B_BOX_BYTES);
-      for (int dest = 0; dest < CTAS; ++dest) tma_locked(dest, 1 + box, stage, turn, k_tile, B_BOX_BYTES);
+      for (int dest = 0; dest < c_.ctas; ++dest) tma_locked(dest, 1 + box, stage, turn, k_tile, b_bytes);
       tma_locked(rank, 0, stage, turn, k_tile, A_BYTES);
       advance();
     }
@@ -248,7 +257,7 @@ class Model {
       std::lock_guard<std::mutex> lock(m_.mu);
       m_.tmem_check_locked(cta_[rank], "the MMA thread");
       mma_locked(rank, stage, turn, k_tile);
-      if (c_.mutant == Mutant::CommitNotMulticast)
+      if (c_.ctas == 1 || c_.mutant == Mutant::CommitNotMulticast)
         commit_locked(rank, {empty_[rank][size_t(stage)]}, {cta_[rank]});
       else
         commit_locked(rank, {empty_[0][size_t(stage)], empty_[1][size_t(stage)]}, {cta_[0], cta_[1]});
@@ -289,8 +298,9 @@ class Model {
 
 std::string describe(const Config& c) {
   std::ostringstream s;
-  s << "token pair: " << c.k_tiles << " K tiles, " << c.num_stages << " stages, " << c.num_clusters
-    << " clusters one after another, seed " << c.seed << (c.lazy ? ", lazy" : "");
+  s << (c.ctas == CTAS ? "token pair: " : "a CTA alone: ") << c.k_tiles << " K tiles, " << c.num_stages
+    << " stages, " << c.num_clusters << (c.ctas == CTAS ? " clusters" : " CTAs")
+    << " one after another, seed " << c.seed << (c.lazy ? ", lazy" : "");
   return s.str();
 }
 
@@ -310,47 +320,52 @@ int failures(const Config& config, int runs, uint64_t salt, const char* name) {
 
 }  // namespace
 
-TEST_CASE(
-    "v8 Blackwell token pair: every interleaving tried keeps both CTAs' rings safe, cluster after cluster",
-    "[v8][protocol]") {
+TEST_CASE("v8 Blackwell decode kernel: every interleaving tried keeps the rings safe (the token pair's both)",
+          "[v8][protocol]") {
   int runs = 0;
-  for (int stages : {2, 3, KERNEL_STAGES})
-    // one K tile; fewer than the stages; as many; one more (the ring wraps); several laps
-    for (int k_tiles : {1, stages - 1, stages, stages + 1, 3 * stages + 2})
-      for (int seed = 0; seed < 4; ++seed) {
-        Config c{k_tiles, stages, 3};
-        c.seed = protocol::run_seed(5000 + uint64_t(runs));
-        c.lazy = runs % 2 == 1;
-        c.model.expect_tx_in_flight =
-            runs % 4 >= 2;  // the bytes of a multicast box before their announcement
-        INFO(describe(c));
-        const std::string error = Model(c).run();
-        INFO(error);
-        CHECK(error.empty());
-        ++runs;
-      }
-  CHECK(runs == 60);  // 3 ring depths x 5 K lengths x 4 seeds
+  for (int ctas : {CTAS, 1})
+    for (int stages : {2, 3, KERNEL_STAGES})
+      // one K tile; fewer than the stages; as many; one more (the ring wraps); several laps
+      for (int k_tiles : {1, stages - 1, stages, stages + 1, 3 * stages + 2})
+        for (int seed = 0; seed < 4; ++seed) {
+          Config c{ctas, k_tiles, stages, 3};
+          c.seed = protocol::run_seed(5000 + uint64_t(runs));
+          c.lazy = runs % 2 == 1;
+          c.model.expect_tx_in_flight =
+              runs % 4 >= 2;  // the bytes of a multicast box before their announcement
+          INFO(describe(c));
+          const std::string error = Model(c).run();
+          INFO(error);
+          CHECK(error.empty());
+          ++runs;
+        }
+  CHECK(runs == 120);  // the pair and a CTA alone x 3 ring depths x 5 K lengths x 4 seeds
 }
 
-TEST_CASE("v8 Blackwell token pair: the model catches broken protocols", "[v8][protocol][negative]") {
-  // Committed to its own empty barrier only, each barrier waits for ever for the peer's arrival (a hang). An
-  // empty barrier that counts one arrival completes on the first CTA's commit: its producer refills the stage
-  // of both CTAs while the other CTA's MMAs may still read it. Both CTAs issuing box 0: box 1 of B never
-  // arrives, and the MMA reads a stale box. Without the producer tail the last commits, from both CTAs, are
-  // still on their way when a CTA exits (the lazy delivery makes that certain).
+TEST_CASE("v8 Blackwell decode kernel: the model catches broken protocols", "[v8][protocol][negative]") {
+  // The token pair: committed to its own empty barrier only, each barrier waits for ever for the peer's
+  // arrival (a hang). An empty barrier that counts one arrival completes on the first CTA's commit: its
+  // producer refills the stage of both CTAs while the other CTA's MMAs may still read it. Both CTAs issuing
+  // box 0: box 1 of B never arrives, and the MMA reads a stale box. Without the producer tail the last
+  // commits, from both CTAs (a CTA alone: its own), are still on their way when a CTA exits (the lazy
+  // delivery makes that certain).
   struct Case {
+    int ctas;
     Mutant mutant;
     const char* name;
   };
-  for (const Case& m : {Case{Mutant::CommitNotMulticast, "each CTA's commit to its own empty barrier only"},
-                        Case{Mutant::EmptyCountOne, "empty barriers that count one arrival"},
-                        Case{Mutant::BoxOfRank0, "both CTAs multicast box 0 of B"},
-                        Case{Mutant::NoProducerTail, "no producer tail"}}) {
-    Config c{9, 3, 3, m.mutant};
+  for (const Case& m :
+       {Case{CTAS, Mutant::CommitNotMulticast,
+             "the token pair, each CTA's commit to its own empty barrier only"},
+        Case{CTAS, Mutant::EmptyCountOne, "the token pair, empty barriers that count one arrival"},
+        Case{CTAS, Mutant::BoxOfRank0, "the token pair, both CTAs multicast box 0 of B"},
+        Case{CTAS, Mutant::NoProducerTail, "the token pair, no producer tail"},
+        Case{1, Mutant::NoProducerTail, "a CTA alone, no producer tail"}}) {
+    Config c{m.ctas, 9, 3, 3, m.mutant};
     c.lazy = m.mutant == Mutant::NoProducerTail;
     if (m.mutant == Mutant::CommitNotMulticast) c.model.hang_ms = 300;
     const int failed = failures(c, 8, 6000, m.name);
-    std::printf("token pair, %s: caught in %d of 8 runs\n", m.name, failed);
+    std::printf("%s: caught in %d of 8 runs\n", m.name, failed);
     INFO(m.name << ": failed " << failed << " of 8 runs");
     CHECK(failed > 0);
   }

@@ -26,7 +26,7 @@
 // Status: compiled for sm_100a; not run on Blackwell hardware by this project. Through the tcgen05 emulator
 // it passes against cuBLAS on an H200 (Hopper; `matmul_v8 --emulate --variant v8s`, and v8t, v8u, v8v, the
 // token pair's v8q-v8r); also model-checked (layout, CuTe's instruction descriptor, SASS). One tile per CTA,
-// v4's roles; the token pair's protocol (both CTAs' rings) runs on the CPU model,
+// v4's roles; its protocol (a CTA alone's ring, the token pair's two) runs on the CPU model,
 // tests/test_v8_token_pair_protocol.cpp.
 //
 // PTX ISA sections: as matmul_v8.cu (the cta_group::1 forms), and "atom" (.acq_rel, the split counter).
