@@ -837,7 +837,7 @@ __device__ __forceinline__ void require_in_dynamic_smem(uint32_t addr) {
 }
 // A descriptor's start address holds bits 4-17 of the operand's shared::cta address. In a cluster, a CTA's
 // own shared::cta addresses carry its window's position above bit 17 (rank 1's start at 16 MB on an
-// H100/H200, read from __cvta_generic_to_shared), which the descriptor drops: the operand is in the CTA's own
+// H200, read from __cvta_generic_to_shared), which the descriptor drops: the operand is in the CTA's own
 // window, and the address this thread reads it at (or maps to a peer's) takes the window's bits from this
 // CTA.
 __device__ __forceinline__ uint32_t in_own_window(uint32_t addr) {
