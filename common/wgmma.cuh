@@ -132,6 +132,36 @@ __device__ __forceinline__ void mma_m64n80k16_bf16(float (&d)[40], uint64_t a_de
       : "memory");
 }
 
+// D[64x112] (+)= A[64x16] * B[112x16]^T: the same with 112 columns (v8's token pair 112 wide, v8o), 56 fp32
+// accumulators per thread (j < 14).
+__device__ __forceinline__ void mma_m64n112k16_bf16(float (&d)[56], uint64_t a_desc, uint64_t b_desc,
+                                                    uint32_t accumulate) {
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "setp.ne.b32 p, %58, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n112k16.f32.bf16.bf16\n\t"
+      "{"
+      "%0, %1, %2, %3, %4, %5, %6, %7, "
+      "%8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, "
+      "%24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, "
+      "%40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55"
+      "},\n\t"
+      "%56, %57, p, 1, 1, 0, 0;\n\t}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]),
+        "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+        "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]),
+        "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),
+        "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]),
+        "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55])
+      : "l"(a_desc), "l"(b_desc), "r"(accumulate)
+      : "memory");
+}
+
 // D[64x96] (+)= A[64x16] * B[96x16]^T: the same with 96 columns (v8's token pair 96 wide, v8z), 48 fp32
 // accumulators per thread (j < 12).
 __device__ __forceinline__ void mma_m64n96k16_bf16(float (&d)[48], uint64_t a_desc, uint64_t b_desc,
@@ -378,9 +408,9 @@ __device__ __forceinline__ void mma_m64n256k16_bf16(float (&d)[128], uint64_t a_
 template <int N>
 __device__ __forceinline__ void mma_m64nNk16_bf16(float (&d)[N / 2], uint64_t a_desc, uint64_t b_desc,
                                                   uint32_t accumulate) {
-  static_assert(N == 256 || N == 192 || N == 144 || N == 128 || N == 96 || N == 80 || N == 64 || N == 48 ||
-                    N == 32 || N == 16,
-                "the wrappers above: m64n{256, 192, 144, 128, 96, 80, 64, 48, 32, 16}k16");
+  static_assert(N == 256 || N == 192 || N == 144 || N == 128 || N == 112 || N == 96 || N == 80 || N == 64 ||
+                    N == 48 || N == 32 || N == 16,
+                "the wrappers above: m64n{256, 192, 144, 128, 112, 96, 80, 64, 48, 32, 16}k16");
   if constexpr (N == 256)
     mma_m64n256k16_bf16(d, a_desc, b_desc, accumulate);
   else if constexpr (N == 192)
@@ -389,6 +419,8 @@ __device__ __forceinline__ void mma_m64nNk16_bf16(float (&d)[N / 2], uint64_t a_
     mma_m64n144k16_bf16(d, a_desc, b_desc, accumulate);
   else if constexpr (N == 128)
     mma_m64n128k16_bf16(d, a_desc, b_desc, accumulate);
+  else if constexpr (N == 112)
+    mma_m64n112k16_bf16(d, a_desc, b_desc, accumulate);
   else if constexpr (N == 96)
     mma_m64n96k16_bf16(d, a_desc, b_desc, accumulate);
   else if constexpr (N == 80)

@@ -98,11 +98,11 @@ constexpr int V8_DECODE_WIDE_COLS = 32;
 constexpr int V8_TURNED_COLS        = 144;
 constexpr int NUM_STAGES_V8_TURNED  = 6;
 constexpr int V8_TURNED_WIDE_COLS   = 192;
-// ... and the token pair (v8q, v8x, v8y, v8z, v8r, both): A's 48 (64, 80, 96, 128) rows per CTA, 22 (24, 26,
-// 28, 32) KB stages, 8 of them (7 at 128); B's 128-row tile in two 64-row boxes, one per CTA of the pair
-// (multicast to both); wgmma m64n48 (.. m64n128) per consumer warpgroup (sm90), cta_group::1 N = 48 (.. 128)
-// (sm100).
-constexpr int V8_PAIR_COLS[]       = {48, 64, 80, 96, 128};
+// ... and the token pair (v8q, v8x, v8y, v8z, v8o, v8r, both): A's 48 (64, 80, 96, 112, 128) rows per CTA, 22
+// (24, 26, 28, 30, 32) KB stages, 8 of them (7 at 112 and 128); B's 128-row tile in two 64-row boxes, one per
+// CTA of the pair (multicast to both); wgmma m64n48 (.. m64n128) per consumer warpgroup (sm90), cta_group::1
+// N = 48 (.. 128) (sm100).
+constexpr int V8_PAIR_COLS[]            = {48, 64, 80, 96, 112, 128};
 constexpr int NUM_STAGES_V8_PAIR   = 8;
 constexpr int NUM_STAGES_V8_PAIR_WIDE = 7;
 constexpr int NUM_STAGES_V8_TURNED_WIDE = 5;
@@ -782,21 +782,36 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   pair_tile("v8z stage 6", O::B, 6, V8_PAIR_COLS[3]),
   pair_tile("v8z stage 7", O::A, 7, V8_PAIR_COLS[3]),
   pair_tile("v8z stage 7", O::B, 7, V8_PAIR_COLS[3]),
+  // v8o sm90 (see NUM_STAGES_V8_PAIR_WIDE): the token pair 112 wide per CTA.
+  pair_tile("v8o stage 0", O::A, 0, V8_PAIR_COLS[4]),
+  pair_tile("v8o stage 0", O::B, 0, V8_PAIR_COLS[4]),
+  pair_tile("v8o stage 1", O::A, 1, V8_PAIR_COLS[4]),
+  pair_tile("v8o stage 1", O::B, 1, V8_PAIR_COLS[4]),
+  pair_tile("v8o stage 2", O::A, 2, V8_PAIR_COLS[4]),
+  pair_tile("v8o stage 2", O::B, 2, V8_PAIR_COLS[4]),
+  pair_tile("v8o stage 3", O::A, 3, V8_PAIR_COLS[4]),
+  pair_tile("v8o stage 3", O::B, 3, V8_PAIR_COLS[4]),
+  pair_tile("v8o stage 4", O::A, 4, V8_PAIR_COLS[4]),
+  pair_tile("v8o stage 4", O::B, 4, V8_PAIR_COLS[4]),
+  pair_tile("v8o stage 5", O::A, 5, V8_PAIR_COLS[4]),
+  pair_tile("v8o stage 5", O::B, 5, V8_PAIR_COLS[4]),
+  pair_tile("v8o stage 6", O::A, 6, V8_PAIR_COLS[4]),
+  pair_tile("v8o stage 6", O::B, 6, V8_PAIR_COLS[4]),
   // v8r sm90 (see NUM_STAGES_V8_PAIR_WIDE): the token pair 128 wide per CTA.
-  pair_tile("v8r stage 0", O::A, 0, V8_PAIR_COLS[4]),
-  pair_tile("v8r stage 0", O::B, 0, V8_PAIR_COLS[4]),
-  pair_tile("v8r stage 1", O::A, 1, V8_PAIR_COLS[4]),
-  pair_tile("v8r stage 1", O::B, 1, V8_PAIR_COLS[4]),
-  pair_tile("v8r stage 2", O::A, 2, V8_PAIR_COLS[4]),
-  pair_tile("v8r stage 2", O::B, 2, V8_PAIR_COLS[4]),
-  pair_tile("v8r stage 3", O::A, 3, V8_PAIR_COLS[4]),
-  pair_tile("v8r stage 3", O::B, 3, V8_PAIR_COLS[4]),
-  pair_tile("v8r stage 4", O::A, 4, V8_PAIR_COLS[4]),
-  pair_tile("v8r stage 4", O::B, 4, V8_PAIR_COLS[4]),
-  pair_tile("v8r stage 5", O::A, 5, V8_PAIR_COLS[4]),
-  pair_tile("v8r stage 5", O::B, 5, V8_PAIR_COLS[4]),
-  pair_tile("v8r stage 6", O::A, 6, V8_PAIR_COLS[4]),
-  pair_tile("v8r stage 6", O::B, 6, V8_PAIR_COLS[4]),
+  pair_tile("v8r stage 0", O::A, 0, V8_PAIR_COLS[5]),
+  pair_tile("v8r stage 0", O::B, 0, V8_PAIR_COLS[5]),
+  pair_tile("v8r stage 1", O::A, 1, V8_PAIR_COLS[5]),
+  pair_tile("v8r stage 1", O::B, 1, V8_PAIR_COLS[5]),
+  pair_tile("v8r stage 2", O::A, 2, V8_PAIR_COLS[5]),
+  pair_tile("v8r stage 2", O::B, 2, V8_PAIR_COLS[5]),
+  pair_tile("v8r stage 3", O::A, 3, V8_PAIR_COLS[5]),
+  pair_tile("v8r stage 3", O::B, 3, V8_PAIR_COLS[5]),
+  pair_tile("v8r stage 4", O::A, 4, V8_PAIR_COLS[5]),
+  pair_tile("v8r stage 4", O::B, 4, V8_PAIR_COLS[5]),
+  pair_tile("v8r stage 5", O::A, 5, V8_PAIR_COLS[5]),
+  pair_tile("v8r stage 5", O::B, 5, V8_PAIR_COLS[5]),
+  pair_tile("v8r stage 6", O::A, 6, V8_PAIR_COLS[5]),
+  pair_tile("v8r stage 6", O::B, 6, V8_PAIR_COLS[5]),
   // v8q sm100 (see NUM_STAGES_V8_PAIR): the token pair 48 wide per CTA.
   pair_tile("v8q stage 0", O::A, 0, V8_PAIR_COLS[0], A::SM100),
   pair_tile("v8q stage 0", O::B, 0, V8_PAIR_COLS[0], A::SM100),
@@ -865,21 +880,36 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   pair_tile("v8z stage 6", O::B, 6, V8_PAIR_COLS[3], A::SM100),
   pair_tile("v8z stage 7", O::A, 7, V8_PAIR_COLS[3], A::SM100),
   pair_tile("v8z stage 7", O::B, 7, V8_PAIR_COLS[3], A::SM100),
+  // v8o sm100 (see NUM_STAGES_V8_PAIR_WIDE): the token pair 112 wide per CTA.
+  pair_tile("v8o stage 0", O::A, 0, V8_PAIR_COLS[4], A::SM100),
+  pair_tile("v8o stage 0", O::B, 0, V8_PAIR_COLS[4], A::SM100),
+  pair_tile("v8o stage 1", O::A, 1, V8_PAIR_COLS[4], A::SM100),
+  pair_tile("v8o stage 1", O::B, 1, V8_PAIR_COLS[4], A::SM100),
+  pair_tile("v8o stage 2", O::A, 2, V8_PAIR_COLS[4], A::SM100),
+  pair_tile("v8o stage 2", O::B, 2, V8_PAIR_COLS[4], A::SM100),
+  pair_tile("v8o stage 3", O::A, 3, V8_PAIR_COLS[4], A::SM100),
+  pair_tile("v8o stage 3", O::B, 3, V8_PAIR_COLS[4], A::SM100),
+  pair_tile("v8o stage 4", O::A, 4, V8_PAIR_COLS[4], A::SM100),
+  pair_tile("v8o stage 4", O::B, 4, V8_PAIR_COLS[4], A::SM100),
+  pair_tile("v8o stage 5", O::A, 5, V8_PAIR_COLS[4], A::SM100),
+  pair_tile("v8o stage 5", O::B, 5, V8_PAIR_COLS[4], A::SM100),
+  pair_tile("v8o stage 6", O::A, 6, V8_PAIR_COLS[4], A::SM100),
+  pair_tile("v8o stage 6", O::B, 6, V8_PAIR_COLS[4], A::SM100),
   // v8r sm100 (see NUM_STAGES_V8_PAIR_WIDE): the token pair 128 wide per CTA.
-  pair_tile("v8r stage 0", O::A, 0, V8_PAIR_COLS[4], A::SM100),
-  pair_tile("v8r stage 0", O::B, 0, V8_PAIR_COLS[4], A::SM100),
-  pair_tile("v8r stage 1", O::A, 1, V8_PAIR_COLS[4], A::SM100),
-  pair_tile("v8r stage 1", O::B, 1, V8_PAIR_COLS[4], A::SM100),
-  pair_tile("v8r stage 2", O::A, 2, V8_PAIR_COLS[4], A::SM100),
-  pair_tile("v8r stage 2", O::B, 2, V8_PAIR_COLS[4], A::SM100),
-  pair_tile("v8r stage 3", O::A, 3, V8_PAIR_COLS[4], A::SM100),
-  pair_tile("v8r stage 3", O::B, 3, V8_PAIR_COLS[4], A::SM100),
-  pair_tile("v8r stage 4", O::A, 4, V8_PAIR_COLS[4], A::SM100),
-  pair_tile("v8r stage 4", O::B, 4, V8_PAIR_COLS[4], A::SM100),
-  pair_tile("v8r stage 5", O::A, 5, V8_PAIR_COLS[4], A::SM100),
-  pair_tile("v8r stage 5", O::B, 5, V8_PAIR_COLS[4], A::SM100),
-  pair_tile("v8r stage 6", O::A, 6, V8_PAIR_COLS[4], A::SM100),
-  pair_tile("v8r stage 6", O::B, 6, V8_PAIR_COLS[4], A::SM100),
+  pair_tile("v8r stage 0", O::A, 0, V8_PAIR_COLS[5], A::SM100),
+  pair_tile("v8r stage 0", O::B, 0, V8_PAIR_COLS[5], A::SM100),
+  pair_tile("v8r stage 1", O::A, 1, V8_PAIR_COLS[5], A::SM100),
+  pair_tile("v8r stage 1", O::B, 1, V8_PAIR_COLS[5], A::SM100),
+  pair_tile("v8r stage 2", O::A, 2, V8_PAIR_COLS[5], A::SM100),
+  pair_tile("v8r stage 2", O::B, 2, V8_PAIR_COLS[5], A::SM100),
+  pair_tile("v8r stage 3", O::A, 3, V8_PAIR_COLS[5], A::SM100),
+  pair_tile("v8r stage 3", O::B, 3, V8_PAIR_COLS[5], A::SM100),
+  pair_tile("v8r stage 4", O::A, 4, V8_PAIR_COLS[5], A::SM100),
+  pair_tile("v8r stage 4", O::B, 4, V8_PAIR_COLS[5], A::SM100),
+  pair_tile("v8r stage 5", O::A, 5, V8_PAIR_COLS[5], A::SM100),
+  pair_tile("v8r stage 5", O::B, 5, V8_PAIR_COLS[5], A::SM100),
+  pair_tile("v8r stage 6", O::A, 6, V8_PAIR_COLS[5], A::SM100),
+  pair_tile("v8r stage 6", O::B, 6, V8_PAIR_COLS[5], A::SM100),
   // v8p sm90 (see NUM_STAGES_V8_SM90_PINGPONG): the ping-pong tile's ring.
   pingpong_tile("v8p stage 0", O::A, 0),
   pingpong_tile("v8p stage 0", O::B, 0),
@@ -980,18 +1010,21 @@ struct MmaShape {
 constexpr MmaShape SM100_MMA_SHAPES[] = {
     {"v1 v2 v3 v4", 1, SM100_MMA_M, SM100_BLOCK_N},
     {"v5 v6", 2, V5_SM100_MMA_M, V5_SM100_MMA_N},  // the CTA pair: 128 rows of A and of B in each CTA
-    {"v8a", 1, SM100_MMA_M, V5_SM100_MMA_N},      // v8a, the CTA alone: 128 rows of A, all 256 of B
-    {"v8n", 2, V5_SM100_MMA_M, V8_SM100_NARROW_N},  // v8n, the narrow pair: 128 rows of A and 32 of B in each CTA
-    {"v8s", 1, V8_DECODE_ROWS, V8_DECODE_COLS},   // v8s, decode: B's 128 rows as the MMA's A, A's 16 rows as its B
+    {"v8a", 1, SM100_MMA_M, V5_SM100_MMA_N},       // v8a, the CTA alone: 128 rows of A, all 256 of B
+    {"v8n", 2, V5_SM100_MMA_M,
+     V8_SM100_NARROW_N},  // v8n, the narrow pair: 128 rows of A and 32 of B in each CTA
+    {"v8s", 1, V8_DECODE_ROWS,
+     V8_DECODE_COLS},  // v8s, decode: B's 128 rows as the MMA's A, A's 16 rows as its B
     {"v8t", 1, V8_DECODE_ROWS, V8_DECODE_WIDE_COLS},  // v8t, decode 32 wide: A's 32 rows as the MMA's B
     {"v8u", 1, V8_DECODE_ROWS, V8_TURNED_COLS},       // v8u, turned around 144 wide: A's 144 rows as its B
     {"v8v", 1, V8_DECODE_ROWS, V8_TURNED_WIDE_COLS},  // v8v, turned around 192 wide: A's 192 rows as its B
-    // the token pair (v8q .. v8r): each CTA's 48 (64, 80, 96, 128) of A's rows as the MMA's B
+    // the token pair (v8q .. v8r): each CTA's 48 (64, 80, 96, 112, 128) of A's rows as the MMA's B
     {"v8q", 1, V8_DECODE_ROWS, V8_PAIR_COLS[0]},
     {"v8x", 1, V8_DECODE_ROWS, V8_PAIR_COLS[1]},
     {"v8y", 1, V8_DECODE_ROWS, V8_PAIR_COLS[2]},
     {"v8z", 1, V8_DECODE_ROWS, V8_PAIR_COLS[3]},
-    {"v8r", 1, V8_DECODE_ROWS, V8_PAIR_COLS[4]},
+    {"v8o", 1, V8_DECODE_ROWS, V8_PAIR_COLS[4]},
+    {"v8r", 1, V8_DECODE_ROWS, V8_PAIR_COLS[5]},
 };
 
 static_assert(NUM_STAGES_SM100 == 7 && NUM_STAGES_SM90 == 4,

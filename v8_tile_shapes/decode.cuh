@@ -17,11 +17,11 @@
 // loads, warp 1 allocates TMEM and issues the MMAs, warps 2-5 (one per TMEM lane quarter) are the epilogue;
 // one tile per CTA.
 //
-// In clusters of two it is the token pair (v8q, v8x, v8y, v8z, v8r: 48, 64, 80, 96 or 128 of A's rows per
-// CTA, cta_group::1 MMAs of N = 48 .. 128; the Hopper twin's tile at 65-256 tokens): the two CTAs split A's
-// rows and share B's tile, each multicasting one 64-row box of it into both. A stage is free once the MMAs of
-// both CTAs have read it: each MMA thread's commit is multicast to the empty barrier of both (an arrival
-// count of 2).
+// In clusters of two it is the token pair (v8q, v8x, v8y, v8z, v8o, v8r: 48, 64, 80, 96, 112 or 128 of A's
+// rows per CTA, cta_group::1 MMAs of N = 48 .. 128; the Hopper twin's tile at 65-256 tokens): the two CTAs
+// split A's rows and share B's tile, each multicasting one 64-row box of it into both. A stage is free once
+// the MMAs of both CTAs have read it: each MMA thread's commit is multicast to the empty barrier of both (an
+// arrival count of 2).
 //
 // Status: compiled for sm_100a; not run on Blackwell hardware by this project. Through the tcgen05 emulator
 // it passes against cuBLAS on an H200 (Hopper; `matmul_v8 --emulate --variant v8s`, and v8t, v8u, v8v, the
@@ -364,9 +364,9 @@ inline Launch prepare_turned_picked(const GemmArgs& g, DeviceTrace* trace) {
   return {};
 }
 
-// v8d's launch at 65-256 rows where common/split_k.h's pick_token_pair takes the token pair (48, 64, 80, 96
-// or 128 of A's rows per CTA, from the pairs resident at once; the Hopper twin's rule, measured on an H200);
-// an empty Launch where it does not.
+// v8d's launch at 65-256 rows where common/split_k.h's pick_token_pair takes the token pair (48, 64, 80, 96,
+// 112 or 128 of A's rows per CTA, from the pairs resident at once; the Hopper twin's rule, measured on an
+// H200); an empty Launch where it does not.
 inline Launch prepare_pair_picked(const GemmArgs& g, DeviceTrace* trace) {
   if (g.m <= 64 || g.m > 256) return {};
   using W         = Width<64>;  // one CTA per SM at every width
@@ -379,8 +379,10 @@ inline Launch prepare_pair_picked(const GemmArgs& g, DeviceTrace* trace) {
     return untraced_pick(prepare<80, PAIR>, g, trace, "the token pair 80 wide (v8y) at 128 < M <= 160");
   if (width == 96)
     return untraced_pick(prepare<96, PAIR>, g, trace, "the token pair 96 wide (v8z) at 160 < M <= 192");
+  if (width == 112)
+    return untraced_pick(prepare<112, PAIR>, g, trace, "the token pair 112 wide (v8o) at 192 < M <= 224");
   if (width == 128)
-    return untraced_pick(prepare<128, PAIR>, g, trace, "the token pair 128 wide (v8r) at 192 < M <= 256");
+    return untraced_pick(prepare<128, PAIR>, g, trace, "the token pair 128 wide (v8r) at 224 < M <= 256");
   return {};
 }
 
@@ -404,9 +406,9 @@ ShapeRule shape_rule(ShapeRule rule) {
   return rule;
 }
 
-// The token pair's rows of the variant table (v8q: 48, v8x: 64, v8y: 80, v8z: 96, v8r: 128 wide per CTA): its
-// ring for the layout model (B's 128-row tile in two 64-row boxes, one per CTA of the pair; 8 stages, 7 at
-// 128 wide), and the shapes it takes (M <= 2 COLS).
+// The token pair's rows of the variant table (v8q: 48, v8x: 64, v8y: 80, v8z: 96, v8o: 112, v8r: 128 wide
+// per CTA): its ring for the layout model (B's 128-row tile in two 64-row boxes, one per CTA of the pair; 8
+// stages, 7 at 112 and 128 wide), and the shapes it takes (M <= 2 COLS).
 template <int COLS>
 SmemTiles pair_smem_tiles() {
   SmemTiles t{B_TILE,  Width<COLS>::A_TILE, ROWS,        /*tma_3d=*/false, Width<COLS>::NUM_STAGES,
@@ -422,7 +424,9 @@ ShapeRule pair_shape_rule(ShapeRule rule) {
       : COLS == 64 ? "is the token pair: A's rows are two CTAs' MMA N of 64, 128 at most (v8d takes any M)"
       : COLS == 80 ? "is the token pair 80 wide: two CTAs' MMA N of 80, 160 rows at most (v8d takes any M)"
       : COLS == 96 ? "is the token pair 96 wide: two CTAs' MMA N of 96, 192 rows at most (v8d takes any M)"
-                   : "is the token pair 128 wide: two CTAs' MMA N of 128, 256 rows at most (v8d takes any M)";
+      : COLS == 112
+          ? "is the token pair 112 wide: two CTAs' MMA N of 112, 224 rows at most (v8d takes any M)"
+          : "is the token pair 128 wide: two CTAs' MMA N of 128, 256 rows at most (v8d takes any M)";
   return rule;
 }
 

@@ -31,8 +31,8 @@
 // warpgroups take one 64-row half of B's tile each (warps 0-7, the producer warp 8), in a ring of 6 stages
 // of 34 KB (5 of 40 KB) that fills shared memory. Each CTA reads all of A's rows beside its 128 of B.
 //
-// In clusters of two it is the token pair (v8q, v8x, v8y, v8z, v8r; Hopper only), cuBLAS's tile at 65-256
-// tokens where B's tiles fit one wave of pairs: the two CTAs split A's rows (48, 64, 80, 96 or 128 each:
+// In clusters of two it is the token pair (v8q, v8x, v8y, v8z, v8o, v8r), cuBLAS's tile at 65-256 tokens
+// where B's tiles fit one wave of pairs: the two CTAs split A's rows (48, 64, 80, 96, 112 or 128 each:
 // m64n48k16 .. m64n128k16, two consumer warpgroups) and share B's tile, each multicasting one 64-row box of
 // it to both; a stage is free once the consumers of both CTAs have released it
 // (docs/performance/one-m-tile.md).
@@ -103,8 +103,8 @@ struct Width {
   static GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
   static GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + B_TILE_BYTES; }
   static_assert(COLS == 16 || COLS == 32 || COLS == 48 || COLS == 64 || COLS == 80 || COLS == 96 ||
-                    COLS == 128 || COLS == 144 || COLS == 192,
-                "the wgmma wrappers of the widths: m64n{16, 32, 48, 64, 80, 96, 128, 144, 192}k16");
+                    COLS == 112 || COLS == 128 || COLS == 144 || COLS == 192,
+                "the wgmma wrappers of the widths: m64n{16, 32, 48, 64, 80, 96, 112, 128, 144, 192}k16");
   static_assert(A_TILE_BYTES % 1024 == 0,
                 "A's tile is whole 1024-B swizzle atoms: every tile 1024-B aligned");
   static_assert(NUM_STAGES >= 4, "at least 4 loads of B in flight per SM");
@@ -357,8 +357,8 @@ inline Launch prepare_turned_picked(const GemmArgs& g, DeviceTrace* trace) {
   return {};
 }
 
-// v8d's launch at 65-256 rows where common/split_k.h's pick_token_pair takes the token pair (48, 64, 80, 96
-// or 128 of A's rows per CTA, from the pairs resident at once); an empty Launch where it does not.
+// v8d's launch at 65-256 rows where common/split_k.h's pick_token_pair takes the token pair (48, 64, 80, 96,
+// 112 or 128 of A's rows per CTA, from the pairs resident at once); an empty Launch where it does not.
 inline Launch prepare_pair_picked(const GemmArgs& g, DeviceTrace* trace) {
   if (g.m <= 64 || g.m > 256) return {};
   using W         = Width<64>;  // one CTA per SM at every width
@@ -373,8 +373,10 @@ inline Launch prepare_pair_picked(const GemmArgs& g, DeviceTrace* trace) {
     return untraced_pick(prepare<80, PAIR>, g, trace, "the token pair 80 wide (v8y) at 128 < M <= 160");
   if (width == 96)
     return untraced_pick(prepare<96, PAIR>, g, trace, "the token pair 96 wide (v8z) at 160 < M <= 192");
+  if (width == 112)
+    return untraced_pick(prepare<112, PAIR>, g, trace, "the token pair 112 wide (v8o) at 192 < M <= 224");
   if (width == 128)
-    return untraced_pick(prepare<128, PAIR>, g, trace, "the token pair 128 wide (v8r) at 192 < M <= 256");
+    return untraced_pick(prepare<128, PAIR>, g, trace, "the token pair 128 wide (v8r) at 224 < M <= 256");
   return {};
 }
 
@@ -399,9 +401,9 @@ ShapeRule shape_rule(ShapeRule rule) {
   return rule;
 }
 
-// The token pair's rows of the variant table (v8q: 48, v8x: 64, v8y: 80, v8z: 96, v8r: 128 wide per CTA): its
-// ring for the layout model (B's 128-row tile in two 64-row boxes, one per CTA of the pair; 8 stages, 7 at
-// 128 wide), and the shapes it takes (M <= 2 COLS).
+// The token pair's rows of the variant table (v8q: 48, v8x: 64, v8y: 80, v8z: 96, v8o: 112, v8r: 128 wide
+// per CTA): its ring for the layout model (B's 128-row tile in two 64-row boxes, one per CTA of the pair; 8
+// stages, 7 at 112 and 128 wide), and the shapes it takes (M <= 2 COLS).
 template <int COLS>
 SmemTiles pair_smem_tiles() {
   SmemTiles t{B_TILE,  Width<COLS>::A_TILE, WGMMA_M, /*tma_3d=*/false, Width<COLS>::NUM_STAGES,
@@ -417,7 +419,9 @@ ShapeRule pair_shape_rule(ShapeRule rule) {
       : COLS == 64 ? "is the token pair: A's rows are two CTAs' MMA N of 64, 128 at most (v8d takes any M)"
       : COLS == 80 ? "is the token pair 80 wide: two CTAs' MMA N of 80, 160 rows at most (v8d takes any M)"
       : COLS == 96 ? "is the token pair 96 wide: two CTAs' MMA N of 96, 192 rows at most (v8d takes any M)"
-                   : "is the token pair 128 wide: two CTAs' MMA N of 128, 256 rows at most (v8d takes any M)";
+      : COLS == 112
+          ? "is the token pair 112 wide: two CTAs' MMA N of 112, 224 rows at most (v8d takes any M)"
+          : "is the token pair 128 wide: two CTAs' MMA N of 128, 256 rows at most (v8d takes any M)";
   return rule;
 }
 
