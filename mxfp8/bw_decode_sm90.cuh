@@ -42,7 +42,7 @@ constexpr int K_STEPS           = BLOCK_K / WGMMA_K;   // wgmma K steps per stag
 constexpr int NUM_STAGES        = 8;                   // 8 x 18 KB: one CTA per SM (v8's decode ring)
 constexpr int NUM_THREADS       = 128 + 32;            // the consumer warpgroup (warps 0-3), the producer warp (4)
 constexpr int ACC_REGS          = HALVES * WGMMA_M * COLS / 128;  // 16 fp32 accumulators per consumer thread
-constexpr int PARTIAL_FLOATS    = ROWS * COLS;  // a CTA's partial: 2048 floats, thread t's 16 at 16 t
+constexpr int PARTIAL_FLOATS    = ROWS * COLS;  // a CTA's partial: thread t's float4 i at float4 128 i + t
 constexpr int FIXUP_BATCH       = 4;            // partials whose loads the last split issues before adding them
 constexpr int MIN_SPLIT_K_TILES = 4;            // no split shorter than 4 K blocks (64 KB of B)
 constexpr uint32_t C_BAR        = 1;            // named barrier of the consumer warpgroup
@@ -203,7 +203,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     float* own = workspace + size_t(blockIdx.x) * PARTIAL_FLOATS;
 #pragma unroll
     for (int i = 0; i < ACC_REGS / 4; ++i)  // .cg: to L2, where the last split reads it
-      __stcg(reinterpret_cast<float4*>(own + 16 * t) + i,
+      __stcg(reinterpret_cast<float4*>(own) + i * 128 + t,  // float4 i of thread t: a warp's side by side
              make_float4(acc[i / 2][4 * (i % 2)], acc[i / 2][4 * (i % 2) + 1], acc[i / 2][4 * (i % 2) + 2],
                          acc[i / 2][4 * (i % 2) + 3]));
     // Thread 0 counts the split once all 128 threads have stored (common/fixup.cuh): the last split goes on.
@@ -212,7 +212,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     float sum[ACC_REGS];
     const float4* first =
         reinterpret_cast<const float4*>(workspace + size_t(blockIdx.x - s_idx) * PARTIAL_FLOATS);
-    sum_split_partials<FIXUP_BATCH>(sum, first, split.splits, PARTIAL_FLOATS / 4, 4 * t);  // common/fixup.cuh
+    // common/fixup.cuh
+    sum_split_partials<FIXUP_BATCH>(sum, first, split.splits, PARTIAL_FLOATS / 4, t, 128);
 #pragma unroll
     for (int i = 0; i < ACC_REGS; ++i) acc[i / 8][i % 8] = sum[i];
   }
