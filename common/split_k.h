@@ -87,8 +87,11 @@ GEMM_HD constexpr int pick_turned_width(long long m, int b_tiles, int k_tiles, i
 // cuBLAS at its best:
 //  - 64 tiles of B (N = 8192): 0.94-1.04x at 72-256 rows (v8d: 0.66-0.96x; at 96 rows 64 wide 0.90x against
 //    v8d's 0.95x at K = 28672, 48 wide 1.02x at K = 8192); at 64 rows 64 wide 0.81x against v8d's 0.94x;
-//  - 48 tiles (6144): 0.92-1.03x at 96-192 rows (0.82-0.89x), a tie at 256 (0.78x); 32 tiles, K split in
-//    two: 0.84-0.86x at 72-160 rows (0.65-0.87x), 0.92x at 128 (v8d 1.01x), 0.74x at 256 (0.88x);
+//  - 48 tiles (6144): 0.92-1.03x at 96-192 rows (0.82-0.89x), a tie at 256 (0.78x); fewer tiles, K split:
+//    with the split's partials in whole lines (docs/performance/decode.md), against v8d at the same time,
+//    us: 17.2 and 18.8 at 128 x 4096 x 4096, 16.9 and 19.3 at 112, 15.0 and 15.2 at 100 x 2048 x 4096,
+//    21.0 and 27.8 at 208 x 4096 x 4096, 22.0 and 29.7 at 200 x 2048 x 8192, 31.0 and 38.6 at
+//    224 x 4096 x 8192, 34.8 and 42.5 at 240 x 4096 x 8192, a tie at 256 x 4096 x 4096 (22.8 and 22.6);
 //  - more tiles than one wave of pairs (80-224: N = 10240 .. 28672): 0.62-0.87x, v8d's 0.78-1.03x;
 //  - at 193-256 rows, K = 28672: slower than v8d's pair of 256 rows (224 x 8192 x 28672, 128 wide: 202 us
 //    against 191; K = 2048 and 8192: 3-10% faster);
@@ -96,14 +99,12 @@ GEMM_HD constexpr int pick_turned_width(long long m, int b_tiles, int k_tiles, i
 //    and 0.81-0.87x at 200 x 8192 x 8192, 1.09-1.14x and 1.01x at 224, 0.94x and 0.80x at 200 x 8192 x 4096;
 //    against v8d's other tiles 0.92x and 0.79x at 200 x 8192 x 28672, 1.02-1.05x and 0.90x at 224 (the K
 //    that 128 wide loses at), 0.92x and 0.82x at 200 x 6144 x 8192 (48 tiles), 0.97x and 0.86x at 224; 32
-//    tiles (208 x 4096 x 4096): 0.62x against 0.69x.
-// So: 64 < M <= 256 and the tiles in one wave; at 97-128 and 193-224 rows at least 70% of the pair slots, at
-// 225-256 90% and no more than 128 K tiles (K 8192).
+//    tiles (208 x 4096 x 4096, K split, before the partials were whole lines): 0.62x against 0.69x.
+// So: 64 < M <= 256 and the tiles in one wave; at 225-256 rows no more than 128 K tiles (K 8192).
 constexpr int PAIR_WIDE_MAX_K_TILES = 128;
 GEMM_HD constexpr int pick_token_pair(long long m, int b_tiles, int k_tiles, int pair_slots) {
   if (m <= 64 || m > 256 || pair_slots < 1 || b_tiles > pair_slots) return 0;
-  if (((m > 96 && m <= 128) || (m > 192 && m <= 224)) && 10LL * b_tiles < 7LL * pair_slots) return 0;
-  if (m > 224 && (10LL * b_tiles < 9LL * pair_slots || k_tiles > PAIR_WIDE_MAX_K_TILES)) return 0;
+  if (m > 224 && k_tiles > PAIR_WIDE_MAX_K_TILES) return 0;
   return m <= 96 ? 48 : m <= 128 ? 64 : m <= 160 ? 80 : m <= 192 ? 96 : m <= 224 ? 112 : 128;
 }
 
