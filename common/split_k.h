@@ -52,6 +52,15 @@ GEMM_HD constexpr SplitK pick_split_k(int tiles, int total_k_tiles, int slots, i
   return s;
 }
 
+// Where a split keeps its partial (the fixup above; common/fixup.cuh adds the partials): float4 i of thread t
+// of the `threads` that store it at float4 i * threads + t, so that a warp's 32 stores (and the last split's
+// loads) are 512 contiguous bytes, whole 128-byte lines. Each thread's float4s side by side (t * n + i) put a
+// warp's 16-byte pieces 64 bytes or more apart and made the split 1.2-1.5x slower on an H200
+// (docs/performance/decode.md). tests/test_split_k.cpp checks both.
+GEMM_HD constexpr int partial_float4(int i, int t, int threads) {
+  return i * threads + t;
+}
+
 // v8d's pick at 129-192 rows of A (docs/performance/one-m-tile.md): the decode kernel turned around 144 wide
 // (v8u, 128 < M <= 144) or 192 wide (v8v, 144 < M <= 192), or 0 where v8d's other tiles, which multiply 256
 // rows of A there, are faster. The turned tile wastes none of the MMA's N on padding, but one CTA per SM

@@ -124,6 +124,7 @@ set(GEMM_SASS_sm_90a_v8 ${GEMM_SASS_sm_90a_v6} MEMBAR.ALL.GPU STG.E.STRONG.GPU L
                         "HGMMA[.]64x64x16[.]F32[.]BF16@decode_kernelILi64ELi2E"
                         "HGMMA[.]64x80x16[.]F32[.]BF16@decode_kernelILi80ELi2E"
                         "HGMMA[.]64x96x16[.]F32[.]BF16@decode_kernelILi96ELi2E"
+                        "HGMMA[.]64x112x16[.]F32[.]BF16@decode_kernelILi112ELi2E"
                         "HGMMA[.]64x128x16[.]F32[.]BF16@decode_kernelILi128ELi2E"
                         "UTMALDG[.]2D[.]MULTICAST@decode_kernelILi64ELi2E" "UCGABAR_ARV@decode_kernelILi64ELi2E"
                         "HGMMA[.]64x128x16[.]F32[.]BF16@pingpong_kernelILi128E"

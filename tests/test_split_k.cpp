@@ -2,10 +2,13 @@
 // grid of shapes (one K tile, primes, fewer K tiles than splits wanted, more tiles than slots): every K tile
 // of a tile is in exactly one split and no split is empty; the grid is one wave wherever the tiles fit, and
 // K is not split where they do not; no split is shorter than the minimum unless the problem itself is; and
-// the sweep's decode shapes get the splits common/split_k.h names, at both widths' minimum split.
+// the sweep's decode shapes get the splits common/split_k.h names, at both widths' minimum split. Where v8d
+// takes the turned tile and the token pair, and where a split's partial keeps each thread's values.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "common/split_k.h"
 
@@ -210,4 +213,45 @@ TEST_CASE("split_k: where v8d takes the token pair at 65-256 rows (pick_token_pa
       }
       CHECK(gemm::pick_token_pair(m, 2 * tiles, 128, 2 * pair_slots) == w);
     }
+}
+
+TEST_CASE("split_k: a split's partial in whole 128-byte lines per warp store (partial_float4)", "[split_k]") {
+  // The kernels that store partials: {threads storing, float4s per thread}. v8's decode kernel on Hopper (one
+  // consumer warpgroup at 16 and 32 wide, two from 48 wide: COLS / 8 float4s each), its Blackwell twin (128
+  // TMEM lanes, COLS / 4 float4s each), bw's decode kernel (128 threads, 4).
+  struct Kernel {
+    int threads, float4s;
+  };
+  std::vector<Kernel> kernels = {{128, 4}, {128, 8}, {128, 4}};
+  for (int cols : {48, 64, 80, 96, 112, 128, 144, 192}) kernels.push_back({256, cols / 8});
+  for (int cols : {16, 32, 48, 64, 80, 96, 112, 128, 144, 192}) kernels.push_back({128, cols / 4});
+  // A layout's float4s: every one of the partial's exactly once, and each warp's 32 of one store contiguous
+  // and 512-byte aligned (the partial starts 512-byte aligned: 128 x COLS floats)
+  const auto check = [](const Kernel& k, auto layout) {
+    std::vector<int> seen(size_t(k.threads) * k.float4s, 0);
+    bool whole_lines = true;
+    for (int i = 0; i < k.float4s; ++i)
+      for (int t = 0; t < k.threads; ++t) {
+        const int f = layout(i, t, k);
+        if (f < 0 || f >= int(seen.size())) return std::make_pair(false, false);
+        ++seen[size_t(f)];
+        const int first = layout(i, t - t % 32, k);
+        if (first % 32 != 0 || f != first + t % 32) whole_lines = false;
+      }
+    bool once = true;
+    for (int n : seen) once = once && n == 1;
+    return std::make_pair(once, whole_lines);
+  };
+  for (const Kernel& k : kernels) {
+    INFO(k.threads << " threads, " << k.float4s << " float4s each");
+    const auto lines =
+        check(k, [](int i, int t, const Kernel& kk) { return gemm::partial_float4(i, t, kk.threads); });
+    CHECK(lines.first);
+    CHECK(lines.second);
+    // the layout before: each thread's float4s side by side, a permutation too but never whole lines
+    const auto side_by_side = check(k, [](int i, int t, const Kernel& kk) { return t * kk.float4s + i; });
+    CHECK(side_by_side.first);
+    CHECK_FALSE(side_by_side.second);
+  }
+  CHECK(gemm::partial_float4(3, 5, 256) == 3 * 256 + 5);
 }
