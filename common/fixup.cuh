@@ -76,15 +76,15 @@ __device__ __forceinline__ bool count_split(uint32_t* counter, int splits, uint3
 
 // The last split of a split-K decode kernel (common/split_k.h) adds every split's partial, its own read back
 // too, in split order: the same bits whoever is last. Partial s starts at first + s * partial_float4s (in
-// float4), and this thread's N / 4 float4s of it at thread_float4 + i * float4_stride: side by side at a
-// stride of 1, or, at the stride of the threads that store the partial, each one beside the same float4 of
-// the next thread, so that a warp's float4s are whole 128-byte lines. BATCH partials' loads are issued before
-// the first of their adds, so that a batch costs one trip to L2; a split past the end reads the last one
-// again, so that no branch sits between the loads. Writes the sum to `sum`.
+// float4), and this thread's N / 4 float4s of it at thread_float4 + i * float4_stride (common/split_k.h,
+// split_partial_float4: each beside the same float4 of the next thread, so that a warp's loads are whole
+// 128-byte lines). BATCH partials' loads are issued before the first of their adds, so that a batch costs one
+// trip to L2; a split past the end reads the last one again, so that no branch sits between the loads.
+// Writes the sum to `sum`.
 template <int BATCH, int N>
 __device__ __forceinline__ void sum_split_partials(float (&sum)[N], const float4* first, int splits,
                                                    int partial_float4s, int thread_float4,
-                                                   int float4_stride = 1) {
+                                                   int float4_stride) {
   static_assert(BATCH >= 1 && N % 4 == 0, "whole partials, of whole float4 per thread");
 #pragma unroll
   for (int i = 0; i < N; ++i) sum[i] = 0.0f;

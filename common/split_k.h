@@ -54,10 +54,11 @@ GEMM_HD constexpr SplitK pick_split_k(int tiles, int total_k_tiles, int slots, i
 
 // Where a split keeps its partial (the fixup above; common/fixup.cuh adds the partials): float4 i of thread t
 // of the `threads` that store it at float4 i * threads + t, so that a warp's 32 stores (and the last split's
-// loads) are 512 contiguous bytes, whole 128-byte lines. Each thread's float4s side by side (t * n + i) put a
-// warp's 16-byte pieces 64 bytes or more apart and made the split 1.2-1.5x slower on an H200
+// loads) are 512 contiguous bytes, whole 128-byte lines: the stream-K fixup's layout (common/streamk.h,
+// partial_float4) for any number of threads. Each thread's float4s side by side (t * n + i) put a warp's
+// 16-byte pieces 64 bytes or more apart and made the split 1.2-1.5x slower on an H200
 // (docs/performance/decode.md). tests/test_split_k.cpp checks both.
-GEMM_HD constexpr int partial_float4(int i, int t, int threads) {
+GEMM_HD constexpr int split_partial_float4(int t, int i, int threads) {
   return i * threads + t;
 }
 

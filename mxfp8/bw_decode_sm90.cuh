@@ -203,7 +203,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     float* own = workspace + size_t(blockIdx.x) * PARTIAL_FLOATS;
 #pragma unroll
     for (int i = 0; i < ACC_REGS / 4; ++i)  // .cg: to L2, where the last split reads it
-      __stcg(reinterpret_cast<float4*>(own) + partial_float4(i, t, 128),  // common/split_k.h
+      __stcg(reinterpret_cast<float4*>(own) + split_partial_float4(t, i, 128),  // common/split_k.h
              make_float4(acc[i / 2][4 * (i % 2)], acc[i / 2][4 * (i % 2) + 1], acc[i / 2][4 * (i % 2) + 2],
                          acc[i / 2][4 * (i % 2) + 3]));
     // Thread 0 counts the split once all 128 threads have stored (common/fixup.cuh): the last split goes on.
@@ -213,8 +213,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     const float4* first =
         reinterpret_cast<const float4*>(workspace + size_t(blockIdx.x - s_idx) * PARTIAL_FLOATS);
     // common/fixup.cuh
-    sum_split_partials<FIXUP_BATCH>(sum, first, split.splits, PARTIAL_FLOATS / 4, partial_float4(0, t, 128),
-                                    128);
+    sum_split_partials<FIXUP_BATCH>(sum, first, split.splits, PARTIAL_FLOATS / 4,
+                                    split_partial_float4(t, 0, 128), 128);
 #pragma unroll
     for (int i = 0; i < ACC_REGS; ++i) acc[i / 8][i % 8] = sum[i];
   }

@@ -215,7 +215,8 @@ TEST_CASE("split_k: where v8d takes the token pair at 65-256 rows (pick_token_pa
     }
 }
 
-TEST_CASE("split_k: a split's partial in whole 128-byte lines per warp store (partial_float4)", "[split_k]") {
+TEST_CASE("split_k: a split's partial in whole 128-byte lines per warp store (split_partial_float4)",
+          "[split_k]") {
   // The kernels that store partials: {threads storing, float4s per thread}. v8's decode kernel on Hopper (one
   // consumer warpgroup at 16 and 32 wide, two from 48 wide: COLS / 8 float4s each), its Blackwell twin (128
   // TMEM lanes, COLS / 4 float4s each), bw's decode kernel (128 threads, 4).
@@ -245,7 +246,7 @@ TEST_CASE("split_k: a split's partial in whole 128-byte lines per warp store (pa
   for (const Kernel& k : kernels) {
     INFO(k.threads << " threads, " << k.float4s << " float4s each");
     const auto lines =
-        check(k, [](int i, int t, const Kernel& kk) { return gemm::partial_float4(i, t, kk.threads); });
+        check(k, [](int i, int t, const Kernel& kk) { return gemm::split_partial_float4(t, i, kk.threads); });
     CHECK(lines.first);
     CHECK(lines.second);
     // the layout before: each thread's float4s side by side, a permutation too but never whole lines
@@ -253,5 +254,5 @@ TEST_CASE("split_k: a split's partial in whole 128-byte lines per warp store (pa
     CHECK(side_by_side.first);
     CHECK_FALSE(side_by_side.second);
   }
-  CHECK(gemm::partial_float4(3, 5, 256) == 3 * 256 + 5);
+  CHECK(gemm::split_partial_float4(5, 3, 256) == 3 * 256 + 5);
 }

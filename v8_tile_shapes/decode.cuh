@@ -66,7 +66,7 @@ template <int COLS_>
 struct Width {
   static constexpr int COLS           = COLS_;
   // A CTA's partial: float4 q (columns 4q to 4q + 3) of lane r at float4 q * ROWS + r (common/split_k.h,
-  // partial_float4: a warp's stores whole 128-byte lines; the Hopper twin's)
+  // split_partial_float4: a warp's stores whole 128-byte lines; the Hopper twin's)
   static constexpr int PARTIAL_FLOATS = ROWS * COLS;
   // No split shorter than this many K tiles (common/split_k.h): 4 at 16 wide (64 KB of B); 96 at 32 wide,
   // where a split costs more than it brings on shorter K (on an H200, 32 x 4096 x 4096: 17.4 us in one split,
@@ -271,7 +271,7 @@ __global__ void __launch_bounds__(NUM_THREADS)
         load_group(g, v);
 #pragma unroll
         for (int j = 0; j < GROUP_COLS / 4; ++j)  // .cg: to L2, where the last split reads it
-          __stcg(reinterpret_cast<float4*>(own) + partial_float4(GROUP_COLS / 4 * g + j, r, ROWS),
+          __stcg(reinterpret_cast<float4*>(own) + split_partial_float4(r, GROUP_COLS / 4 * g + j, ROWS),
                  make_float4(v[4 * j], v[4 * j + 1], v[4 * j + 2], v[4 * j + 3]));
       }
       tc5::fence_before_thread_sync();  // the loads ordered before the barriers below (and the teardown's)
@@ -285,7 +285,7 @@ __global__ void __launch_bounds__(NUM_THREADS)
           float sum[GROUP_COLS];
           // common/fixup.cuh
           sum_split_partials<FIXUP_BATCH>(sum, first, split.splits, PARTIAL_FLOATS / 4,
-                                          partial_float4(GROUP_COLS / 4 * g, r, ROWS), ROWS);
+                                          split_partial_float4(r, GROUP_COLS / 4 * g, ROWS), ROWS);
           store_group(g, sum);
         }
       }

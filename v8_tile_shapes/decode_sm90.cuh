@@ -84,7 +84,7 @@ struct Width {
   static constexpr int PRODUCER_WARP  = 4 * CONSUMERS;
   static constexpr int ACC_REGS       = WG_HALVES * HALF_REGS;  // 16, 32, 72 or 96 per consumer thread
   // A CTA's partial: float4 i of consumer thread t at float4 i * CONSUMER_THREADS + t (common/split_k.h,
-  // partial_float4: a warp's stores whole 128-byte lines)
+  // split_partial_float4: a warp's stores whole 128-byte lines)
   static constexpr int PARTIAL_FLOATS   = ROWS * COLS;
   static constexpr int CONSUMER_THREADS = 128 * CONSUMERS;
   // No split shorter than this many K tiles (common/split_k.h): 4 at 16 wide (64 KB of B); 96 at 32 wide,
@@ -269,7 +269,7 @@ __global__ void __launch_bounds__(Width<COLS>::THREADS, 1)
     float* own = workspace + (size_t(slot) * split.splits + s_idx) * PARTIAL_FLOATS;
 #pragma unroll
     for (int i = 0; i < ACC_REGS / 4; ++i)  // .cg: to L2, where the last split reads it
-      __stcg(reinterpret_cast<float4*>(own) + partial_float4(i, t, W::CONSUMER_THREADS),
+      __stcg(reinterpret_cast<float4*>(own) + split_partial_float4(t, i, W::CONSUMER_THREADS),
              make_float4(acc[i / (HALF_REGS / 4)][4 * (i % (HALF_REGS / 4))],
                          acc[i / (HALF_REGS / 4)][4 * (i % (HALF_REGS / 4)) + 1],
                          acc[i / (HALF_REGS / 4)][4 * (i % (HALF_REGS / 4)) + 2],
@@ -284,7 +284,7 @@ __global__ void __launch_bounds__(Width<COLS>::THREADS, 1)
         reinterpret_cast<const float4*>(workspace + size_t(slot) * split.splits * PARTIAL_FLOATS);
     // common/fixup.cuh
     sum_split_partials<FIXUP_BATCH>(sum, first, split.splits, PARTIAL_FLOATS / 4,
-                                    partial_float4(0, t, W::CONSUMER_THREADS), W::CONSUMER_THREADS);
+                                    split_partial_float4(t, 0, W::CONSUMER_THREADS), W::CONSUMER_THREADS);
 #pragma unroll
     for (int i = 0; i < ACC_REGS; ++i) acc[i / HALF_REGS][i % HALF_REGS] = sum[i];
   }
