@@ -234,7 +234,8 @@ int run_stage(int argc, char** argv, const char* stage, const std::vector<Varian
   if (opt.iters > 0) {
     std::printf(
         "timing: paired rounds, cuBLAS and the kernel alternating (common/timing.h): rounds of %d launches "
-        "per side, at least %d rounds and %.1f s per pairing, after %d warm-up launches each; inputs rotated "
+        "per side, each enqueued whole behind a gate and then run back to back (common/gate.h), at least %d "
+        "rounds and %.1f s per pairing, after %d warm-up launches each; inputs rotated "
         "through %d copies (%.0f MB, L2 %zu MB); NVML power: %s\n",
         plan.launches_per_round, plan.rounds, plan.min_seconds, plan.warmup, copies,
         double(copies * set_bytes) / 1e6, gpu.l2_bytes >> 20, nvml::power_source());

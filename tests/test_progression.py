@@ -23,12 +23,13 @@ def result(m, n, k, variant, ratio, status="PASS", extra=""):
             f"max_abs=1e-2|nonfinite=0|status={status}|seed=7|{extra}what=persistent")
 
 
-def limit(pct, cublas, best=None, bound="memory"):
+def limit(pct, cublas, best=None, bound="memory", ratio_best=0.987):
     """The fields of --cublas-best (where `best` is given) and of the limit (common/limit.h), as report.cpp
     writes them."""
     f = ""
     if best is not None:
-        f += "cublas_best_tflops=690.00|ratio_best=0.9870|ratio_best_min=0.95|ratio_best_max=1.01|cublas_best=pick 3 of 8|"
+        f += (f"cublas_best_tflops=690.00|ratio_best={ratio_best:.4f}|ratio_best_min=0.95|ratio_best_max=1.01|"
+              "cublas_best=pick 3 of 8|")
     f += (f"hbm_gbps=2950.0|limit_ms=0.159266|limit_bound={bound}|limit_clock_mhz=1980|limit_compute_ms=0.000439|"
           f"limit_memory_ms=0.159266|pct_limit={pct:.2f}|cublas_limit_ms=0.159266|cublas_pct_limit={cublas:.2f}|")
     if best is not None:
@@ -111,6 +112,20 @@ with tempfile.TemporaryDirectory() as d:
         rows = list(csvmod.DictReader(f))
     check(rows and rows[0]["pct_limit"] == "91.23" and rows[0]["cublas_best_pct_limit"] == "88.40"
           and rows[0]["limit_bound"] == "memory" and rows[0]["hbm_gbps"] == "2950.0", "the CSV has the limit's fields")
+
+    # two runs with --cublas-best: run 2's column is its ratio to cuBLAS at its best (the floor's measure), not
+    # its ratio to the first pick
+    second_log = os.path.join(d, "limit2.log")
+    with open(second_log, "w") as f:
+        f.write("toolkit: CUDA 13.0.88\n" + GPU + "\n")
+        f.write(result(1, 8192, 28672, "v8d", 1.2222, extra=limit(91.0, 86.0, best=88.0, ratio_best=0.9512)) + "\n")
+    out = subprocess.run([sys.executable, tool, "sweep", limit_log, second_log, "--shapes", shapes2],
+                         capture_output=True, text=True)
+    table = [l for l in out.stdout.splitlines() if l.startswith("| ")]
+    check(out.returncode == 0 and "| ratio to cuBLAS at its best | to cuBLAS at its best, run 2 |" in table[0],
+          f"run 2's column is named as its ratio to cuBLAS at its best ({table[:1]})")
+    check(any(l.startswith("| 1×8192×28672 |") and "| 0.987× | 0.951× |" in l and "1.222" not in l for l in table),
+          "run 2's column carries run 2's ratio to cuBLAS at its best")
 
     # without --cublas-best: cuBLAS's first pick's % of limit, named as such
     first_log = os.path.join(d, "first.log")

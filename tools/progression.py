@@ -122,6 +122,8 @@ def kernel_rows(run, stages=None):
 
 
 def fnum(v, fmt="{:.1f}"):
+    if v is None:
+        return "—"
     try:
         return fmt.format(float(v))
     except ValueError:
@@ -495,7 +497,9 @@ def sweep_table(runs, shapes):
     # of both sides (common/limit.h; cuBLAS's at its best where the log has it).
     best = any("ratio_best" in r for r in first)
     limit = any("pct_limit" in r for r in first)
-    extra = "".join(f" ratio, run {i + 1} |" for i in range(1, len(runs)))
+    # The other runs' ratios: to cuBLAS at its best where the log has it (the floor's measure), else to its
+    # first pick
+    extra = "".join(f" {'to cuBLAS at its best' if best else 'ratio'}, run {i + 1} |" for i in range(1, len(runs)))
     heads = (" ratio to cuBLAS at its best |" if best else "") + extra + (
         f" % of limit | cuBLAS{' at its best' if best else ''}, % of limit |" if limit else "")
     ncols = int(best) + (len(runs) - 1) + 2 * int(limit)
@@ -514,7 +518,8 @@ def sweep_table(runs, shapes):
             cells = ""
             if best:
                 cells = f" {fnum(r['ratio_best'], '{:.3f}')}× |" if "ratio_best" in r else " — |"
-            cells += "".join(f" {fnum(k[(shape, v)]['ratio'], '{:.3f}')}× |" if (shape, v) in k else " — |"
+            other = "ratio_best" if best else "ratio"
+            cells += "".join(f" {fnum(k[(shape, v)].get(other), '{:.3f}')}× |" if (shape, v) in k else " — |"
                              for k in keyed[1:])
             if limit:
                 cells += f" {pct_limit(r)} | {cublas_pct_limit(r)} |"
