@@ -191,6 +191,24 @@ __device__ __forceinline__ void barrier_cluster_arrive_relaxed() {
   asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
 }
 
+// The producer's tail (CUTLASS's load_tail): after its last load the producer waits on the ring's next
+// NUM_STAGES "empty" phases, that is until every consumer that releases stages on this CTA's barriers (the
+// peer CTA's by remote arrivals) has released each stage's last use. Those arrivals are the only operations
+// of the peer that can still land in this CTA's shared memory once its own consumers are done (the peer's
+// multicasts into the ring are each waited for here), so after the tail the exit barrier needs no release:
+// a release arrival costs every thread MEMBAR.ALL.GPU and ERRBAR, about 0.5 us per launch on an H200
+// (docs/performance/small-shapes.md). `stage`, `phase`: the producer's next position in the ring.
+template <int NUM_STAGES>
+__device__ __forceinline__ void producer_tail(uint64_t* empty_bar, int stage, uint32_t phase) {
+  for (int i = 0; i < NUM_STAGES; ++i) {
+    mbarrier_wait(&empty_bar[stage], phase, "empty barrier (producer tail)");
+    if (++stage == NUM_STAGES) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+}
+
 // Arrive once on an mbarrier in the shared memory of any CTA of the cluster (`cluster_addr` from
 // mapa_shared_cluster). Relaxed: the arrival orders none of this thread's earlier memory accesses. The stages
 // use it to release a ring stage that they read only through asynchronous MMAs already waited for

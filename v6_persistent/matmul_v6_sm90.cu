@@ -272,10 +272,13 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           }
         }
       }
+      // The tail: every stage's last release, by the consumers of both CTAs, has landed (common/ptx.cuh)
+      ptx::producer_tail<NUM_STAGES>(mma_done_bar, stage, empty_phase);
     }
-    // Its last multicast is issued: arrive on the exit barrier now, wait for the pair only at the very end.
+    // Its last multicast is issued and its tail waited for: arrive on the exit barrier now (relaxed: nothing
+    // of this CTA's can still land in the peer's shared memory), wait for the pair only at the very end.
     __syncwarp();
-    ptx::barrier_cluster_arrive();
+    ptx::barrier_cluster_arrive_relaxed();
   } else {
     // ---- consumers: warpgroup 1 + w multiplies rows 64w .. 64w+63 of each tile ----
     wg::setmaxnreg_inc<CONSUMER_REGS>();
@@ -388,16 +391,17 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       }
       prof.end(Ev::Epilogue);
     }
-    // Its last remote arrival is made: arrive on the exit barrier. The TMA stores must have read the C
-    // buffer (and written C) before this CTA's shared memory goes away.
-    ptx::barrier_cluster_arrive();
+    // Arrive on the exit barrier, relaxed: the peer's producer tail waits for this warpgroup's releases of
+    // its stages. The TMA stores must have read the C buffer (and written C) before this CTA's memory goes
+    // away.
+    ptx::barrier_cluster_arrive_relaxed();
     if (store_thread) ptx::bulk_wait_group<0>();
   }
 
   // ---- teardown: no CTA exits while its peer may still arrive on its barriers or write into its ring ----
-  // Every thread arrived once its last remote operation was issued (above); the peer's multicasts into this
-  // CTA have all landed, since its consumers waited for them. Waiting here for every thread of the pair to
-  // have arrived keeps this CTA's barriers and ring alive until the peer's last arrival on them.
+  // The peer's multicasts into this CTA have all landed, since its consumers waited for them, and the peer's
+  // releases of its stages too, since its producer's tail waited for them; the pair leaves together. The
+  // arrivals are relaxed: a release would cost every thread a MEMBAR.ALL.GPU (common/ptx.cuh, producer_tail).
   prof.begin(Ev::Teardown);
   ptx::barrier_cluster_wait();
   prof.end(Ev::Teardown);
