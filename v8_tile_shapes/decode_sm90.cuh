@@ -192,11 +192,9 @@ __global__ void __launch_bounds__(Width<COLS>::THREADS, 1)
           empty_phase ^= 1;
         }
       }
-    }
-    if constexpr (CTAS > 1) {  // the pair's exit barrier (the consumers' arrive on it below)
-      __syncwarp();
-      ptx::barrier_cluster_arrive();
-      ptx::barrier_cluster_wait();
+      // The token pair: every stage's last release, by the consumers of both CTAs, has landed before this CTA
+      // may leave (common/ptx.cuh; the peer's multicasts into the ring are each waited for by its consumers)
+      if constexpr (CTAS > 1) ptx::producer_tail<NUM_STAGES>(empty_bar, stage, empty_phase);
     }
     return;  // the consumers wait for every load the producer issued: nothing of its is left in flight
   }
@@ -258,10 +256,16 @@ __global__ void __launch_bounds__(Width<COLS>::THREADS, 1)
                                              releases);
     }
   }
-  wg::wait_group<0>();  // accumulators final (the last stage needs no release: no load waits for it)
-  if constexpr (CTAS > 1) {  // no arrival on, or multicast into, either CTA of the pair is left past here
-    ptx::barrier_cluster_arrive();
-    ptx::barrier_cluster_wait();
+  wg::wait_group<0>();  // accumulators final
+  // A CTA alone: the last stage needs no release (no load waits for it). The token pair releases it too, in
+  // both CTAs, for their producers' tails: then neither CTA leaves while an arrival of the other's is in
+  // flight
+  if constexpr (CTAS > 1) {
+    const uint32_t last_stage = (ring_k + NUM_STAGES - 1) % NUM_STAGES;
+#pragma unroll
+    for (int peer = 0; peer < CTAS; ++peer)
+      ptx::mbarrier_arrive_cluster_elected(empty_bar0[peer] + last_stage * uint32_t(sizeof(uint64_t)),
+                                           kt_end > kt_begin && warp_id % 4 == 0);
   }
 
   // ---- the split's fixup (common/split_k.h) ----
