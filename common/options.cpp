@@ -37,7 +37,8 @@ std::string usage(const char* prog) {
   --round N             launches per round: the two sides alternate in rounds of N launches, and the ratio
                         is the median of the per-round ratios (default 5; see common/timing.h)
   --seconds S           time each kernel/cuBLAS pairing for at least S seconds in all (default 5)
-  --warmup N            untimed launches of each side before timing (default 10)
+  --warmup N            untimed launches of each side before timing (default 10; 0 still makes one, which
+                        loads the side's kernels before the gated rounds: docs/benchmark-method.md)
   --seed S              seed of the random inputs (default: a fresh one, printed so a run can be replayed)
   --no-check            skip verification against cuBLAS (timing only)
   --csv                 also print the results as CSV

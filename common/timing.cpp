@@ -74,19 +74,22 @@ std::vector<SideRun> run_rounds(const std::vector<const std::vector<Launch>*>& s
     l[next_copy[size_t(side)]++ % l.size()](nullptr);
   };
 
-  // Warm-up, timed as a whole per side to size the run: enough rounds for plan.min_seconds of launches.
+  // Warm-up, timed as a whole per side to size the run: enough rounds for plan.min_seconds of launches. At
+  // least one launch per side, ungated: it loads the side's kernels, which must not happen behind a gate
+  // (common/gate.h).
+  const int warmup          = std::max(plan.warmup, 1);
   double warm_ms_per_launch = 0;
   cudaEvent_t w0, w1;
   CUDA_CHECK(cudaEventCreate(&w0));
   CUDA_CHECK(cudaEventCreate(&w1));
   for (int s = 0; s < nsides; ++s) {
     CUDA_CHECK(cudaEventRecord(w0));
-    for (int i = 0; i < plan.warmup; ++i) launch_next(s);
+    for (int i = 0; i < warmup; ++i) launch_next(s);
     CUDA_CHECK(cudaEventRecord(w1));
     CUDA_CHECK(cudaEventSynchronize(w1));
     float ms = 0;
     CUDA_CHECK(cudaEventElapsedTime(&ms, w0, w1));
-    warm_ms_per_launch += plan.warmup > 0 ? ms / plan.warmup : 0;
+    warm_ms_per_launch += ms / warmup;
   }
   CUDA_CHECK(cudaEventDestroy(w0));
   CUDA_CHECK(cudaEventDestroy(w1));

@@ -42,7 +42,7 @@ Spread summarize(std::vector<double> values);
 struct TimingPlan {
   int rounds             = 20;   // pairs of rounds (reference, kernel), at least
   int launches_per_round = 5;    // launches of one side per round
-  int warmup             = 10;   // untimed launches of each side first
+  int warmup             = 10;   // untimed launches of each side first (at least 1: it loads the kernels)
   double min_seconds     = 5.0;  // more rounds until the timed launches of both sides add up to this
 };
 
