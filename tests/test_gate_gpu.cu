@@ -1,18 +1,17 @@
 // GPU test of the gate in front of every timed round (common/gate.h): a closed gate holds the work behind it
 // until opened, a gate never opened lets the work through on its timeout and counts it, and the timed rounds
 // (common/timing.h) measure the GPU's time, not the host's, where the host enqueues slowly. Skipped
-// (GEMM_SKIP_CODE) without an sm_90 / sm_100 / sm_103 GPU.
+// (GEMM_SKIP_CODE) without a GPU the series runs on (tests/gpu_test_main.h).
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
 #include <chrono>
-#include <cstdio>
-#include <cstring>
 #include <thread>
 
 #include "common/check.h"
 #include "common/gate.h"
 #include "common/timing.h"
+#include "gpu_test_main.h"
 
 using namespace gemm;
 
@@ -113,24 +112,9 @@ TEST_CASE("timed rounds measure the GPU, not a host that enqueues slowly") {
 }
 
 int main(int argc, char** argv) {
-  bool listing = false;
-  for (int i = 1; i < argc; ++i) listing = listing || std::strncmp(argv[i], "--list", 6) == 0;
-  if (!listing) {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-      std::printf("Skipped: no CUDA GPU\n");
-      return GEMM_SKIP_CODE;
-    }
-    cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    // The harness (and so the gate kernel) is built for the series' GPUs only
-    if (!(prop.major == 9 && prop.minor == 0) &&
-        !(prop.major == 10 && (prop.minor == 0 || prop.minor == 3))) {
-      std::printf("Skipped: %s (sm_%d%d) is not sm_90 / sm_100 / sm_103\n", prop.name, prop.major,
-                  prop.minor);
-      return GEMM_SKIP_CODE;
-    }
-    std::printf("%s\n", prop.name);
-  }
+  GpuInfo info;
+  Arch arch;
+  const int code = gpu_test_start(argc, argv, info, arch, [](Arch) { return std::string(); });
+  if (code >= 0) return code;
   return Catch::Session().run(argc, argv);
 }
