@@ -24,6 +24,13 @@ int l2_cache_bytes() {
   return bytes;
 }
 
+int sm_count() {
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
 std::string detect_gpu(GpuInfo& info, Arch& arch) {
   int count             = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);

@@ -26,6 +26,7 @@ struct GpuInfo {
 std::string detect_gpu(GpuInfo& info, Arch& arch);
 std::string describe_gpu(const GpuInfo& info);  // the header line of every run
 int l2_cache_bytes();                           // the L2 of the current device (for v8's L2 policy)
+int sm_count();                                 // the SMs of the current device (for v8's decode split)
 
 // The HBM bandwidth this GPU reaches, measured: a device-to-device cudaMemcpy of `bytes` (far beyond any
 // L2, so each copy reads and writes HBM), timed with CUDA events, `copies` times after two untimed ones.

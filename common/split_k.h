@@ -62,6 +62,31 @@ GEMM_HD constexpr int split_partial_float4(int t, int i, int threads) {
   return i * threads + t;
 }
 
+// v8d's pick on Hopper where the problem is small (docs/performance/small-shapes.md): the small tile (v8g),
+// the decode kernel over 64-row tiles of B (one wgmma m64n32 per K step) and row groups of 32 of A, a CTA per
+// 32 x 64 block of C and K split so that each SM has one CTA: cuBLAS's tile at 512^3 (nvjet 32x64). v8d's
+// other tiles are 128 rows of A by 64 or more of B: at 512^3 the narrow pair has 16 units for 66 pairs, 8 K
+// tiles of 24 KB each through a quarter of the SMs, where 128 small blocks take 12 KB per K tile on all of
+// them. It pays where its blocks fit the CTAs resident at once (slots: two per SM, 12 KB stages) and the
+// work is small: blocks x K tiles (each 32 x 64 x 64 multiply-adds) at most SMALL_MAX_WORK. On an H200, v8g
+// against v8d's pick in the same process, us (second of two runs):
+//  - at most 4096: 512^3 5.66 / 6.56, 640^3 6.59 / 7.07 (200 blocks), 384 x 384 x 1024 6.59 / 8.29,
+//    512 x 512 x 1024 6.59 / 8.13, 256 x 1024 x 1024 6.66 / 11.42, 1024 x 256 x 1024 6.91 / 8.45,
+//    768 x 512 x 512 6.24 / 6.78, 512 x 1024 x 512 6.46 / 6.75 (256 blocks), 300 x 520 x 512 5.63 / 6.66,
+//    128 x 1024 x 1024 6.40 / 8.06, 200 x 2048 x 1024 8.48 / 10.30, 64 x 1024 x 2048 8.29 / 10.05; split:
+//    256 x 256 x 4096 8.96 / 19.49 and 128 x 512 x 4096 8.86 / 13.06 (4 splits of 16 K tiles), 256 x 256 x
+//    8192 11.49 / 21.02 (4 of 32; 8 of 16: 12.54), 64 x 512 x 16384 14.24 / 17.54 (8 of 32; 16 of 16:
+//    15.17); 128 x 2048 x 2048, the bound (4096), 9.63 / 11.01 (level in 2 splits of 16: 11.39 / 11.36);
+//  - past it: 96 x 4096 x 2048 (6144) 13.41 / 11.97, 33 x 8192 x 2048 19.14 / 16.48, 512 x 512 x 4096
+//    16.10 / 13.22, 384 x 384 x 8192 18.72 / 15.74, 512 x 512 x 8192 27.62 / 16.83, 128 x 1024 x 8192
+//    17.44 / 15.30, level at 48 x 4096 x 4096 (17.98 / 17.82), ahead at 64 x 4096 x 4096 (16.83 / 17.76) and
+//    64 x 2048 x 8192 (17.89 / 18.34);
+//  - past one wave of slots: 768^3 (288 blocks) 9.89 / 7.87, 1024 x 1024 x 512 9.73 / 7.26.
+constexpr int SMALL_MAX_WORK = 4096;
+GEMM_HD constexpr bool pick_small_tile(long long blocks, int k_tiles, int slots) {
+  return blocks <= slots && blocks * k_tiles <= SMALL_MAX_WORK;
+}
+
 // v8d's pick at 129-192 rows of A (docs/performance/one-m-tile.md): the decode kernel turned around 144 wide
 // (v8u, 128 < M <= 144) or 192 wide (v8v, 144 < M <= 192), or 0 where v8d's other tiles, which multiply 256
 // rows of A there, are faster. The turned tile wastes none of the MMA's N on padding, but one CTA per SM

@@ -106,7 +106,8 @@ set(GEMM_SASS_FORBIDDEN_sm_90a_v7 ${GEMM_SASS_FORBIDDEN_sm_90a_v6})
 # (discard.global.L2, a read partial dropped unwritten -> CCTL.E.RML2) and the narrow tile (wgmma.m64n64k16 ->
 # HGMMA.64x64x16.F32.BF16, only v8n's and v8d's instantiations have it), read with cuobjdump 13.0.
 # The decode kernel (v8s; decode_sm90.cuh): wgmma.m64n16k16 -> HGMMA.64x16x16.F32.BF16 (32 wide, v8t:
-# wgmma.m64n32k16 -> HGMMA.64x32x16.F32.BF16; turned around 144 and 192 wide, v8u and v8v: m64n144k16 and
+# wgmma.m64n32k16 -> HGMMA.64x32x16.F32.BF16, and so the small tile, v8g: decode_kernel<32, 1, 64>, over B's
+# 64-row tiles; turned around 144 and 192 wide, v8u and v8v: m64n144k16 and
 # m64n192k16 -> HGMMA.64x144x16 and HGMMA.64x192x16) and its split counter (atom.acq_rel.gpu.add ->
 # ATOMG.E.ADD.STRONG.GPU), in decode_kernel itself. The token pair (v8q .. v8r: decode_kernel<48 .. 128, 2>):
 # m64n48k16 .. m64n128k16 -> HGMMA.64x48x16 .. .64x128x16, its box of B multicast to both
@@ -116,7 +117,8 @@ set(GEMM_SASS_FORBIDDEN_sm_90a_v7 ${GEMM_SASS_FORBIDDEN_sm_90a_v6})
 # hand-over; no cluster: no multicast load, no cluster barrier.
 set(GEMM_SASS_sm_90a_v8 ${GEMM_SASS_sm_90a_v6} MEMBAR.ALL.GPU STG.E.STRONG.GPU LDG.E.STRONG.GPU CCTL.E.RML2
                         HGMMA.64x64x16.F32.BF16 "HGMMA[.]64x16x16[.]F32[.]BF16@decode_kernelILi16E"
-                        "HGMMA[.]64x32x16[.]F32[.]BF16@decode_kernelILi32E"
+                        "HGMMA[.]64x32x16[.]F32[.]BF16@decode_kernelILi32ELi1ELi128E"
+                        "HGMMA[.]64x32x16[.]F32[.]BF16@decode_kernelILi32ELi1ELi64E"
                         "HGMMA[.]64x144x16[.]F32[.]BF16@decode_kernelILi144E"
                         "HGMMA[.]64x192x16[.]F32[.]BF16@decode_kernelILi192E"
                         "ATOMG[.]E[.]ADD[.]STRONG[.]GPU@decode_kernel"
@@ -256,7 +258,8 @@ if(GEMM_CUOBJDUMP AND Python3_FOUND)
                    --check pingpong_kernelILi128E 82 2             # v8p, two warpgroups' tiles: 79
                    --check pingpong_kernelILi144E 77 2             # v8w: 74
                    --check decode_kernelILi16E 76 2                # v8s, the decode kernel: 73
-                   --check decode_kernelILi32E 76 2                # v8t: 73
+                   --check decode_kernelILi32ELi1ELi128E 76 2      # v8t: 73
+                   --check decode_kernelILi32ELi1ELi64E 68 2       # v8g, the small tile: 65
                    --check decode_kernelILi144E 73 6               # v8u, the tile turned around: 70
                    --check decode_kernelILi192E 73 6               # v8v: 70
                    --check decode_kernelILi48ELi2E 70 3            # v8q, the token pair: 67

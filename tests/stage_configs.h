@@ -106,6 +106,10 @@ constexpr int V8_PAIR_COLS[]            = {48, 64, 80, 96, 112, 128};
 constexpr int NUM_STAGES_V8_PAIR   = 8;
 constexpr int NUM_STAGES_V8_PAIR_WIDE = 7;
 constexpr int NUM_STAGES_V8_TURNED_WIDE = 5;
+// ... and the small tile (v8g, sm90): B's 64-row tile (one wgmma m64n32 per K step) and A's 32 rows, 12 KB
+// stages, 8 of them (two CTAs per SM).
+constexpr int V8_SMALL_ROWS       = 64;
+constexpr int NUM_STAGES_V8_SMALL = 8;
 // v8 sm90, the ping-pong tile (v8p): each consumer warpgroup a 128 x 128 tile of its own (two wgmma
 // m64n128 per K step), a CTA alone, A's and B's 128-row tiles in one 2D box each: 32 KB stages, 5 of them
 // (the two warpgroups' C buffers take 64 KB).
@@ -207,14 +211,14 @@ constexpr StageConfig narrow_pair_tile(const char* stage, Operand op, int slot) 
 }
 
 // A v8 decode row (NUM_STAGES_V8_DECODE): 2D boxes, 128B swizzle, in its ring of 18 KB stages (20 KB 32 wide,
-// 34 and 40 KB turned around 144 and 192 wide); operand A is B's 128 rows (the MMA's M side: 64 per wgmma on
-// sm90, 128 on sm100), operand B A's 16 (or 32, 144, 192).
+// 34 and 40 KB turned around 144 and 192 wide, 12 KB the small tile's); operand A is B's 128 rows (64 in the
+// small tile; the MMA's M side: 64 per wgmma on sm90, 128 on sm100), operand B A's 16 (or 32, 144, 192).
 constexpr StageConfig decode_tile(const char* stage, Arch arch, Operand op, int slot,
-                                  int cols = V8_DECODE_COLS) {
-  const int rows     = op == Operand::A ? V8_DECODE_ROWS : cols;
+                                  int cols = V8_DECODE_COLS, int b_rows = V8_DECODE_ROWS) {
+  const int rows     = op == Operand::A ? b_rows : cols;
   const int mma_rows = op == Operand::A && arch == Arch::SM90 ? SM90_MMA_M : rows;
   StageConfig c = tile(stage, arch, op, rows, mma_rows, TmaShape::BOXES_2D, gemm::Swizzle::B128, slot);
-  c.tile_addr   = ring_addr_of(tile_bytes(V8_DECODE_ROWS, BLOCK_K, 2), tile_bytes(cols, BLOCK_K, 2), slot, op);
+  c.tile_addr        = ring_addr_of(tile_bytes(b_rows, BLOCK_K, 2), tile_bytes(cols, BLOCK_K, 2), slot, op);
   return c;
 }
 
@@ -669,6 +673,23 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   decode_tile("v8t stage 6", A::SM90, O::B, 6, V8_DECODE_WIDE_COLS),
   decode_tile("v8t stage 7", A::SM90, O::A, 7, V8_DECODE_WIDE_COLS),
   decode_tile("v8t stage 7", A::SM90, O::B, 7, V8_DECODE_WIDE_COLS),
+  // v8g, sm90: the ring 32 wide over B's 64-row tile (the small tile).
+  decode_tile("v8g stage 0", A::SM90, O::A, 0, V8_DECODE_WIDE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8g stage 0", A::SM90, O::B, 0, V8_DECODE_WIDE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8g stage 1", A::SM90, O::A, 1, V8_DECODE_WIDE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8g stage 1", A::SM90, O::B, 1, V8_DECODE_WIDE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8g stage 2", A::SM90, O::A, 2, V8_DECODE_WIDE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8g stage 2", A::SM90, O::B, 2, V8_DECODE_WIDE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8g stage 3", A::SM90, O::A, 3, V8_DECODE_WIDE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8g stage 3", A::SM90, O::B, 3, V8_DECODE_WIDE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8g stage 4", A::SM90, O::A, 4, V8_DECODE_WIDE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8g stage 4", A::SM90, O::B, 4, V8_DECODE_WIDE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8g stage 5", A::SM90, O::A, 5, V8_DECODE_WIDE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8g stage 5", A::SM90, O::B, 5, V8_DECODE_WIDE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8g stage 6", A::SM90, O::A, 6, V8_DECODE_WIDE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8g stage 6", A::SM90, O::B, 6, V8_DECODE_WIDE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8g stage 7", A::SM90, O::A, 7, V8_DECODE_WIDE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8g stage 7", A::SM90, O::B, 7, V8_DECODE_WIDE_COLS, V8_SMALL_ROWS),
   // v8u and v8v, both: the ring 144 and 192 wide (A's 144 or 192 rows as the MMA's B), 6 and 5 stages.
   decode_tile("v8u stage 0", A::SM100, O::A, 0, V8_TURNED_COLS),
   decode_tile("v8u stage 0", A::SM100, O::B, 0, V8_TURNED_COLS),

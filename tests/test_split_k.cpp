@@ -3,7 +3,8 @@
 // of a tile is in exactly one split and no split is empty; the grid is one wave wherever the tiles fit, and
 // K is not split where they do not; no split is shorter than the minimum unless the problem itself is; and
 // the sweep's decode shapes get the splits common/split_k.h names, at both widths' minimum split. Where v8d
-// takes the turned tile and the token pair, and where a split's partial keeps each thread's values.
+// takes the small tile, the turned tile and the token pair, and where a split's partial keeps each thread's
+// values.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -213,6 +214,63 @@ TEST_CASE("split_k: where v8d takes the token pair at 65-256 rows (pick_token_pa
       }
       CHECK(gemm::pick_token_pair(m, 2 * tiles, 128, 2 * pair_slots) == w);
     }
+}
+
+TEST_CASE("split_k: where v8d takes the small tile (pick_small_tile), on 264 slots (two CTAs per SM)",
+          "[split_k]") {
+  const int slots = 264;  // 12 KB stages x 8: two of v8g's CTAs per SM of an H100 or H200
+  // v8g's blocks: 64-row tiles of B (N) by 32-row groups of A (M); its split (K) fills each SM once (132)
+  const auto small = [&](long long m, long long n, long long k) {
+    return gemm::pick_small_tile(((n + 63) / 64) * ((m + 31) / 32), int((k + 63) / 64), slots);
+  };
+  const auto splits = [](long long m, long long n, long long k) {
+    return pick_split_k(int(((n + 63) / 64) * ((m + 31) / 32)), int((k + 63) / 64), 132, 16).splits;
+  };
+  // The shapes timed on an H200 (common/split_k.h): where the small tile was faster than v8d's pick, or level
+  CHECK(small(512, 512, 512));  // 128 blocks x 8 K tiles: 5.66 us against 6.56
+  CHECK(small(640, 640, 640));  // 200 blocks, two on some SMs: 6.59 against 7.07
+  CHECK(small(384, 384, 1024));
+  CHECK(small(512, 512, 1024));  // 2048
+  CHECK(small(256, 1024, 1024));
+  CHECK(small(1024, 256, 1024));
+  CHECK(small(768, 512, 512));
+  CHECK(small(512, 1024, 512));  // 256 blocks: 6.46 against 6.75
+  CHECK(small(300, 520, 512));
+  CHECK(small(128, 1024, 1024));
+  CHECK(small(200, 2048, 1024));  // 224 blocks x 16: 8.48 against 10.30
+  CHECK(small(64, 1024, 2048));
+  CHECK(small(128, 2048, 2048));  // 128 x 32 = 4096, the bound: 9.63 against 11.01 (in 2 splits: 11.39, 11.36)
+  CHECK(small(256, 256, 4096));   // 32 blocks in 4 splits of 16 K tiles: 8.96 against 19.49
+  CHECK(splits(256, 256, 4096) == 4);
+  CHECK(small(128, 512, 4096));
+  CHECK(splits(128, 512, 4096) == 4);
+  CHECK(small(256, 256, 8192));  // 4 splits of 32: 11.49 us (8 of 16: 12.54) against 21.02
+  CHECK(splits(256, 256, 8192) == 4);
+  CHECK(small(64, 512, 16384));  // 16 blocks in 8 splits of 32: 14.24 (16 of 16: 15.17) against 17.54
+  CHECK(splits(64, 512, 16384) == 8);
+  CHECK(splits(64, 1024, 2048) == 2);  // 32 blocks: no split shorter than 16 K tiles
+  CHECK(splits(512, 512, 512) == 1);   // 128 blocks: one each on 128 SMs
+  // ... and where it was slower: more work, or more blocks than slots
+  CHECK_FALSE(small(96, 4096, 2048));  // 6144: 13.41 against 11.97
+  CHECK_FALSE(small(33, 8192, 2048));
+  CHECK_FALSE(small(512, 512, 4096));  // 16.10 against 13.22
+  CHECK_FALSE(small(384, 384, 8192));
+  CHECK_FALSE(small(512, 512, 8192));  // 27.62 against 16.83
+  CHECK_FALSE(small(128, 1024, 8192));
+  CHECK_FALSE(small(768, 768, 768));    // 288 blocks: 9.89 against 7.87
+  CHECK_FALSE(small(1024, 1024, 512));  // 512 blocks
+  CHECK_FALSE(small(1024, 1024, 1024));
+  // Missed: a little faster past the bound (16.83 against 17.76 at 64 x 4096 x 4096, 17.89 against 18.34 at
+  // 64 x 2048 x 8192), level at 48 x 4096 x 4096
+  CHECK_FALSE(small(64, 4096, 4096));
+  CHECK_FALSE(small(64, 2048, 8192));
+  // The edges: one wave of slots, the work's bound, and a slot count half as large
+  CHECK(gemm::pick_small_tile(264, 15, slots));
+  CHECK_FALSE(gemm::pick_small_tile(265, 1, slots));
+  CHECK(gemm::pick_small_tile(1, 4096, slots));
+  CHECK_FALSE(gemm::pick_small_tile(1, 4097, slots));
+  CHECK_FALSE(gemm::pick_small_tile(200, 1, 132));
+  CHECK_FALSE(gemm::pick_small_tile(1, 1, 0));  // no CTA fits: nothing picked
 }
 
 TEST_CASE("split_k: a split's partial in whole 128-byte lines per warp store (split_partial_float4)",

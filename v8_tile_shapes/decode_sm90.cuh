@@ -43,7 +43,9 @@
 // (Needs common/split_k.h, included by the file that includes this one, before its namespace.)
 namespace decode {
 
-constexpr int ROWS        = 128;  // rows of B per CTA: the MMA's M side (two wgmma of 64)
+constexpr int ROWS        = 128;  // rows of B per CTA: the MMA's M side (two wgmma of 64); v8g's: 64
+constexpr int SMALL_ROWS  = 64;   // the small tile's (v8g): one wgmma of 64
+constexpr int SMALL_COLS  = 32;   // and its row groups of A: 32 rows each
 constexpr int MAX_COLS    = 32;   // the widest decode width (v8t): v8d takes the kernel at M up to it
 constexpr int SLICE_K     = 64;   // K of one TMA box: 128 bytes of bf16, one swizzle span
 constexpr int WGMMA_M     = 64;
@@ -70,11 +72,15 @@ GEMM_HD constexpr TmaBox pair_tma_box(KMajorTile t, int row0, int k0, int j) {
 
 // The kernel's widths: A's rows padded to COLS, the MMA's N. 16 (v8s, M <= 16: 18 KB stages), 32 (v8t,
 // 16 < M <= 32: 20 KB stages), 144 and 192 (v8u, v8v: 34 and 40 KB stages, two consumer warpgroups), and
-// 48 to 128 per CTA of the token pair (v8q-v8r: 22 to 32 KB stages, two consumer warpgroups). The constants
-// that follow from it:
-template <int COLS_>
+// 48 to 128 per CTA of the token pair (v8q-v8r: 22 to 32 KB stages, two consumer warpgroups); the small
+// tile (v8g) is 32 wide over 64 rows of B (12 KB stages). The constants that follow from them:
+template <int COLS_, int B_ROWS_ = ROWS>
 struct Width {
   static constexpr int COLS      = COLS_;
+  static constexpr int B_ROWS    = B_ROWS_;           // rows of B per CTA: 128, or 64 (v8g)
+  static constexpr int HALVES    = B_ROWS / WGMMA_M;  // wgmma per K step
+  static constexpr KMajorTile B_TILE{B_ROWS, BLOCK_K, 2, Swizzle::B128};
+  static constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
   static constexpr int HALF_REGS = COLS / 2;  // fp32 accumulators per thread and 64-row half (m64nCOLS)
   // Up to 32 wide one warpgroup takes both halves; wider, a warpgroup per half (two halves of 72 would be
   // 144 accumulators per thread, and the m64n144 wgmma of one half would wait for the other's)
@@ -85,14 +91,16 @@ struct Width {
   static constexpr int ACC_REGS       = WG_HALVES * HALF_REGS;  // 16, 32, 72 or 96 per consumer thread
   // A CTA's partial: float4 i of consumer thread t at float4 i * CONSUMER_THREADS + t (common/split_k.h,
   // split_partial_float4: a warp's stores whole 128-byte lines)
-  static constexpr int PARTIAL_FLOATS   = ROWS * COLS;
+  static constexpr int PARTIAL_FLOATS   = B_ROWS * COLS;
   static constexpr int CONSUMER_THREADS = 128 * CONSUMERS;
   // No split shorter than this many K tiles (common/split_k.h): 4 at 16 wide (64 KB of B); 96 at 32 wide,
   // where a split costs more than it brings on shorter K (on an H200, 32 x 4096 x 4096: 17.4 us in one split,
   // 18.6 in four; 32 x 8192 x 8192: 39.2 in one, 42.0 in two) and pays at the longest (32 x 8192 x 28672:
   // 117 us in two, 122 in one); 32 wider (the turned tiles, where a K tile is 4.5 to 6 times 16 wide's work,
-  // and the token pair's widths).
-  static constexpr int MIN_SPLIT_K_TILES = COLS == 16 ? 4 : COLS == 32 ? 96 : 32;
+  // and the token pair's widths); 16 for the small tile (v8g: of 8, 16 and 32, the fastest at 256 x 256 x
+  // 4096, 128 x 512 x 4096 and 64 x 1024 x 2048, level with 32 at 256 x 256 x 8192 and 64 x 512 x 16384 once
+  // the split fills each SM once: docs/performance/small-shapes.md).
+  static constexpr int MIN_SPLIT_K_TILES = B_ROWS == SMALL_ROWS ? 16 : COLS == 16 ? 4 : COLS == 32 ? 96 : 32;
   // Partials whose loads the last split issues before adding them: 4 at 16 wide, 2 at 32, 1 wider (the
   // registers)
   static constexpr int FIXUP_BATCH = COLS <= 64 ? 64 / COLS : 1;
@@ -114,22 +122,29 @@ struct Width {
   static_assert(NUM_STAGES * STAGE_BYTES + SMEM_ALIGN <= 256 * 1024,
                 "the ring ends below 256 KB: desc_sm90_advance's start-address field never carries");
   static_assert(HALF_REGS % 4 == 0, "a half's accumulators are whole float4s of the partial");
+  static_assert(B_ROWS == ROWS || (B_ROWS == SMALL_ROWS && COLS == SMALL_COLS),
+                "B's tile is 128 rows, or 64 in the small tile (v8g, 32 wide)");
+  // Row groups of A (any M): the small tile's only; the other widths take M <= COLS per CTA, one group
+  static constexpr bool ROW_GROUPS = B_ROWS == SMALL_ROWS;
 };
 static_assert(ROWS % WGMMA_M == 0 && BLOCK_K % WGMMA_K == 0, "whole wgmma M halves and K steps");
 static_assert(B_TILE_BYTES % 1024 == 0, "B's tile is whole 1024-B swizzle atoms (8 rows x 128 B)");
 static_assert(Width<MAX_COLS>::COLS == MAX_COLS, "the widest width is MAX_COLS");
 
-// C^T = B * A^T for M <= COLS * CTAS. grid: tiles x split.splits clusters of CTAS CTAs, cluster b taking tile
-// b / splits (rows 128 * tile of B, columns of C) and split b % splits of its K tiles, and its CTA of rank r
-// A's rows [r COLS, (r + 1) COLS) (the token pair, CTAS = PAIR: each CTA multicasts one 64-row box of B's
-// tile to both). workspace: one partial per CTA; counters: one per tile and rank, 0 between launches.
-template <int COLS, int CTAS = 1>
-__global__ void __launch_bounds__(Width<COLS>::THREADS, 1)
+// C^T = B * A^T. grid: groups x tiles x split.splits clusters of CTAS CTAs, cluster b taking block b / splits
+// (row group g = block / tiles, tile = block % tiles: rows B_ROWS * tile of B, columns of C) and split
+// b % splits of its K tiles, and its CTA of rank r A's rows [(g CTAS + r) COLS, + COLS) (the token pair,
+// CTAS = PAIR: each CTA multicasts one 64-row box of B's tile to both). One row group (M <= COLS * CTAS) but
+// in the small tile (v8g, W::ROW_GROUPS). workspace: one partial per CTA; counters: one per block and rank, 0
+// between launches.
+template <int COLS, int CTAS = 1, int B_ROWS = ROWS>
+__global__ void __launch_bounds__(Width<COLS, B_ROWS>::THREADS, 1)
     decode_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                   __nv_bfloat16* c, int m, int n, int k, SplitK split, float* workspace, uint32_t* counters) {
 #if defined(GEMM_HAS_WGMMA)
-  using W                   = Width<COLS>;
+  using W                     = Width<COLS, B_ROWS>;
   constexpr int FIXUP_BATCH = W::FIXUP_BATCH;
+  constexpr KMajorTile B_TILE = W::B_TILE;
   constexpr int HALF_REGS = W::HALF_REGS, ACC_REGS = W::ACC_REGS, PARTIAL_FLOATS = W::PARTIAL_FLOATS;
   constexpr uint32_t STAGE_BYTES = W::STAGE_BYTES;
   constexpr int NUM_STAGES = W::NUM_STAGES, WG_HALVES = W::WG_HALVES, CONSUMERS = W::CONSUMERS;
@@ -145,9 +160,12 @@ __global__ void __launch_bounds__(Width<COLS>::THREADS, 1)
   const int warp_id = threadIdx.x / 32;
   const int rank    = CTAS > 1 ? int(ptx::cluster_ctarank()) : 0;
   const int cluster = int(blockIdx.x) / CTAS;
-  const int tile = cluster / split.splits, s_idx = cluster % split.splits;
-  const int slot    = tile * CTAS + rank;  // this CTA's block of C: its counter, and its partials' row
-  const int n0      = tile * ROWS;
+  const int block = cluster / split.splits, s_idx = cluster % split.splits;
+  const int tiles = W::ROW_GROUPS ? num_tiles(n, B_ROWS) : 0;  // B's tiles: a row group's blocks
+  const int tile = W::ROW_GROUPS ? block % tiles : block, group = W::ROW_GROUPS ? block / tiles : 0;
+  const int slot    = block * CTAS + rank;  // this CTA's block of C: its counter, and its partials' row
+  const int n0      = tile * B_ROWS;
+  const int row0    = (group * CTAS + rank) * COLS;  // this CTA's first row of A (and of C)
   const int k_total = num_k_tiles(k, BLOCK_K);
   const int k_begin = split.begin(s_idx), k_end = split.end(s_idx, k_total);
 
@@ -170,7 +188,7 @@ __global__ void __launch_bounds__(Width<COLS>::THREADS, 1)
   if (warp_id == W::PRODUCER_WARP) {
     // ---- producer: one thread streams this CTA's range of B (and A's rows beside it) through the ring ----
     if (ptx::elect_one_sync()) {
-      const uint64_t evict_first = ptx::createpolicy_evict_first();
+      const uint64_t evict_first = W::ROW_GROUPS ? 0 : ptx::createpolicy_evict_first();
       int stage                  = 0;
       uint32_t empty_phase       = 1;  // 1 passes at once on the first lap
       for (int kt = k_begin; kt < k_end; ++kt) {
@@ -178,15 +196,18 @@ __global__ void __launch_bounds__(Width<COLS>::THREADS, 1)
         // Both boxes are whole boxes: rows past N or M and K past K arrive as zeros, and count.
         ptx::mbarrier_arrive_expect_tx(&full_bar[stage], STAGE_BYTES);
         if constexpr (CTAS == 1) {
-          ptx::tma_load_2d_hint(ring + W::b_tile_offset(stage), &b_map, &full_bar[stage], kt * BLOCK_K, n0,
-                                evict_first);
+          if constexpr (!W::ROW_GROUPS)  // B read once: evict first
+            ptx::tma_load_2d_hint(ring + W::b_tile_offset(stage), &b_map, &full_bar[stage], kt * BLOCK_K, n0,
+                                  evict_first);
+          else  // read by every row group: kept
+            ptx::tma_load_2d(ring + W::b_tile_offset(stage), &b_map, &full_bar[stage], kt * BLOCK_K, n0);
         } else {  // this CTA's box of B's tile, into both CTAs (the full barrier at its offset in each)
           const TmaBox box = pair_tma_box(B_TILE, n0, kt * BLOCK_K, rank);
           ptx::tma_load_2d_multicast_hint(ring + W::b_tile_offset(stage) + box.smem_offset, &b_map,
                                           &full_bar[stage], CLUSTER_MASK, box.coords[0], box.coords[1],
                                           evict_first);
         }
-        ptx::tma_load_2d(ring + W::a_tile_offset(stage), &a_map, &full_bar[stage], kt * BLOCK_K, rank * COLS);
+        ptx::tma_load_2d(ring + W::a_tile_offset(stage), &a_map, &full_bar[stage], kt * BLOCK_K, row0);
         if (++stage == NUM_STAGES) {
           stage = 0;
           empty_phase ^= 1;
@@ -300,7 +321,7 @@ __global__ void __launch_bounds__(Width<COLS>::THREADS, 1)
   for (int i = 0; i < ACC_REGS; ++i) {
     const int h = i / HALF_REGS, q = i % HALF_REGS, j = q / 4, r = (q / 2) % 2, e = q % 2;
     const int col = n0 + (wg_idx * WG_HALVES + h) * WGMMA_M + warp * 16 + lane / 4 + 8 * r;
-    const int row = rank * COLS + 8 * j + 2 * (lane % 4) + e;
+    const int row = row0 + 8 * j + 2 * (lane % 4) + e;
     if (row < m && col < n) c[size_t(row) * size_t(n) + col] = __float2bfloat16_rn(acc[h][q]);
   }
 #elif defined(__CUDA_ARCH__)
@@ -308,31 +329,37 @@ __global__ void __launch_bounds__(Width<COLS>::THREADS, 1)
 #endif  // GEMM_HAS_WGMMA
 }
 
-// The launch at one width: tensor maps with B's 128-row box and A's COLS-row box (rows past M zero-filled),
-// the split from the resident count of the occupancy query, the workspace and counters where K is split.
-template <int COLS, int CTAS = 1>
+// The launch at one width: tensor maps with B's B_ROWS-row box and A's COLS-row box (rows past M
+// zero-filled), the split so that each SM has one CTA (the occupancy query's resident count: one CTA per SM,
+// but two of v8g's), the workspace and counters where K is split.
+template <int COLS, int CTAS = 1, int B_ROWS = ROWS>
 Launch prepare(const GemmArgs& g) {
-  using W = Width<COLS>;
+  using W = Width<COLS, B_ROWS>;
   const CUtensorMap a_map =
       make_tensor_map(kmajor_tma_2d(g.m, g.k, COLS, SLICE_K, 2, Swizzle::B128), g.a, "A");
   // B, read once: the L2 fetches 128 bytes on a miss, not 256 (common/tma.h, L2Promotion); the token pair's
   // boxes are 64 rows, one per CTA
-  TmaDesc b_desc          = kmajor_tma_2d(g.n, g.k, ROWS / CTAS, SLICE_K, 2, Swizzle::B128);
+  TmaDesc b_desc          = kmajor_tma_2d(g.n, g.k, B_ROWS / CTAS, SLICE_K, 2, Swizzle::B128);
   b_desc.l2_promotion     = L2Promotion::B128;
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
-  auto* kernel = decode_kernel<COLS, CTAS>;
+  auto* kernel            = decode_kernel<COLS, CTAS, B_ROWS>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, W::SMEM_BYTES));
-  // The occupancy query's resident clusters (of one CTA, or the token pair): one CTA per SM
   PersistentGrid grid =
-      persistent_grid(kernel, W::THREADS, W::SMEM_BYTES, CTAS, 1, 1, "v8s-v8v, v8q-v8r (sm_90a)");
-  const int tiles     = num_tiles(g.n, ROWS);
-  const SplitK split =
-      pick_split_k(tiles, num_k_tiles(g.k, BLOCK_K), grid.max_clusters, W::MIN_SPLIT_K_TILES);
-  grid.resize(tiles * split.splits);  // a cluster per tile and split, resident or not: none waits for another
+      persistent_grid(kernel, W::THREADS, W::SMEM_BYTES, CTAS, 1, 1, "v8s-v8v, v8q-v8r, v8g (sm_90a)");
+  const int groups = num_tiles(g.m, CTAS * COLS), blocks = num_tiles(g.n, B_ROWS) * groups;  // x B's tiles
+  if (!W::ROW_GROUPS && groups > 1) {  // the variants' shape rules and v8d's picks keep M within the width
+    std::fprintf(stderr, "error: the decode kernel %d wide takes M <= %d, got %lld\n", COLS, CTAS * COLS,
+                 (long long)g.m);
+    std::exit(EXIT_FAIL);
+  }
+  const int slots    = std::min(grid.max_clusters, sm_count() / CTAS);  // one CTA per SM
+  const SplitK split = pick_split_k(blocks, num_k_tiles(g.k, BLOCK_K), slots, W::MIN_SPLIT_K_TILES);
+  // a cluster per block and split, resident or not: none waits for another
+  grid.resize(blocks * split.splits);
   // the partials, and one counter per tile and rank (FixupMemory's flags)
   std::shared_ptr<FixupMemory> fixup;
   if (split.splits > 1)
-    fixup = std::make_shared<FixupMemory>(size_t(tiles) * CTAS * split.splits, W::PARTIAL_FLOATS);
+    fixup = std::make_shared<FixupMemory>(size_t(blocks) * CTAS * split.splits, W::PARTIAL_FLOATS);
   float* workspace   = fixup ? fixup->workspace : nullptr;
   uint32_t* counters = fixup ? fixup->flags : nullptr;
   auto* c            = static_cast<__nv_bfloat16*>(g.c);
@@ -349,6 +376,18 @@ inline Launch prepare_picked(const GemmArgs& g, DeviceTrace* trace) {
   if (g.m <= Width<16>::COLS)
     return untraced_pick(prepare<16>, g, trace, "the decode kernel (v8s) at M <= 16");
   return untraced_pick(prepare<32>, g, trace, "the decode kernel 32 wide (v8t) at 16 < M <= 32");
+}
+
+// v8d's launch where common/split_k.h's pick_small_tile takes the small tile (v8g: its blocks fit the CTAs
+// resident at once, and the work is small); an empty Launch where it does not.
+inline Launch prepare_small_picked(const GemmArgs& g, DeviceTrace* trace) {
+  using W         = Width<SMALL_COLS, SMALL_ROWS>;
+  const int slots = resident_clusters(decode_kernel<SMALL_COLS, 1, SMALL_ROWS>, W::THREADS, W::SMEM_BYTES, 1,
+                                      "v8g (sm_90a)");
+  const long long blocks = (long long)num_tiles(g.n, SMALL_ROWS) * num_tiles(g.m, SMALL_COLS);
+  if (!pick_small_tile(blocks, num_k_tiles(g.k, BLOCK_K), slots)) return {};
+  return untraced_pick(prepare<SMALL_COLS, 1, SMALL_ROWS>, g, trace,
+                       "the small tile (v8g) where the problem is small");
 }
 
 // v8d's launch at 129-192 rows where common/split_k.h's pick_turned_width takes the tile turned around (144
@@ -391,10 +430,11 @@ inline Launch prepare_pair_picked(const GemmArgs& g, DeviceTrace* trace) {
 // A width's row of the variant table (v8s: 16, v8t: 32, v8u: 144, v8v: 192): its ring for the layout model
 // (the MMA's A operand is B's 128-row tile, its B operand A's COLS rows; a ring of 8 small stages, 6 or 5
 // at 144 and 192, no cluster), and the shapes it takes (M <= COLS).
-template <int COLS>
+template <int COLS, int B_ROWS = ROWS>
 SmemTiles smem_tiles() {
-  return SmemTiles{B_TILE,  Width<COLS>::A_TILE, WGMMA_M, /*tma_3d=*/false, Width<COLS>::NUM_STAGES,
-                   SLICE_K, TMA_BOXES,           tma_box}
+  using W = Width<COLS, B_ROWS>;
+  return SmemTiles{W::B_TILE,     W::A_TILE, WGMMA_M,   /*tma_3d=*/false,
+                   W::NUM_STAGES, SLICE_K,   TMA_BOXES, tma_box}
       .with_cluster(1);
 }
 template <int COLS>

@@ -735,6 +735,7 @@ Launch prepare_medium(const GemmArgs& g) {  // v8m: no traced build (above)
 }
 Launch prepare_v8_picked(const GemmArgs& g, DeviceTrace* trace) {
   if (g.m <= decode::MAX_COLS) return decode::prepare_picked(g, trace);  // the tile turned around (v8s, v8t)
+  if (Launch small = decode::prepare_small_picked(g, trace)) return small;  // a small problem (v8g)
   if (Launch pair = decode::prepare_pair_picked(g, trace)) return pair;  // 65-256 rows (v8q .. v8r)
   if (Launch turned = decode::prepare_turned_picked(g, trace)) return turned;  // 129-192 rows (v8u, v8v)
   const int tiles_m = num_tiles(g.m, BLOCK_M), iters = num_k_tiles(g.k, BLOCK_K);
@@ -815,14 +816,18 @@ std::vector<Variant> sm90_variants() {
       {"v8r", "the token pair 128 wide (M <= 256): v8x with 128 of A's rows per CTA (m64n128)", kernel,
        decode::pair_shape_rule<128>(any_mn), decode::pair_smem_tiles<128>(),
        decode::prepare<128, decode::PAIR>},
+      {"v8g", "the small tile: the decode kernel over 64 rows of B and row groups of 32 of A (m64n32), a CTA "
+              "per 32x64 block of C, K split to fill the SMs once",
+       kernel, any_mn, decode::smem_tiles<decode::SMALL_COLS, decode::SMALL_ROWS>(),
+       decode::prepare<decode::SMALL_COLS, 1, decode::SMALL_ROWS>},
       {"v8p", "ping-pong: each consumer warpgroup its own 128x128 tile, one storing C while the other "
               "multiplies (a CTA alone, whole tiles)", kernel, pingpong::shape_rule(any_mn),
        pingpong::smem_tiles<pingpong::COLS>(), pingpong::prepare<pingpong::COLS>},
       {"v8w", "ping-pong 144 wide: v8p with 128x144 tiles (m64n144)", kernel, pingpong::shape_rule(any_mn),
        pingpong::smem_tiles<pingpong::WIDE_COLS>(), pingpong::prepare<pingpong::WIDE_COLS>},
-      {"v8d", "picked per shape: the decode tile at M <= 32 (and 129-192 where B is long), the ping-pong "
-              "tiles at K <= 2048, else v7d's pair, a 1-CTA unit, the narrow pair or the medium tile; the "
-              "default",
+      {"v8d", "picked per shape: the decode tile at M <= 32 (and 129-192 where B is long), the small tile "
+              "where the problem is small, the ping-pong tiles at K <= 2048, else v7d's pair, a 1-CTA unit, "
+              "the narrow pair or the medium tile; the default",
        kernel, any_mn, tiles.with_cluster(CLUSTER_PICKED),
        prepare_v8_untraced<UNIT_PICKED>, prepare_v8_traced<UNIT_PICKED>},
   };
