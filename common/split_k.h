@@ -137,6 +137,18 @@ GEMM_HD constexpr int pick_turned_width(long long m, int b_tiles, int k_tiles, i
 //    tiles (208 x 4096 x 4096, K split, before the partials were whole lines): 0.62x against 0.69x.
 // So: 64 < M <= 256 and the tiles in one wave; at 225-256 rows no more than 128 K tiles (K 8192).
 constexpr int PAIR_WIDE_MAX_K_TILES = 128;
+// At 225-256 rows the token pair 64 wide in two row groups (v8k: 128 rows of A per pair, two pairs per tile of
+// B), where both groups' pairs fit one wave (2 b_tiles <= pair_slots): twice the SMs on the same B, each half
+// the rows of A. On an H200 against v8d's pick before it (the pair 128 wide, or the wide pair past 128 K
+// tiles), us (two runs): 256 x 4096 x 14336 59.7-63.1 / 65.2-65.7, 256 x 4096 x 4096 20.2-20.3 / 22.7-22.9,
+// 256 x 4096 x 8192 34.8-35.3 / 35.7-36.1, 256 x 2048 x 4096 15.9-16.0 / 20.7-20.8, 256 x 1024 x 8192 17.1 /
+// 21.9, level at 256 x 2048 x 8192 (23.3-23.6 / 23.5-23.7); past one wave slower (256 x 8192 x 4096 44.3 /
+// 30.7-31.4, 256 x 6144 x 4096 36.9 / 28.1-28.4, 256 x 8192 x 14336 132-134 / 107-109); at 224 rows mixed
+// against the pair 112 wide (224 x 2048 x 4096 16.1 / 18.8, 224 x 4096 x 8192 39.3-39.7 / 31.0-31.1): not
+// taken there (docs/performance/one-m-tile.md).
+GEMM_HD constexpr bool pick_token_pair_groups(long long m, int b_tiles, int pair_slots) {
+  return m > 224 && m <= 256 && pair_slots >= 1 && 2LL * b_tiles <= pair_slots;
+}
 GEMM_HD constexpr int pick_token_pair(long long m, int b_tiles, int k_tiles, int pair_slots) {
   if (m <= 64 || m > 256 || pair_slots < 1 || b_tiles > pair_slots) return 0;
   if (m > 224 && k_tiles > PAIR_WIDE_MAX_K_TILES) return 0;

@@ -129,6 +129,7 @@ set(GEMM_SASS_sm_90a_v8 ${GEMM_SASS_sm_90a_v6} MEMBAR.ALL.GPU STG.E.STRONG.GPU L
                         "HGMMA[.]64x112x16[.]F32[.]BF16@decode_kernelILi112ELi2E"
                         "HGMMA[.]64x128x16[.]F32[.]BF16@decode_kernelILi128ELi2E"
                         "UTMALDG[.]2D[.]MULTICAST@decode_kernelILi64ELi2E" "UCGABAR_ARV@decode_kernelILi64ELi2E"
+                        "HGMMA[.]64x64x16[.]F32[.]BF16@decode_kernelILi64ELi2ELi128ELb1E"
                         "HGMMA[.]64x128x16[.]F32[.]BF16@pingpong_kernelILi128E"
                         "HGMMA[.]64x144x16[.]F32[.]BF16@pingpong_kernelILi144E" "STSM[.]16[.]M88[.]4@pingpong_kernel"
                         "UTMASTG[.]2D@pingpong_kernel" "USETMAXREG[.]DEALLOC@pingpong_kernel")
@@ -263,7 +264,8 @@ if(GEMM_CUOBJDUMP AND Python3_FOUND)
                    --check decode_kernelILi144E 73 6               # v8u, the tile turned around: 70
                    --check decode_kernelILi192E 73 6               # v8v: 70
                    --check decode_kernelILi48ELi2E 70 3            # v8q, the token pair: 67
-                   --check decode_kernelILi64ELi2E 70 3            # v8x: 67
+                   --check decode_kernelILi64ELi2ELi128ELb0E 70 3  # v8x: 67
+                   --check decode_kernelILi64ELi2ELi128ELb1E 70 3  # v8k, in row groups: 67
                    --check decode_kernelILi80ELi2E 70 3            # v8y: 67
                    --check decode_kernelILi96ELi2E 70 3            # v8z: 67
                    --check decode_kernelILi128ELi2E 78 3)          # v8r: 75

@@ -107,7 +107,7 @@ constexpr int NUM_STAGES_V8_PAIR   = 8;
 constexpr int NUM_STAGES_V8_PAIR_WIDE = 7;
 constexpr int NUM_STAGES_V8_TURNED_WIDE = 5;
 // ... and the small tile (v8g, sm90): B's 64-row tile (one wgmma m64n32 per K step) and A's 32 rows, 12 KB
-// stages, 8 of them (two CTAs per SM).
+// stages, 8 of them (two CTAs per SM). The token pair in row groups (v8k, sm90) has v8x's ring.
 constexpr int V8_SMALL_ROWS       = 64;
 constexpr int NUM_STAGES_V8_SMALL = 8;
 // v8 sm90, the ping-pong tile (v8p): each consumer warpgroup a 128 x 128 tile of its own (two wgmma
@@ -673,6 +673,23 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   decode_tile("v8t stage 6", A::SM90, O::B, 6, V8_DECODE_WIDE_COLS),
   decode_tile("v8t stage 7", A::SM90, O::A, 7, V8_DECODE_WIDE_COLS),
   decode_tile("v8t stage 7", A::SM90, O::B, 7, V8_DECODE_WIDE_COLS),
+  // v8k, sm90: the token pair 64 wide in row groups, v8x's ring.
+  pair_tile("v8k stage 0", O::A, 0, V8_PAIR_COLS[1]),
+  pair_tile("v8k stage 0", O::B, 0, V8_PAIR_COLS[1]),
+  pair_tile("v8k stage 1", O::A, 1, V8_PAIR_COLS[1]),
+  pair_tile("v8k stage 1", O::B, 1, V8_PAIR_COLS[1]),
+  pair_tile("v8k stage 2", O::A, 2, V8_PAIR_COLS[1]),
+  pair_tile("v8k stage 2", O::B, 2, V8_PAIR_COLS[1]),
+  pair_tile("v8k stage 3", O::A, 3, V8_PAIR_COLS[1]),
+  pair_tile("v8k stage 3", O::B, 3, V8_PAIR_COLS[1]),
+  pair_tile("v8k stage 4", O::A, 4, V8_PAIR_COLS[1]),
+  pair_tile("v8k stage 4", O::B, 4, V8_PAIR_COLS[1]),
+  pair_tile("v8k stage 5", O::A, 5, V8_PAIR_COLS[1]),
+  pair_tile("v8k stage 5", O::B, 5, V8_PAIR_COLS[1]),
+  pair_tile("v8k stage 6", O::A, 6, V8_PAIR_COLS[1]),
+  pair_tile("v8k stage 6", O::B, 6, V8_PAIR_COLS[1]),
+  pair_tile("v8k stage 7", O::A, 7, V8_PAIR_COLS[1]),
+  pair_tile("v8k stage 7", O::B, 7, V8_PAIR_COLS[1]),
   // v8g, sm90: the ring 32 wide over B's 64-row tile (the small tile).
   decode_tile("v8g stage 0", A::SM90, O::A, 0, V8_DECODE_WIDE_COLS, V8_SMALL_ROWS),
   decode_tile("v8g stage 0", A::SM90, O::B, 0, V8_DECODE_WIDE_COLS, V8_SMALL_ROWS),

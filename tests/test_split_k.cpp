@@ -3,7 +3,7 @@
 // of a tile is in exactly one split and no split is empty; the grid is one wave wherever the tiles fit, and
 // K is not split where they do not; no split is shorter than the minimum unless the problem itself is; and
 // the sweep's decode shapes get the splits common/split_k.h names, at both widths' minimum split. Where v8d
-// takes the small tile, the turned tile and the token pair, and where a split's partial keeps each thread's
+// takes the small tile, the turned tile and the token pair (and in row groups), and where a split's partial keeps each thread's
 // values.
 #include <catch2/catch.hpp>
 
@@ -214,6 +214,29 @@ TEST_CASE("split_k: where v8d takes the token pair at 65-256 rows (pick_token_pa
       }
       CHECK(gemm::pick_token_pair(m, 2 * tiles, 128, 2 * pair_slots) == w);
     }
+}
+
+TEST_CASE("split_k: where v8d takes the token pair in row groups (pick_token_pair_groups), on 66 pair slots",
+          "[split_k]") {
+  const int pair_slots = 66;
+  const auto groups    = [&](long long m, int n) { return gemm::pick_token_pair_groups(m, (n + 127) / 128, pair_slots); };
+  // The shapes timed on an H200 (common/split_k.h): faster in two row groups of the 64-wide pair, or level
+  CHECK(groups(256, 4096));   // 256 x 4096 x 14336: 59.7-63.1 us against 65.2-65.7; x 4096, x 8192 too
+  CHECK(groups(256, 2048));   // 256 x 2048 x 4096: 15.9-16.0 against 20.7-20.8; x 8192 level
+  CHECK(groups(256, 1024));   // 256 x 1024 x 8192: 17.1 against 21.9
+  CHECK(groups(240, 4096));
+  CHECK(groups(225, 4096));
+  // ... and where it was slower: past one wave of pairs (two groups of 48 and 64 tiles of B), at 224 rows
+  CHECK_FALSE(groups(256, 8192));   // 44.3 against 30.7-31.4 at K 4096
+  CHECK_FALSE(groups(256, 6144));   // 36.9 against 28.1-28.4
+  CHECK_FALSE(groups(224, 4096));   // 39.3-39.7 against the pair 112 wide's 31.0-31.1 at K 8192
+  CHECK_FALSE(groups(224, 2048));   // (16.1 against 18.8 at K 4096: the rule keeps 224 rows the 112-wide pair's)
+  CHECK_FALSE(groups(192, 2048));
+  CHECK_FALSE(groups(257, 2048));   // past 256 rows: v8d's other tiles
+  // The edges: one wave exactly, one tile past it, no pair resident
+  CHECK(gemm::pick_token_pair_groups(256, 33, pair_slots));
+  CHECK_FALSE(gemm::pick_token_pair_groups(256, 34, pair_slots));
+  CHECK_FALSE(gemm::pick_token_pair_groups(256, 1, 0));
 }
 
 TEST_CASE("split_k: where v8d takes the small tile (pick_small_tile), on 264 slots (two CTAs per SM)",

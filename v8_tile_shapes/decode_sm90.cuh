@@ -37,6 +37,11 @@
 // it to both; a stage is free once the consumers of both CTAs have released it
 // (docs/performance/one-m-tile.md).
 //
+// In row groups of A (GROUPS: the grid is row groups x B's tiles x splits, any M) it is the small tile (v8g:
+// 64 rows of B, one wgmma m64n32k16 per K step, by 32 of A; a CTA per 32 x 64 block of C, cuBLAS's tile at
+// 512^3, docs/performance/small-shapes.md) and the token pair in row groups (v8k: the 64-wide pair, two pairs
+// per tile of B at 225-256 rows). Every row group reads B: no evict-first hint there.
+//
 // PTX ISA sections: as matmul_v8_sm90.cu ("wgmma" m64nNk16), and "atom" (.acq_rel, the split counter).
 #pragma once
 
@@ -124,8 +129,6 @@ struct Width {
   static_assert(HALF_REGS % 4 == 0, "a half's accumulators are whole float4s of the partial");
   static_assert(B_ROWS == ROWS || (B_ROWS == SMALL_ROWS && COLS == SMALL_COLS),
                 "B's tile is 128 rows, or 64 in the small tile (v8g, 32 wide)");
-  // Row groups of A (any M): the small tile's only; the other widths take M <= COLS per CTA, one group
-  static constexpr bool ROW_GROUPS = B_ROWS == SMALL_ROWS;
 };
 static_assert(ROWS % WGMMA_M == 0 && BLOCK_K % WGMMA_K == 0, "whole wgmma M halves and K steps");
 static_assert(B_TILE_BYTES % 1024 == 0, "B's tile is whole 1024-B swizzle atoms (8 rows x 128 B)");
@@ -135,9 +138,9 @@ static_assert(Width<MAX_COLS>::COLS == MAX_COLS, "the widest width is MAX_COLS")
 // (row group g = block / tiles, tile = block % tiles: rows B_ROWS * tile of B, columns of C) and split
 // b % splits of its K tiles, and its CTA of rank r A's rows [(g CTAS + r) COLS, + COLS) (the token pair,
 // CTAS = PAIR: each CTA multicasts one 64-row box of B's tile to both). One row group (M <= COLS * CTAS) but
-// in the small tile (v8g, W::ROW_GROUPS). workspace: one partial per CTA; counters: one per block and rank, 0
-// between launches.
-template <int COLS, int CTAS = 1, int B_ROWS = ROWS>
+// where GROUPS: the small tile (v8g) and the token pair in row groups (v8k), whose B every row group reads
+// (no evict-first hint). workspace: one partial per CTA; counters: one per block and rank, 0 between launches.
+template <int COLS, int CTAS = 1, int B_ROWS = ROWS, bool GROUPS = B_ROWS == SMALL_ROWS>
 __global__ void __launch_bounds__(Width<COLS, B_ROWS>::THREADS, 1)
     decode_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                   __nv_bfloat16* c, int m, int n, int k, SplitK split, float* workspace, uint32_t* counters) {
@@ -161,8 +164,8 @@ __global__ void __launch_bounds__(Width<COLS, B_ROWS>::THREADS, 1)
   const int rank    = CTAS > 1 ? int(ptx::cluster_ctarank()) : 0;
   const int cluster = int(blockIdx.x) / CTAS;
   const int block = cluster / split.splits, s_idx = cluster % split.splits;
-  const int tiles = W::ROW_GROUPS ? num_tiles(n, B_ROWS) : 0;  // B's tiles: a row group's blocks
-  const int tile = W::ROW_GROUPS ? block % tiles : block, group = W::ROW_GROUPS ? block / tiles : 0;
+  const int tiles = GROUPS ? num_tiles(n, B_ROWS) : 0;  // B's tiles: a row group's blocks
+  const int tile = GROUPS ? block % tiles : block, group = GROUPS ? block / tiles : 0;
   const int slot    = block * CTAS + rank;  // this CTA's block of C: its counter, and its partials' row
   const int n0      = tile * B_ROWS;
   const int row0    = (group * CTAS + rank) * COLS;  // this CTA's first row of A (and of C)
@@ -188,7 +191,7 @@ __global__ void __launch_bounds__(Width<COLS, B_ROWS>::THREADS, 1)
   if (warp_id == W::PRODUCER_WARP) {
     // ---- producer: one thread streams this CTA's range of B (and A's rows beside it) through the ring ----
     if (ptx::elect_one_sync()) {
-      const uint64_t evict_first = W::ROW_GROUPS ? 0 : ptx::createpolicy_evict_first();
+      const uint64_t evict_first = GROUPS ? 0 : ptx::createpolicy_evict_first();
       int stage                  = 0;
       uint32_t empty_phase       = 1;  // 1 passes at once on the first lap
       for (int kt = k_begin; kt < k_end; ++kt) {
@@ -196,16 +199,20 @@ __global__ void __launch_bounds__(Width<COLS, B_ROWS>::THREADS, 1)
         // Both boxes are whole boxes: rows past N or M and K past K arrive as zeros, and count.
         ptx::mbarrier_arrive_expect_tx(&full_bar[stage], STAGE_BYTES);
         if constexpr (CTAS == 1) {
-          if constexpr (!W::ROW_GROUPS)  // B read once: evict first
+          if constexpr (!GROUPS)  // B read once: evict first
             ptx::tma_load_2d_hint(ring + W::b_tile_offset(stage), &b_map, &full_bar[stage], kt * BLOCK_K, n0,
                                   evict_first);
           else  // read by every row group: kept
             ptx::tma_load_2d(ring + W::b_tile_offset(stage), &b_map, &full_bar[stage], kt * BLOCK_K, n0);
         } else {  // this CTA's box of B's tile, into both CTAs (the full barrier at its offset in each)
           const TmaBox box = pair_tma_box(B_TILE, n0, kt * BLOCK_K, rank);
-          ptx::tma_load_2d_multicast_hint(ring + W::b_tile_offset(stage) + box.smem_offset, &b_map,
-                                          &full_bar[stage], CLUSTER_MASK, box.coords[0], box.coords[1],
-                                          evict_first);
+          if constexpr (!GROUPS)
+            ptx::tma_load_2d_multicast_hint(ring + W::b_tile_offset(stage) + box.smem_offset, &b_map,
+                                            &full_bar[stage], CLUSTER_MASK, box.coords[0], box.coords[1],
+                                            evict_first);
+          else
+            ptx::tma_load_2d_multicast(ring + W::b_tile_offset(stage) + box.smem_offset, &b_map,
+                                       &full_bar[stage], CLUSTER_MASK, box.coords[0], box.coords[1]);
         }
         ptx::tma_load_2d(ring + W::a_tile_offset(stage), &a_map, &full_bar[stage], kt * BLOCK_K, row0);
         if (++stage == NUM_STAGES) {
@@ -332,7 +339,7 @@ __global__ void __launch_bounds__(Width<COLS, B_ROWS>::THREADS, 1)
 // The launch at one width: tensor maps with B's B_ROWS-row box and A's COLS-row box (rows past M
 // zero-filled), the split so that each SM has one CTA (the occupancy query's resident count: one CTA per SM,
 // but two of v8g's), the workspace and counters where K is split.
-template <int COLS, int CTAS = 1, int B_ROWS = ROWS>
+template <int COLS, int CTAS = 1, int B_ROWS = ROWS, bool GROUPS = B_ROWS == SMALL_ROWS>
 Launch prepare(const GemmArgs& g) {
   using W = Width<COLS, B_ROWS>;
   const CUtensorMap a_map =
@@ -342,12 +349,12 @@ Launch prepare(const GemmArgs& g) {
   TmaDesc b_desc          = kmajor_tma_2d(g.n, g.k, B_ROWS / CTAS, SLICE_K, 2, Swizzle::B128);
   b_desc.l2_promotion     = L2Promotion::B128;
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B");
-  auto* kernel            = decode_kernel<COLS, CTAS, B_ROWS>;
+  auto* kernel            = decode_kernel<COLS, CTAS, B_ROWS, GROUPS>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, W::SMEM_BYTES));
   PersistentGrid grid =
-      persistent_grid(kernel, W::THREADS, W::SMEM_BYTES, CTAS, 1, 1, "v8s-v8v, v8q-v8r, v8g (sm_90a)");
+      persistent_grid(kernel, W::THREADS, W::SMEM_BYTES, CTAS, 1, 1, "v8s-v8v, v8q-v8r, v8g, v8k (sm_90a)");
   const int groups = num_tiles(g.m, CTAS * COLS), blocks = num_tiles(g.n, B_ROWS) * groups;  // x B's tiles
-  if (!W::ROW_GROUPS && groups > 1) {  // the variants' shape rules and v8d's picks keep M within the width
+  if (!GROUPS && groups > 1) {  // the variants' shape rules and v8d's picks keep M within the width
     std::fprintf(stderr, "error: the decode kernel %d wide takes M <= %d, got %lld\n", COLS, CTAS * COLS,
                  (long long)g.m);
     std::exit(EXIT_FAIL);
@@ -412,6 +419,9 @@ inline Launch prepare_pair_picked(const GemmArgs& g, DeviceTrace* trace) {
   const int slots =
       resident_clusters(decode_kernel<64, PAIR>, W::THREADS, W::SMEM_BYTES, PAIR, "v8q-v8r (sm_90a)");
   const int width = pick_token_pair(g.m, num_tiles(g.n, ROWS), num_k_tiles(g.k, BLOCK_K), slots);
+  if (pick_token_pair_groups(g.m, num_tiles(g.n, ROWS), slots))  // 225-256 rows: two row groups, 64 wide
+    return untraced_pick(prepare<64, PAIR, ROWS, true>, g, trace,
+                         "the token pair in row groups (v8k) at 224 < M <= 256");
   if (width == 48)
     return untraced_pick(prepare<48, PAIR>, g, trace, "the token pair 48 wide (v8q) at 64 < M <= 96");
   if (width == 64)

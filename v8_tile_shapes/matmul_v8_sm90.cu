@@ -31,7 +31,9 @@
 //     (createpolicy, then the TMA's .L2::cache_hint), and the finisher drops each partial from the L2 once
 //     it has read it (discard.global.L2: never written back; the next launch's writer rewrites it).
 //  4. Decode (v8s; v8d at M <= 16): a kernel of its own, decode_sm90.cuh, which turns the tile around (B's
-//     rows on the MMA's M side, A's at most 16 its N) and splits K to fill the GPU.
+//     rows on the MMA's M side, A's at most 16 its N) and splits K to fill the GPU. Over 64-row tiles of B and
+//     row groups of 32 of A it is the small tile (v8g; v8d where the whole problem is small: pick_small_tile,
+//     common/split_k.h), and as the token pair in row groups v8k (v8d at 225-256 rows).
 //  5. Ping-pong (v8p; v8d at K <= 2048 where its tiles fill the GPU: pick_pingpong, common/streamk.h): a
 //     kernel of its own, pingpong_sm90.cuh, whose two consumer warpgroups own a 128x128 tile each and take
 //     turns, one storing C while the other multiplies.
@@ -816,6 +818,9 @@ std::vector<Variant> sm90_variants() {
       {"v8r", "the token pair 128 wide (M <= 256): v8x with 128 of A's rows per CTA (m64n128)", kernel,
        decode::pair_shape_rule<128>(any_mn), decode::pair_smem_tiles<128>(),
        decode::prepare<128, decode::PAIR>},
+      {"v8k", "the token pair in row groups: v8x over A's rows 128 at a time (v8d at 225-256 rows, two pairs "
+              "per tile of B)",
+       kernel, any_mn, decode::pair_smem_tiles<64>(), decode::prepare<64, decode::PAIR, decode::ROWS, true>},
       {"v8g", "the small tile: the decode kernel over 64 rows of B and row groups of 32 of A (m64n32), a CTA "
               "per 32x64 block of C, K split to fill the SMs once",
        kernel, any_mn, decode::smem_tiles<decode::SMALL_COLS, decode::SMALL_ROWS>(),
