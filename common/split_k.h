@@ -137,6 +137,12 @@ GEMM_HD constexpr int pick_turned_width(long long m, int b_tiles, int k_tiles, i
 //    tiles (208 x 4096 x 4096, K split, before the partials were whole lines): 0.62x against 0.69x.
 // So: 64 < M <= 256 and the tiles in one wave; at 225-256 rows no more than 128 K tiles (K 8192).
 constexpr int PAIR_WIDE_MAX_K_TILES = 128;
+GEMM_HD constexpr int pick_token_pair(long long m, int b_tiles, int k_tiles, int pair_slots) {
+  if (m <= 64 || m > 256 || pair_slots < 1 || b_tiles > pair_slots) return 0;
+  if (m > 224 && k_tiles > PAIR_WIDE_MAX_K_TILES) return 0;
+  return m <= 96 ? 48 : m <= 128 ? 64 : m <= 160 ? 80 : m <= 192 ? 96 : m <= 224 ? 112 : 128;
+}
+
 // At 225-256 rows the token pair 64 wide in two row groups (v8k: 128 rows of A per pair, two pairs per tile of
 // B), where both groups' pairs fit one wave (2 b_tiles <= pair_slots): twice the SMs on the same B, each half
 // the rows of A. On an H200 against v8d's pick before it (the pair 128 wide, or the wide pair past 128 K
@@ -148,11 +154,6 @@ constexpr int PAIR_WIDE_MAX_K_TILES = 128;
 // taken there (docs/performance/one-m-tile.md).
 GEMM_HD constexpr bool pick_token_pair_groups(long long m, int b_tiles, int pair_slots) {
   return m > 224 && m <= 256 && pair_slots >= 1 && 2LL * b_tiles <= pair_slots;
-}
-GEMM_HD constexpr int pick_token_pair(long long m, int b_tiles, int k_tiles, int pair_slots) {
-  if (m <= 64 || m > 256 || pair_slots < 1 || b_tiles > pair_slots) return 0;
-  if (m > 224 && k_tiles > PAIR_WIDE_MAX_K_TILES) return 0;
-  return m <= 96 ? 48 : m <= 128 ? 64 : m <= 160 ? 80 : m <= 192 ? 96 : m <= 224 ? 112 : 128;
 }
 
 }  // namespace gemm
