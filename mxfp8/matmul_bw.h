@@ -34,6 +34,23 @@ std::string bw_sm90_check_shape(int64_t m, int64_t n, int64_t k);
 // The shape, then null pointers, alignment, and every buffer size against what the shape needs.
 std::string bw_sm90_check_args(const BwGemmArgs& g);
 
+// Which kernel `bw` runs (docs/performance/mxfp8-bw-decode.md, measured on an H200): up to M = 128, the decode
+// kernel (mxfp8/bw_decode_sm90.cuh: B's 128-row tiles on the MMA's M side, A's rows in groups of `cols` on its
+// N, K split to fill the GPU), `per_sm` CTAs to an SM; past that, the wide kernel (cols = 0: 128 x 128 tiles,
+// A's rows on the M side). The narrowest group that holds M up to 64 rows, groups of 64 up to 128; two CTAs
+// to an SM where the units (B's tiles times A's groups) outnumber the SMs, but at 16 rows, where B's stream
+// alone bounds the kernel.
+struct BwDecodePick {
+  int cols;    // 16, 32 or 64 rows of A per CTA; 0: the wide kernel
+  int per_sm;  // CTAs resident on an SM (the decode kernel's ring split among them)
+};
+constexpr BwDecodePick bw_decode_pick(int64_t m, int64_t n, int sms) {
+  if (m > 128) return {0, 1};
+  const int cols      = m <= 16 ? 16 : m <= 32 ? 32 : 64;
+  const int64_t units = (n + 127) / 128 * ((m + cols - 1) / cols);
+  return {cols, cols > 16 && units > sms ? 2 : 1};
+}
+
 // A kernel variant: tensor maps, shared-memory size and the cluster launch are built by `prepare`, which exits
 // with a message if bw_sm90_check_args(g) is not empty (callers check first).
 struct BwVariant {

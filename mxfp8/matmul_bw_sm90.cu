@@ -39,8 +39,8 @@
 //     blockwise FP8 GEMM writes bf16 too: the pairing is like for like.
 // Kept from `mx`: persistent 2-CTA clusters along M sharing B by multicast, the grouped order, the ring
 // carried across tiles, any M and N (v6's 2D maps, zero fill, skipped outside boxes, the padding tile).
-// At M <= 16 (decode) `bw` runs another kernel, mxfp8/bw_decode_sm90.cuh: v8's decode tile (B's rows on the
-// MMA's M side, K split) with this kernel's promotion turned around.
+// At M <= 128 `bw` runs another kernel, mxfp8/bw_decode_sm90.cuh: v8's decode tile (B's rows on the MMA's M
+// side, A's in row groups of 16-64, K split) with this kernel's promotion turned around (bw_decode_pick).
 // The shape rule: K % 16 only (the 16-byte e4m3 row TMA needs; the quantizer's rule too). A short last
 // 128-block is zero-filled past K by TMA and scaled by its own scale. No padding float of either scale
 // tensor is read for a stored output: A's map ends at M (the rows after are TMA zeros), and B's group of 4
@@ -67,6 +67,7 @@
 #include "common/edge.h"
 #include "common/fixup.cuh"
 #include "common/fixup_memory.h"
+#include "common/gpu.h"  // sm_count
 #include "common/harness.h"  // SMEM_ALIGN
 #include "common/profiler.cuh"
 #include "common/ptx.cuh"
@@ -563,7 +564,7 @@ std::string bw_sm90_check_args(const BwGemmArgs& g) {
 
 namespace {
 
-// At decode (M <= 16) `bw` takes a kernel of its own: v8's decode tile with this file's promotion.
+// At M <= 128 `bw` takes a kernel of its own: v8's decode tile with this file's promotion.
 #include "mxfp8/bw_decode_sm90.cuh"
 
 Launch prepare_bw(const BwGemmArgs& g, DeviceTrace* trace) {
@@ -572,15 +573,16 @@ Launch prepare_bw(const BwGemmArgs& g, DeviceTrace* trace) {
     std::fprintf(stderr, "prepare_bw: %s\n", why.c_str());
     std::exit(EXIT_BAD_INPUT);
   }
-  if (g.m <= bw_decode::COLS) {
+  if (const BwDecodePick pick = bw_decode_pick(g.m, g.n, sm_count()); pick.cols) {
     if (trace) {  // a trace of the wide kernel would not show the one that runs
       std::fprintf(stderr,
-                   "error: --trace: at M <= %d bw runs its decode kernel (mxfp8/bw_decode_sm90.cuh), which has no "
-                   "traced build; trace a shape with M > %d\n",
-                   bw_decode::COLS, bw_decode::COLS);
+                   "error: --trace: at M <= 128 bw runs its decode kernel (mxfp8/bw_decode_sm90.cuh), which has "
+                   "no traced build; trace a shape with M > 128\n");
       std::exit(EXIT_BAD_INPUT);
     }
-    return bw_decode::prepare(g);
+    if (pick.cols == 16) return bw_decode::prepare<16>(g);
+    if (pick.cols == 32) return pick.per_sm == 1 ? bw_decode::prepare<32>(g) : bw_decode::prepare<32, 2>(g);
+    return pick.per_sm == 1 ? bw_decode::prepare<64>(g) : bw_decode::prepare<64, 2>(g);
   }
   // 2D maps (v6): K extent = K, so the box of a short last K tile is zero-filled past K; rows past M or N too.
   const TmaDesc a_desc    = kmajor_tma_2d(g.m, g.k, A_BOX_ROWS, BLOCK_K, 1, Swizzle::B128);
@@ -632,8 +634,8 @@ Launch prepare_bw_traced(const BwGemmArgs& g, DeviceTrace& trace) { return prepa
 std::vector<BwVariant> bw_sm90_variants() {
   return {{"bw", "fp8 wgmma, 1x128 x 128x128 fp32 scales, promoted per 128 of K",
            "sm_90a fp8 wgmma, blockwise scales (A 1x128, B 128x128), promoted once per 128 of K: 2 consumer "
-           "warpgroups of m64n128k32 (mxfp8/matmul_bw_sm90.cu); at M <= 16 the decode tile, B's rows on the "
-           "MMA's M side, m64n16k32, K split (mxfp8/bw_decode_sm90.cuh)",
+           "warpgroups of m64n128k32 (mxfp8/matmul_bw_sm90.cu); at M <= 128 the decode tile, B's rows on the "
+           "MMA's M side, A's in groups of 16, 32 or 64 (m64n16k32-m64n64k32), K split (mxfp8/bw_decode_sm90.cuh)",
            prepare_bw_plain, prepare_bw_traced}};
 }
 

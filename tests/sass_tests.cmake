@@ -222,11 +222,15 @@ if(GEMM_CUOBJDUMP)
                    "-DREQUIRED=QGMMA.64x128x32.F32.E4M3.E4M3;UBLKCP.S.G;UTMALDG.2D.MULTICAST;UTMASTG.2D;STSM.16.M88.4;USETMAXREG.DEALLOC"
                    -DKERNEL_RE=matmul_bw_sm90_kernelILb0E
                    -DLOCAL_RE=matmul_bw_sm90_kernelILb0E -P ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.cmake)
-  # bw's decode kernel (mxfp8/bw_decode_sm90.cuh): wgmma.m64n16k32 .e4m3 -> QGMMA.64x16x32.F32.E4M3.E4M3, the
-  # scales by cp.async.bulk, the split counter (atom.acq_rel.gpu.add -> ATOMG.E.ADD.STRONG.GPU); a CTA alone:
-  # no multicast load. No local memory, no stack.
-  set(GEMM_SASS_bw_decode "QGMMA[.]64x16x32[.]F32[.]E4M3[.]E4M3@bw_decode_kernel" "UBLKCP[.]S[.]G@bw_decode_kernel"
-                          "ATOMG[.]E[.]ADD[.]STRONG[.]GPU@bw_decode_kernel")
+  # bw's decode kernel (mxfp8/bw_decode_sm90.cuh), each width its own: wgmma.m64n{16, 32, 64}k32 .e4m3 ->
+  # QGMMA.64x{16, 32, 64}x32.F32.E4M3.E4M3 (the 64-wide also built for two CTAs to an SM), the scales by
+  # cp.async.bulk, the split counter (atom.acq_rel.gpu.add -> ATOMG.E.ADD.STRONG.GPU); a CTA alone: no
+  # multicast load. No local memory, no stack.
+  set(GEMM_SASS_bw_decode "QGMMA[.]64x16x32[.]F32[.]E4M3[.]E4M3@bw_decode_kernelILi16ELi1E"
+                          "QGMMA[.]64x32x32[.]F32[.]E4M3[.]E4M3@bw_decode_kernelILi32ELi1E"
+                          "QGMMA[.]64x64x32[.]F32[.]E4M3[.]E4M3@bw_decode_kernelILi64ELi1E"
+                          "QGMMA[.]64x64x32[.]F32[.]E4M3[.]E4M3@bw_decode_kernelILi64ELi2E"
+                          "UBLKCP[.]S[.]G@bw_decode_kernel" "ATOMG[.]E[.]ADD[.]STRONG[.]GPU@bw_decode_kernel")
   add_test(NAME sass/bw_decode/sm_90a
            COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} -DBINARY=$<TARGET_FILE:matmul_mxfp8> -DARCH=sm_90a
                    "-DREQUIRED=${GEMM_SASS_bw_decode}"
