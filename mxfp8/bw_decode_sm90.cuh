@@ -21,12 +21,13 @@
 //    ring of 8 stages, one CTA per SM (or 4 stages each for two), B's loads with the evict-first hint and its
 //    map's 128-byte L2 promotion: v8's decode kernel's measured choices (its stages hold the same bytes: 16 KB
 //    of B).
-// One consumer warpgroup (warps 0-3: both halves, COLS accumulators and COLS partials per thread) and one
-// producer warp (4). Each stage is waited for (wait_group 0) and promoted before the next one's wgmmas: at
-// decode the kernel streams B, its tensor core and promotion idle most of the time; 32 and 64 wide the
-// stages' serial MMAs and promotions weigh more, and two CTAs to an SM overlap them where the units outnumber
-// the SMs. Measured on an H200 (the same page): 1.03-1.70x of cuBLASLt's blockwise FP8 GEMM at M = 4-16 at Llama 3
-// 70B's layers and N = K = 4096, 1.00-1.36x at M = 32-64.
+// One consumer warpgroup (warps 0-3: both halves, COLS accumulators and two sets of COLS partials per
+// thread) and one producer warp (4). A stage's promotion waits for its MMAs; two partials in turn let the next
+// stage's MMAs run under it (as `bw`'s wide kernel), and where the units outnumber the SMs two CTAs to an SM
+// overlap each other's (64 wide there, one partial: three sets of 64 floats do not fit the registers). At
+// decode the kernel streams B; 32 and 64 wide its stages weigh more. Measured on an H200 (the same page):
+// 1.2-1.7x of cuBLASLt's blockwise FP8 GEMM at M = 4-16 at Llama 3 70B's layers and N = K = 4096, 1.04-1.36x
+// at M = 24-64, 0.64-0.69x at 100-128 rows and N >= 10240.
 //
 // PTX ISA sections: as matmul_bw_sm90.cu ("wgmma" m64n{16, 32, 64}k32 .e4m3, "cp.async.bulk"), and "atom"
 // (.acq_rel, the split counter).
@@ -51,8 +52,8 @@ constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
 
 // The kernel's width: COLS rows of A per CTA (a row group), the MMA's N; 16 at decode, 32 and 64 where M is
 // larger, A's rows in groups of COLS (bw_decode_pick, mxfp8/matmul_bw.h, picks). PER_SM: CTAs resident on an
-// SM, the ring shared among them (8 stages for one, 4 each for two). A CTA's stages are serial: each stage's
-// MMAs, their wait and its promotion before the next stage's MMAs; a second CTA on the SM fills that gap.
+// SM, the ring shared among them (8 stages for one, 4 each for two). A stage's promotion waits for its MMAs;
+// with two partials in turn the next stage's MMAs run under it, and with two CTAs on the SM the other CTA's.
 template <int COLS_, int PER_SM_ = 1>
 struct Width {
   static constexpr int COLS           = COLS_;
@@ -60,6 +61,9 @@ struct Width {
   static constexpr int NUM_STAGES     = 8 / PER_SM;        // stages of 16 KB of B: 128 KB of B per SM
   static constexpr int HALF_REGS      = COLS / 2;          // fp32 per thread and 64-row half (m64nCOLS)
   static constexpr int ACC_REGS       = HALVES * HALF_REGS;  // accumulators per consumer thread (and partials)
+  // Partials per thread, taken in turn: two where the registers hold them beside the accumulators (3 x 64
+  // floats at 64 wide: not with two CTAs to an SM, whose threads have 204 registers at most)
+  static constexpr int PARTIALS = COLS == 64 && PER_SM == 2 ? 1 : 2;
   static constexpr int PARTIAL_FLOATS = ROWS * COLS;  // a CTA's partial: thread t's float4 i at float4 128 i + t
   static constexpr int FIXUP_BATCH    = 64 / COLS;    // partials whose loads the last split issues before adding
                                                       // them: 64 floats per thread in flight, as v8's decode
@@ -218,17 +222,18 @@ __global__ void __launch_bounds__(NUM_THREADS, PER_SM)
   // ---- consumer warpgroup: thread t of warp w holds, for half h of B's tile, B rows 64h + 16w + t/4 (+8)
   //      and A rows (C's) m0 + 8j + 2(t%4) + {0, 1}: acc[h][4j + 2r + e] ----
   const int t = threadIdx.x, lane = t % 32;
-  float acc[HALVES][HALF_REGS], part[HALVES][HALF_REGS];
+  float acc[HALVES][HALF_REGS], part0[HALVES][HALF_REGS], part1[HALVES][HALF_REGS];
 #pragma unroll
   for (int h = 0; h < HALVES; ++h)
 #pragma unroll
     for (int i = 0; i < HALF_REGS; ++i) acc[h][i] = 0.0f;
   const uint32_t ring_addr = ptx::smem_addr(ring);
-  int stage                = 0;
-  uint32_t full_phase      = 0;
-  for (int kt = k_begin; kt < k_end; ++kt) {
-    ptx::mbarrier_wait(&full_bar[stage], full_phase, "full_bar");
-    wg::fence();  // part was read by the last promotion: order those reads before the MMAs overwrite it
+  uint32_t count           = 0;  // K blocks issued: stage count % NUM_STAGES, phase (count / NUM_STAGES) % 2
+  // Stage kt's MMAs into a partial, committed as one group.
+  auto issue = [&](float (&part)[HALVES][HALF_REGS]) {
+    const int stage = int(count % NUM_STAGES);
+    ptx::mbarrier_wait(&full_bar[stage], (count / NUM_STAGES) % 2, "full_bar");
+    wg::fence();  // part was read by its last promotion: order those reads before the MMAs overwrite it
 #pragma unroll
     for (int ks = 0; ks < K_STEPS; ++ks) {
       const uint64_t a_rows = kmajor_desc_sm90(W::A_TILE, ring_addr + W::a_tile_offset(stage), ks);
@@ -239,10 +244,13 @@ __global__ void __launch_bounds__(NUM_THREADS, PER_SM)
             ks > 0 ? 1u : 0u);
     }
     wg::commit_group();
-    // The stage's scales while the MMAs run: sb for the tile, sa for this thread's columns (0 past M).
-    const float* scales = reinterpret_cast<const float*>(ring + W::scale_offset(stage));
+    ++count;
+  };
+  // K block kt's scales from its stage: sb for the tile times sa for this thread's columns (0 past M).
+  using Scales      = float[COLS / 8][2];  // [j][e]: column 8j + 2(t%4) + e of the group
+  auto load_scales = [&](Scales& s, int kt) {
+    const float* scales = reinterpret_cast<const float*>(ring + W::scale_offset((kt - k_begin) % NUM_STAGES));
     const float sb      = scales[SFA_FLOATS + kt % SFB_GROUP];
-    float s[COLS / 8][2];  // [j][e]: column 8j + 2(t%4) + e of the group
 #pragma unroll
     for (int j = 0; j < COLS / 8; ++j)
 #pragma unroll
@@ -250,17 +258,56 @@ __global__ void __launch_bounds__(NUM_THREADS, PER_SM)
         const int col = 8 * j + 2 * (lane % 4) + e;
         s[j][e]       = m0 + col < m ? scales[col] * sb : 0.0f;
       }
-    wg::wait_group<0>();
-    ptx::mbarrier_arrive(&empty_bar[stage]);  // this thread's MMAs are done and its scales read
+  };
+  // K block kt's MMAs are done (the wait_group before this) and its scales read: its stage's release, then
+  // its promotion.
+  auto retire = [&](float (&part)[HALVES][HALF_REGS], int kt, const Scales& s) {
+    ptx::mbarrier_arrive(&empty_bar[(kt - k_begin) % NUM_STAGES]);  // its MMAs are done and its scales read
 #pragma unroll
     for (int h = 0; h < HALVES; ++h) {
-      wg::fence_operands(part[h]);  // the wait_group above is where part became valid
+      wg::fence_operands(part[h]);  // the wait_group before this is where part became valid
 #pragma unroll
       for (int i = 0; i < HALF_REGS; ++i) acc[h][i] = fmaf(part[h][i], s[i / 4][i % 2], acc[h][i]);
     }
-    if (++stage == NUM_STAGES) {
-      stage = 0;
-      full_phase ^= 1;
+  };
+  Scales s;
+  if constexpr (W::PARTIALS == 2) {
+    // Two partials in turn, a loop body of two K blocks (as `bw`'s wide kernel): K block kt + 1's MMAs run
+    // while kt is promoted. One group stays in flight across the back edge (part0's); the tail drains both.
+    // The scales are read after the wait: held across it, they would not fit the registers at 64 wide.
+    issue(part0);
+    int kt = k_begin;
+    for (; kt + 2 < k_end; kt += 2) {
+      issue(part1);
+      wg::wait_group<1>();  // kt (part0) done, kt + 1 (part1) may still run
+      load_scales(s, kt);
+      retire(part0, kt, s);
+      issue(part0);
+      wg::wait_group<1>();  // kt + 1 (part1) done, kt + 2 (part0) may still run
+      load_scales(s, kt + 1);
+      retire(part1, kt + 1, s);
+    }
+    if (kt + 1 < k_end) {  // two left: kt in flight in part0, kt + 1 to issue
+      issue(part1);
+      wg::wait_group<1>();
+      load_scales(s, kt);
+      retire(part0, kt, s);
+      wg::wait_group<0>();
+      load_scales(s, kt + 1);
+      retire(part1, kt + 1, s);
+    } else {  // one: kt, in flight in part0
+      wg::wait_group<0>();
+      load_scales(s, kt);
+      retire(part0, kt, s);
+    }
+  } else {
+    // One partial: each K block's scales are read while its MMAs run, then it is waited for and promoted;
+    // the SM's other CTA runs meanwhile.
+    for (int kt = k_begin; kt < k_end; ++kt) {
+      issue(part0);
+      load_scales(s, kt);
+      wg::wait_group<0>();
+      retire(part0, kt, s);
     }
   }
 
