@@ -99,12 +99,13 @@ TEST_CASE("bw sm_90a: exact inputs give the exact product rounded to bf16, bit f
   // 30 x 1000 x 1024, 32 rows, split; 50 x 777 x 96, 64 rows, odd N, one K block; 64 x 300 x 272, a short last K
   // block; 100 x 1000 x 1024, two groups of 64 (the second 36 rows), split; 128 x 8500 x 256, 67 tiles x 2
   // groups, two CTAs to an SM on a GPU of fewer than 134 SMs; 70 x 20000 x 512, 314 units, more than resident;
-  // 30 x 20000 x 512, 157 units of 32 rows, two to an SM.
+  // 30 x 20000 x 512, 157 units of 32 rows, two to an SM. The two partials' loop (a body of two K blocks) at
+  // its ends: 20 x 300 x 256, 2 K blocks; 40 x 1000 x 1152, 9 K blocks in splits of 5 and 4.
   for (const Shape s : {Shape{256, 128, 128}, Shape{256, 256, 1024}, Shape{512, 384, 512}, Shape{2048, 1152, 512},
                         Shape{300, 520, 544}, Shape{129, 777, 96}, Shape{200, 136, 272}, Shape{1, 8, 16},
                         Shape{16, 1000, 1024}, Shape{5, 300, 272}, Shape{13, 20000, 512}, Shape{30, 1000, 1024},
                         Shape{50, 777, 96}, Shape{64, 300, 272}, Shape{100, 1000, 1024}, Shape{128, 8500, 256},
-                        Shape{70, 20000, 512}, Shape{30, 20000, 512}}) {
+                        Shape{70, 20000, 512}, Shape{30, 20000, 512}, Shape{20, 300, 256}, Shape{40, 1000, 1152}}) {
     CAPTURE(s.m, s.n, s.k, test_seed());
     std::mt19937_64 gen(test_seed() ^ uint64_t(s.m * 31 + s.n * 7 + s.k));
     const int kb = bw_k_blocks(int(s.k));
