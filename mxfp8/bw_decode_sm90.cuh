@@ -229,7 +229,7 @@ __global__ void __launch_bounds__(NUM_THREADS, PER_SM)
     for (int i = 0; i < HALF_REGS; ++i) acc[h][i] = 0.0f;
   const uint32_t ring_addr = ptx::smem_addr(ring);
   uint32_t count           = 0;  // K blocks issued: stage count % NUM_STAGES, phase (count / NUM_STAGES) % 2
-  // Stage kt's MMAs into a partial, committed as one group.
+  // The next K block's MMAs (its stage and phase from the count) into a partial, committed as one group.
   auto issue = [&](float (&part)[HALVES][HALF_REGS]) {
     const int stage = int(count % NUM_STAGES);
     ptx::mbarrier_wait(&full_bar[stage], (count / NUM_STAGES) % 2, "full_bar");
@@ -274,7 +274,8 @@ __global__ void __launch_bounds__(NUM_THREADS, PER_SM)
   if constexpr (W::PARTIALS == 2) {
     // Two partials in turn, a loop body of two K blocks (as `bw`'s wide kernel): K block kt + 1's MMAs run
     // while kt is promoted. One group stays in flight across the back edge (part0's); the tail drains both.
-    // The scales are read after the wait: held across it, they would not fit the registers at 64 wide.
+    // The scales are read after the wait, so that no registers hold them across it (at 64 wide the kernel
+    // takes 242 a thread as it is).
     issue(part0);
     int kt = k_begin;
     for (; kt + 2 < k_end; kt += 2) {
