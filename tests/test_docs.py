@@ -299,7 +299,8 @@ for page in stage_pages:
 # Three forms in a stage page:
 #   (a) a comment line in a code block, `// path:line` or `// path:first-last`, optionally followed by text: the
 #       first code line after it (not blank, not a comment) is contained in line `line` of `path`, stripped;
-#       with first-last, each of the next last-first+1 code lines is in that range, the first in `first`;
+#       with first-last, each of the code lines up to the next such comment is in that range (so there are
+#       at most last-first+1 of them), the first in `first`;
 #   (b) a code block without (a)'s comments right after a paragraph that names `path:line`s: with as many
 #       references as code blocks follow the paragraph, the k-th block's first code line is in the k-th
 #       reference's line; otherwise it is in one of the referenced lines;
@@ -324,8 +325,9 @@ def source_lines(page, path):
     return None
 
 
-def check_quote(page, where, path, first, last, quoted, rule="quoted path:line"):
-    """`quoted`: the code lines quoted for path:first[-last]; the first must be in line `first`."""
+def check_quote(page, where, path, first, last, quoted, rule="quoted path:line", whole=False):
+    """`quoted`: the code lines quoted for path:first[-last]; the first must be in line `first`; `whole`: they
+    are all the code lines under the reference, so the range must cover each of them."""
     global quotes_checked
     quotes_checked += 1
     src = source_lines(page, path)
@@ -338,6 +340,10 @@ def check_quote(page, where, path, first, last, quoted, rule="quoted path:line")
         return
     if not (1 <= first <= last <= len(src)):
         page_fail(page, rule, f"line {where}: {ref} is past the end of {path} ({len(src)} lines)")
+        return
+    if whole and len(quoted) > last - first + 1:
+        page_fail(page, rule, f"line {where}: {ref} names {last - first + 1} line(s) and quotes {len(quoted)} code "
+                  f"lines: the range must cover every quoted line")
         return
     for k, q in enumerate(quoted[:last - first + 1]):
         q = q.strip()
@@ -384,7 +390,8 @@ for page in stage_pages:
                 end = marks[idx + 1][0] if idx + 1 < len(marks) else len(block)
                 first = int(m.group(2))
                 last = int(m.group(3)) if m.group(3) else first
-                check_quote(page, fence + 1 + n, m.group(1), first, last, code_of(block[n + 1:end]))
+                check_quote(page, fence + 1 + n, m.group(1), first, last, code_of(block[n + 1:end]),
+                            whole=m.group(3) is not None)
             continue
         # form (b): the paragraph before this run of code blocks
         p = k - 1
