@@ -16,7 +16,7 @@ The stage pages (vN_*/README.md, mxfp8/README.md) follow the template (docs/page
   - every quoted `path:line` still points at the quoted text (the three forms are in check 8), and every
     `path:line` naming a file that exists is within the file;
 and the top README's diff-size table, between <!-- DIFF-LINES-BEGIN --> and <!-- DIFF-LINES-END -->, is the
-table of `python3 tools/diff_lines.py --series`.
+table of `python3 tools/diff_lines.py --series`, and the mxfp8 page's lines-changed rows are its `--count`s.
 
 Usage: test_docs.py [ROOT]   (ROOT defaults to the repository this file is in). Exits non-zero on the first
 kind of failure, after printing every failure found."""
@@ -459,6 +459,31 @@ if os.path.exists(readme):
             fail(f"README.md: [diff-size table] row {k + 1} between the DIFF-LINES markers is "
                  f"{got[k] if k < len(got) else '(missing)'!r}; `python3 tools/diff_lines.py --series` says "
                  f"{want[k] if k < len(want) else '(no such row)'!r}")
+
+# ---- 10. the mxfp8 page's lines-changed table is tools/diff_lines.py --count's, row by row ----
+MXFP8_DIFFS = {"v6 → mxfp8, Blackwell": ("v6_persistent/matmul_v6.cu", "mxfp8/matmul_mxfp8.cu"),
+               "v6 → mxfp8, Hopper": ("v6_persistent/matmul_v6_sm90.cu", "mxfp8/matmul_mxfp8_sm90.cu"),
+               "`mx` → `bw`, Hopper": ("mxfp8/matmul_mxfp8_sm90.cu", "mxfp8/matmul_bw_sm90.cu")}
+mx_page = os.path.join(root, "mxfp8", "README.md")
+if os.path.exists(mx_page) and os.path.exists(tool):
+    import subprocess
+    rows = {}
+    for l in open(mx_page, encoding="utf-8").read().splitlines():
+        cells = [c.strip() for c in l.strip().strip("|").split("|")]
+        if len(cells) >= 2 and cells[0] in MXFP8_DIFFS:
+            rows[cells[0]] = cells[1]
+    for label, (old, new) in MXFP8_DIFFS.items():
+        res = subprocess.run([sys.executable, tool, "--count", os.path.join(root, old), os.path.join(root, new)],
+                             capture_output=True, text=True)
+        m = re.match(r"(\d+) lines of code changed: (\d+) removed, (\d+) added", res.stdout)
+        want = f"{m.group(1)} (−{m.group(2)} +{m.group(3)})" if m else None
+        if label not in rows:
+            fail(f"mxfp8/README.md: [lines-changed table] no row `{label}`")
+        elif want is None:
+            fail(f"mxfp8/README.md: [lines-changed table] `python3 tools/diff_lines.py --count {old} {new}` failed")
+        elif rows[label] != want:
+            fail(f"mxfp8/README.md: [lines-changed table] row `{label}` says {rows[label]}; "
+                 f"`python3 tools/diff_lines.py --count {old} {new}` says {want}")
 
 print("test_docs:", f"FAILED ({len(failures)})" if failures else
       f"all checks passed ({len(mds)} .md files, {len(MARKER_FILES)} marker pairs, {len(stage_dirs)} stage folders, "
