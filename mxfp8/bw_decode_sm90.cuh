@@ -62,7 +62,8 @@ struct Width {
   static constexpr int HALF_REGS      = COLS / 2;          // fp32 per thread and 64-row half (m64nCOLS)
   static constexpr int ACC_REGS       = HALVES * HALF_REGS;  // accumulators per consumer thread (and partials)
   // Partials per thread, taken in turn: two where the registers hold them beside the accumulators (3 x 64
-  // floats at 64 wide: not with two CTAs to an SM, whose threads have 204 registers at most)
+  // floats at 64 wide: not with two CTAs to an SM, whose threads have 200 registers at most: 65536 / 320,
+  // in steps of 8)
   static constexpr int PARTIALS = COLS == 64 && PER_SM == 2 ? 1 : 2;
   static constexpr int PARTIAL_FLOATS = ROWS * COLS;  // a CTA's partial: thread t's float4 i at float4 128 i + t
   static constexpr int FIXUP_BATCH    = 64 / COLS;    // partials whose loads the last split issues before adding
