@@ -1,6 +1,7 @@
 // bw_decode_sm90.cuh: blockwise FP8 where A has few rows (M <= 128), `bw`'s kernel at decode and small batches:
 // v8's decode tile (v8_tile_shapes/decode_sm90.cuh) with `bw`'s promotion, A's rows in groups. Included by
-// matmul_bw_sm90.cu, whose `bw` takes it at M <= 128 (bw_decode_pick, mxfp8/matmul_bw.h).
+// matmul_bw_sm90.cu, whose `bw` takes it at M <= 64, and at 65-128 rows where its units fit the SMs
+// (bw_decode_pick, mxfp8/matmul_bw.h).
 //
 // There the wide kernel's 128-row tiles of A hold few real rows, and its 128-column tiles of B are few (N =
 // 8192: 64, for 66 clusters of two CTAs): measured at 0.47-0.67x of cuBLASLt's blockwise FP8 GEMM at M = 16
@@ -9,7 +10,8 @@
 //  - B's 128 rows per CTA, exactly one 128-row block of B's 128x128 scales, are the MMA's M side (two wgmma
 //    m64nCOLSk32, e4m3, one per 64-row half); a group of COLS = 16, 32 or 64 of A's rows is its N (rows past
 //    M arrive as zeros from the TMA and their columns of the result are not stored). The grid is B's tiles x
-//    A's groups x K's splits, the groups of a tile side by side.
+//    K's splits x A's groups; a split's two groups (65-128 rows) are one cluster, so that the L2 serves
+//    their reads of B's boxes once more often (the kernel below).
 //  - A stage is one 128-wide K block, one scale block: 16 KB of B, COLS x 128 bytes of A, and the block's
 //    scales, copied by the producer beside them onto the stage's full barrier: the group's column of A's row
 //    scales (one bulk copy of at most COLS floats) and B's aligned group of 4 (as `bw`).
@@ -27,7 +29,7 @@
 // overlap each other's (64 wide there, one partial: three sets of 64 floats do not fit the registers). At
 // decode the kernel streams B; 32 and 64 wide its stages weigh more. Measured on an H200 (the same page):
 // 1.2-1.7x of cuBLASLt's blockwise FP8 GEMM at M = 4-16 at Llama 3 70B's layers and N = K = 4096, 1.04-1.36x
-// at M = 24-64, 0.64-0.69x at 100-128 rows and N >= 10240.
+// at M = 24-64, 1.02-1.17x at 80-128 rows and N <= 8192 (two groups in one wave), 0.69x at 128 x 8192 x 28672.
 //
 // PTX ISA sections: as matmul_bw_sm90.cu ("wgmma" m64n{16, 32, 64}k32 .e4m3, "cp.async.bulk"), and "atom"
 // (.acq_rel, the split counter).
@@ -153,11 +155,13 @@ __device__ __forceinline__ void mma_m64nNk32_e4m3(float (&d)[N / 2], uint64_t a_
 }
 #endif  // GEMM_HAS_WGMMA
 
-// C^T = B * A^T, A's rows in groups of COLS. grid: tiles x groups x split.splits CTAs; CTA b takes unit
-// u = b / splits (tile u / groups: rows 128 * tile of B, columns of C, and 128-row scale block `tile`; group
-// u % groups: rows COLS * group of A, rows of C) and split b % splits of its K blocks. The groups of one tile
-// are neighbours, so that they read B's tile at about the same time (from HBM once, if the L2 keeps it).
-// workspace: one partial per CTA; counters: one per unit, 0 between launches.
+// C^T = B * A^T, A's rows in groups of COLS (one or two groups). grid: tiles x split.splits x groups CTAs, in
+// clusters of `groups`; CTA b takes group g = b % groups (rows COLS * g of A, rows of C) and split
+// s = (b / groups) % splits of its K blocks of tile b / groups / splits (rows 128 * tile of B, columns of C,
+// and 128-row scale block `tile`): unit u = tile * groups + g. The two groups of a tile's split are one
+// cluster, which the hardware puts on one TPC, whose L2 request coalescer serves their reads of the same B
+// boxes once more often than not (docs/performance/l2-coalescer.md). workspace: one partial per unit and
+// split, at u * splits + s; counters: one per unit, 0 between launches.
 template <int COLS, int PER_SM>
 __global__ void __launch_bounds__(NUM_THREADS, PER_SM)
     bw_decode_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
@@ -175,8 +179,10 @@ __global__ void __launch_bounds__(NUM_THREADS, PER_SM)
   __shared__ uint32_t last_split;             // this CTA counted last on its unit's counter
 
   const int warp_id = threadIdx.x / 32;
-  const int unit = int(blockIdx.x) / split.splits, s_idx = int(blockIdx.x) % split.splits;
-  const int tile = unit / groups, m0 = unit % groups * COLS;
+  const int group = int(blockIdx.x) % groups, s_idx = int(blockIdx.x) / groups % split.splits;
+  const int tile = int(blockIdx.x) / groups / split.splits, unit = tile * groups + group;
+  const int slot       = unit * split.splits + s_idx;  // this CTA's partial in the workspace
+  const int m0         = group * COLS;
   const int n0         = tile * ROWS;
   const int k_total    = num_k_tiles(k, BLOCK_K);
   const int k_begin    = split.begin(s_idx), k_end = split.end(s_idx, k_total);
@@ -315,7 +321,7 @@ __global__ void __launch_bounds__(NUM_THREADS, PER_SM)
 
   // ---- the split's fixup (common/split_k.h; v8's decode kernel's) ----
   if (split.splits > 1) {
-    float* own = workspace + size_t(blockIdx.x) * PARTIAL_FLOATS;
+    float* own = workspace + size_t(slot) * PARTIAL_FLOATS;
 #pragma unroll
     for (int i = 0; i < ACC_REGS / 4; ++i) {  // .cg: to L2, where the last split reads it
       const float* a4 = &acc[4 * i / HALF_REGS][4 * i % HALF_REGS];
@@ -327,7 +333,7 @@ __global__ void __launch_bounds__(NUM_THREADS, PER_SM)
     // The sum in split order (its own partial read back too): the same bits whoever is last.
     float sum[ACC_REGS];
     const float4* first =
-        reinterpret_cast<const float4*>(workspace + size_t(blockIdx.x - s_idx) * PARTIAL_FLOATS);
+        reinterpret_cast<const float4*>(workspace + size_t(slot - s_idx) * PARTIAL_FLOATS);
     // common/fixup.cuh
     sum_split_partials<W::FIXUP_BATCH>(sum, first, split.splits, PARTIAL_FLOATS / 4,
                                     split_partial_float4(t, 0, 128), 128);
@@ -363,11 +369,17 @@ Launch prepare(const BwGemmArgs& g) {
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B (e4m3)");
   auto* kernel            = bw_decode_kernel<COLS, PER_SM>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, W::SMEM_BYTES));
-  PersistentGrid grid = persistent_grid(kernel, NUM_THREADS, W::SMEM_BYTES, 1, 1, 1, "bw decode (sm_90a)");
-  const int groups    = num_tiles(g.m, COLS);
+  const int groups = num_tiles(g.m, COLS);
+  if (groups > 2) {  // bw_decode_pick never asks for more (64 wide up to 128 rows)
+    std::fprintf(stderr, "error: bw decode (sm_90a): %lld rows of A in groups of %d: at most two groups\n",
+                 static_cast<long long>(g.m), COLS);
+    std::exit(EXIT_BAD_INPUT);
+  }
+  PersistentGrid grid = persistent_grid(kernel, NUM_THREADS, W::SMEM_BYTES, groups, 1, 1, "bw decode (sm_90a)");
   const int units     = num_tiles(g.n, ROWS) * groups;
-  const SplitK split  = pick_split_k(units, num_k_tiles(g.k, BLOCK_K), grid.max_clusters, MIN_SPLIT_K_TILES);
-  grid.resize(units * split.splits);  // one CTA per unit and split, resident or not: no CTA waits for another
+  const SplitK split =
+      pick_split_k(units, num_k_tiles(g.k, BLOCK_K), grid.max_clusters * groups, MIN_SPLIT_K_TILES);
+  grid.resize(units * split.splits / groups);  // one CTA per unit and split, resident or not: none waits
   std::shared_ptr<FixupMemory> fixup;  // the partials, and one counter per unit (FixupMemory's flags)
   if (split.splits > 1) fixup = std::make_shared<FixupMemory>(size_t(units) * split.splits, W::PARTIAL_FLOATS);
   float* workspace   = fixup ? fixup->workspace : nullptr;
