@@ -37,18 +37,22 @@ std::string bw_sm90_check_args(const BwGemmArgs& g);
 // Which kernel `bw` runs (docs/performance/mxfp8-bw-decode.md, measured on an H200): up to M = 128, the decode
 // kernel (mxfp8/bw_decode_sm90.cuh: B's 128-row tiles on the MMA's M side, A's rows in groups of `cols` on its
 // N, K split to fill the GPU), `per_sm` CTAs to an SM; past that, the wide kernel (cols = 0: 128 x 128 tiles,
-// A's rows on the M side). The narrowest group that holds M up to 64 rows, groups of 64 up to 128; two CTAs
-// to an SM where the units (B's tiles times A's groups) outnumber the SMs, but at 16 rows, where B's stream
-// alone bounds the kernel.
+// A's rows on the M side, clusters of two along M sharing B). The narrowest group that holds M up to 64 rows,
+// two groups of 64 up to 128 (one cluster); two CTAs to an SM where the units (B's tiles times A's groups)
+// outnumber the SMs, but at 16 rows, where B's stream alone bounds the kernel. At 65-128 rows, where the two
+// groups' units outnumber the SMs, the wide kernel instead, its clusters along N sharing A (`along_n`): each
+// stage of B reaches one CTA, not the two of a tile's groups.
 struct BwDecodePick {
-  int cols;    // 16, 32 or 64 rows of A per CTA; 0: the wide kernel
-  int per_sm;  // CTAs resident on an SM (the decode kernel's ring split among them)
+  int cols;      // 16, 32 or 64 rows of A per CTA; 0: the wide kernel
+  int per_sm;    // CTAs resident on an SM (the decode kernel's ring split among them)
+  bool along_n;  // the wide kernel's clusters along N, sharing A's tile (M <= 128)
 };
 constexpr BwDecodePick bw_decode_pick(int64_t m, int64_t n, int sms) {
-  if (m > 128) return {0, 1};
+  if (m > 128) return {0, 1, false};
   const int cols      = m <= 16 ? 16 : m <= 32 ? 32 : 64;
   const int64_t units = (n + 127) / 128 * ((m + cols - 1) / cols);
-  return {cols, cols > 16 && units > sms ? 2 : 1};
+  if (m > 64 && units > sms) return {0, 1, true};
+  return {cols, cols > 16 && units > sms ? 2 : 1, false};
 }
 
 // A kernel variant: tensor maps, shared-memory size and the cluster launch are built by `prepare`, which exits

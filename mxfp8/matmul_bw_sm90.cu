@@ -40,7 +40,11 @@
 // Kept from `mx`: persistent 2-CTA clusters along M sharing B by multicast, the grouped order, the ring
 // carried across tiles, any M and N (v6's 2D maps, zero fill, skipped outside boxes, the padding tile).
 // At M <= 128 `bw` runs another kernel, mxfp8/bw_decode_sm90.cuh: v8's decode tile (B's rows on the MMA's M
-// side, A's in row groups of 16-64, K split) with this kernel's promotion turned around (bw_decode_pick).
+// side, A's in row groups of 16-64, K split) with this kernel's promotion turned around (bw_decode_pick),
+// but at 65-128 rows where its two groups' units outnumber the SMs: there this kernel runs with its
+// clusters along N (ALONG_N), two N tiles sharing the one M tile's A by multicast, where clusters along M
+// would pair that tile with a padding tile (0.89-0.95x of cuBLASLt against 0.64-0.67x for the decode
+// kernel at 100-128 rows and N >= 10240 on an H200: docs/performance/mxfp8-bw-decode.md).
 // The shape rule: K % 16 only (the 16-byte e4m3 row TMA needs; the quantizer's rule too). A short last
 // 128-block is zero-filled past K by TMA and scaled by its own scale. No padding float of either scale
 // tensor is read for a stored output: A's map ends at M (the rows after are TMA zeros), and B's group of 4
@@ -109,11 +113,14 @@ constexpr int NUM_THREADS     = 128 * (1 + NUM_CONSUMERS);  // + the producer wa
 constexpr int ACC_REGS        = WGMMA_M * WGMMA_N / 128;    // fp32 per consumer thread: acc, and P
 constexpr int PRODUCER_REGS   = 40;                 // after setmaxnreg.dec
 constexpr int CONSUMER_REGS   = 232;                // after setmaxnreg.inc
-constexpr int CLUSTER_SIZE    = 2;                  // CTAs per cluster, along M: they share the B tile
+constexpr int CLUSTER_SIZE    = 2;  // CTAs per cluster, along M sharing B's tile (or along N sharing A's)
 constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;
 constexpr int A_BOX_ROWS      = BLOCK_M;            // A's tile: one box
 constexpr int B_BOX_ROWS      = BLOCK_N / CLUSTER_SIZE;  // B's tile: one box per CTA, multicast to both
 constexpr uint32_t B_BOX_BYTES = B_BOX_ROWS * BLOCK_K;   // one CTA's half of B
+// Along N (M <= 128, one tile row: bw_decode_pick) the roles swap: A's tile in halves, multicast, B's whole.
+constexpr int A_HALF_ROWS       = BLOCK_M / CLUSTER_SIZE;
+constexpr uint32_t A_HALF_BYTES = A_HALF_ROWS * BLOCK_K;
 constexpr int GROUP_M         = 16;                 // tile order: M tiles (8 cluster pairs) per group
 constexpr int C_BOX_COLS      = 64;                 // columns of a TMA store box: 128 B of bf16, one swizzle span
 constexpr int C_BOXES         = WGMMA_N / C_BOX_COLS;  // TMA store boxes per warpgroup and tile
@@ -151,8 +158,9 @@ static_assert(BLOCK_N == BW_BLOCK, "one B scale per K tile: the CTA's N tile is 
 static_assert(BLOCK_K == BW_BLOCK, "one K tile is one scale block along K: one promotion per K tile");
 static_assert(BLOCK_M == NUM_CONSUMERS * WGMMA_M && NUM_CONSUMERS == 2, "two rows of consumer warpgroups");
 static_assert(K_STEPS == 4, "4 fp8 wgmma k32 per 128 of K, accumulated into one partial");
-static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0 && (B_BOX_ROWS * 128) % 1024 == 0,
-              "tiles and B's halves start on whole 1024-B swizzle atoms");
+static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0 && B_BOX_BYTES % 1024 == 0 &&
+                  A_HALF_BYTES % 1024 == 0,
+              "tiles and their halves start on whole 1024-B swizzle atoms");
 static_assert(C_OFFSET % 1024 == 0 && C_BOX_BYTES % 1024 == 0, "each C box starts on a 1024-B swizzle atom");
 static_assert(SCALES_OFFSET % 128 == 0 && SCALE_STAGE_BYTES % 128 == 0 && SFA_BYTES % 128 == 0,
               "TMA destinations 128-B aligned, bulk copies 16-B aligned");
@@ -232,8 +240,12 @@ __device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
 // ---- the kernel ----
 // TRACE: the in-kernel profiler's `prof.` lines (--trace); compiled out of the TRACE=false instantiation,
 // which is the one checked and timed. Roles: 0 producer, 1 + w consumer w. c_tma: N % 8 == 0, C is stored
-// through c_map; else with predicated st.global (v6).
-template <bool TRACE>
+// through c_map; else with predicated st.global (v6). ALONG_N: the cluster's two CTAs take neighbouring N
+// tiles of one M tile and share A's tile (each loads one half, multicast to both; a_map's box is half a
+// tile, b_map's a whole one), for M <= 128, where a cluster along M would pair the one real M tile with a
+// padding tile; the schedule runs over the transposed grid of tiles. Only the consumers' tile coordinates
+// and the producer's boxes differ.
+template <bool TRACE, bool ALONG_N = false>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     matmul_bw_sm90_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                           const __grid_constant__ CUtensorMap sfa_map, const __grid_constant__ CUtensorMap c_map,
@@ -253,11 +265,12 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   const int lane      = threadIdx.x % 32;
   const int warpgroup = threadIdx.x / 128;  // 0: producer; 1, 2: consumers
   // A 1-D grid of clusters along x (cluster dims 2 x 1), as v6: a padding tile (t.valid false) where the
-  // number of M tiles is odd.
+  // number of M tiles (along N: of N tiles) is odd. A scheduled tile's (m, n) are (n, m) along N.
   const int cta_rank    = int(ptx::cluster_ctarank());
   const int num_k_tiles = gemm::num_k_tiles(k, BLOCK_K);  // the last one may be short: zero-filled past K
   const int sfb_stride  = bw_128x128_column_stride(k);    // floats per 128-row block of B's scales
-  const TileSchedule<ScheduleKind::Grouped> schedule(num_tiles(m, BLOCK_M), num_tiles(n, BLOCK_N),
+  const int tiles_m = num_tiles(m, BLOCK_M), tiles_n = num_tiles(n, BLOCK_N);
+  const TileSchedule<ScheduleKind::Grouped> schedule(ALONG_N ? tiles_n : tiles_m, ALONG_N ? tiles_m : tiles_n,
                                                       int(gridDim.x) / CLUSTER_SIZE,
                                                       int(blockIdx.x) / CLUSTER_SIZE, CLUSTER_SIZE, cta_rank,
                                                       GROUP_M);
@@ -286,13 +299,23 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       uint32_t empty_phase = 1;  // passes at once on the first lap
       auto tiles = schedule;
       for (ScheduledTile t; tiles.next(t);) {
-        const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
+        const int tile_m = ALONG_N ? t.n : t.m, tile_n = ALONG_N ? t.m : t.n;
+        const int m0 = tile_m * BLOCK_M, n0 = tile_n * BLOCK_N;
         // Boxes wholly outside the tensors are not issued (v6): this CTA's A and its row scales unless it is
-        // a padding tile, each half of B that starts below N.
-        const bool load_a = m0 < m, load_b = n0 + cta_rank * B_BOX_ROWS < n;
-        uint32_t bytes    = SFB_BYTES + (load_a ? A_TILE_BYTES + SFA_BYTES : 0);
-        for (int j = 0; j < CLUSTER_SIZE; ++j) bytes += n0 + j * B_BOX_ROWS < n ? B_BOX_BYTES : 0;
-        const float* sfb_column = sfb + size_t(t.n) * size_t(sfb_stride);  // this 128-row block of B
+        // a padding tile, each half of B that starts below N. Along N: A's row scales, each half of A that
+        // starts below M, and this CTA's B unless it is a padding tile.
+        const bool load_a = ALONG_N ? m0 + cta_rank * A_HALF_ROWS < m : m0 < m;
+        const bool load_b = ALONG_N ? n0 < n : n0 + cta_rank * B_BOX_ROWS < n;
+        uint32_t bytes    = SFB_BYTES;
+        if constexpr (ALONG_N) {
+          bytes += SFA_BYTES + (load_b ? B_TILE_BYTES : 0);
+          for (int j = 0; j < CLUSTER_SIZE; ++j) bytes += m0 + j * A_HALF_ROWS < m ? A_HALF_BYTES : 0;
+        } else {
+          bytes += load_a ? A_TILE_BYTES + SFA_BYTES : 0;
+          for (int j = 0; j < CLUSTER_SIZE; ++j) bytes += n0 + j * B_BOX_ROWS < n ? B_BOX_BYTES : 0;
+        }
+        // this 128-row block of B's scales (a padding tile along N takes the last one's, and stores nothing)
+        const float* sfb_column = sfb + size_t(min(tile_n, tiles_n - 1)) * size_t(sfb_stride);
         for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
           prof.begin(Ev::WaitEmpty);
           ptx::mbarrier_wait(&mma_done_bar[stage], empty_phase, "mma_done_bar");
@@ -300,13 +323,23 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           prof.begin(Ev::IssueTma);
           ptx::mbarrier_arrive_expect_tx(&tma_full_bar[stage], bytes);
           const int k0 = k_tile * BLOCK_K;
-          if (load_a) {
-            ptx::tma_load_2d(a_smem(stage), &a_map, &tma_full_bar[stage], k0, m0);
+          if constexpr (ALONG_N) {
             ptx::tma_load_2d(sfa_smem(stage), &sfa_map, &tma_full_bar[stage], m0, k_tile);  // rows m0..+127
+            if (load_a)
+              ptx::tma_load_2d_multicast(a_smem(stage) + kmajor_row_offset(A_TILE, cta_rank * A_HALF_ROWS),
+                                         &a_map, &tma_full_bar[stage], CLUSTER_MASK, k0,
+                                         m0 + cta_rank * A_HALF_ROWS);
+            if (load_b) ptx::tma_load_2d(b_smem(stage), &b_map, &tma_full_bar[stage], k0, n0);
+          } else {
+            if (load_a) {
+              ptx::tma_load_2d(a_smem(stage), &a_map, &tma_full_bar[stage], k0, m0);
+              ptx::tma_load_2d(sfa_smem(stage), &sfa_map, &tma_full_bar[stage], m0, k_tile);  // rows m0..+127
+            }
+            if (load_b)
+              ptx::tma_load_2d_multicast(b_smem(stage) + kmajor_row_offset(B_TILE, cta_rank * B_BOX_ROWS),
+                                         &b_map, &tma_full_bar[stage], CLUSTER_MASK, k0,
+                                         n0 + cta_rank * B_BOX_ROWS);
           }
-          if (load_b)
-            ptx::tma_load_2d_multicast(b_smem(stage) + kmajor_row_offset(B_TILE, cta_rank * B_BOX_ROWS), &b_map,
-                                       &tma_full_bar[stage], CLUSTER_MASK, k0, n0 + cta_rank * B_BOX_ROWS);
           bulk_load(sfb_smem(stage), sfb_column + (k_tile / SFB_GROUP) * SFB_GROUP, SFB_BYTES,
                     &tma_full_bar[stage]);
           prof.end(Ev::IssueTma);
@@ -414,7 +447,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     };
     auto tiles = schedule;
     for (ScheduledTile t; tiles.next(t);) {
-      const int m0 = t.m * BLOCK_M, n0 = t.n * BLOCK_N;
+      const int m0 = (ALONG_N ? t.n : t.m) * BLOCK_M, n0 = (ALONG_N ? t.m : t.n) * BLOCK_N;
       ring = __shfl_sync(0xffffffffu, ring, 0);  // warp-uniform, said again after the epilogue's branches
 #pragma unroll
       for (int i = 0; i < ACC_REGS; ++i) acc[i] = 0.0f;
@@ -573,20 +606,23 @@ Launch prepare_bw(const BwGemmArgs& g, DeviceTrace* trace) {
     std::fprintf(stderr, "prepare_bw: %s\n", why.c_str());
     std::exit(EXIT_BAD_INPUT);
   }
-  if (const BwDecodePick pick = bw_decode_pick(g.m, g.n, sm_count()); pick.cols) {
-    if (trace) {  // a trace of the wide kernel would not show the one that runs
-      std::fprintf(stderr,
-                   "error: --trace: at M <= 128 bw runs its decode kernel (mxfp8/bw_decode_sm90.cuh), which has "
-                   "no traced build; trace a shape with M > 128\n");
-      std::exit(EXIT_BAD_INPUT);
-    }
+  const BwDecodePick pick = bw_decode_pick(g.m, g.n, sm_count());
+  if (trace && (pick.cols || pick.along_n)) {  // a trace of the traced build would not show the one that runs
+    std::fprintf(stderr,
+                 "error: --trace: at M <= 128 bw runs its decode kernel (mxfp8/bw_decode_sm90.cuh) or its wide "
+                 "kernel with clusters along N, which have no traced build; trace a shape with M > 128\n");
+    std::exit(EXIT_BAD_INPUT);
+  }
+  if (pick.cols) {
     if (pick.cols == 16) return bw_decode::prepare<16>(g);
     if (pick.cols == 32) return pick.per_sm == 1 ? bw_decode::prepare<32>(g) : bw_decode::prepare<32, 2>(g);
     return pick.per_sm == 1 ? bw_decode::prepare<64>(g) : bw_decode::prepare<64, 2>(g);
   }
   // 2D maps (v6): K extent = K, so the box of a short last K tile is zero-filled past K; rows past M or N too.
-  const TmaDesc a_desc    = kmajor_tma_2d(g.m, g.k, A_BOX_ROWS, BLOCK_K, 1, Swizzle::B128);
-  const TmaDesc b_desc    = kmajor_tma_2d(g.n, g.k, B_BOX_ROWS, BLOCK_K, 1, Swizzle::B128);
+  // Along N (pick.along_n) A's box is half a tile and B's a whole one.
+  const bool along_n      = pick.along_n;
+  const TmaDesc a_desc    = kmajor_tma_2d(g.m, g.k, along_n ? A_HALF_ROWS : A_BOX_ROWS, BLOCK_K, 1, Swizzle::B128);
+  const TmaDesc b_desc    = kmajor_tma_2d(g.n, g.k, along_n ? BLOCK_N : B_BOX_ROWS, BLOCK_K, 1, Swizzle::B128);
   const CUtensorMap a_map = make_tensor_map(a_desc, g.a, "A (e4m3)");
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B (e4m3)");
   // A's 1x128 scales: L columns of round_up(M, 4) floats (bw_scale_layout.h); the map's rows end at M, so the
@@ -604,9 +640,13 @@ Launch prepare_bw(const BwGemmArgs& g, DeviceTrace* trace) {
   const bool c_tma          = tma_row_stride_ok(g.n, 2);
   CUtensorMap c_map         = {};  // unused by the st.global epilogue
   if (c_tma) c_map = make_tensor_map(kmajor_tma_2d(g.m, g.n, WGMMA_M, C_BOX_COLS, 2, Swizzle::B128), g.c, "C");
-  auto* kernel = trace ? matmul_bw_sm90_kernel<true> : matmul_bw_sm90_kernel<false>;
+  auto* kernel = trace     ? matmul_bw_sm90_kernel<true>
+                 : along_n ? matmul_bw_sm90_kernel<false, true>
+                           : matmul_bw_sm90_kernel<false>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-  const int tiles_m = num_tiles(g.m, BLOCK_M), tiles_n = num_tiles(g.n, BLOCK_N);
+  // the schedule's grid of tiles: M x N, or N x M along N (the cluster runs along its first dimension)
+  const int tiles_m = along_n ? num_tiles(g.n, BLOCK_N) : num_tiles(g.m, BLOCK_M);
+  const int tiles_n = along_n ? num_tiles(g.m, BLOCK_M) : num_tiles(g.n, BLOCK_N);
   PersistentGrid grid =
       persistent_grid(kernel, NUM_THREADS, SMEM_BYTES, CLUSTER_SIZE, tiles_m, tiles_n, "bw (sm_90a)");
   TraceBuffer buf;  // --trace: per CTA and role, setup, per tile 5 events per K tile and 2 more, teardown

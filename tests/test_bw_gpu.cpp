@@ -97,15 +97,18 @@ TEST_CASE("bw sm_90a: exact inputs give the exact product rounded to bf16, bit f
   // 272, a short last K block, M % 4 != 0 (A's scale columns padded); 13 x 20000 x 512, 157 tiles, one split,
   // more CTAs than resident ones; 1 x 8 x 16 is the decode kernel too. Its wider groups (bw_decode_pick):
   // 30 x 1000 x 1024, 32 rows, split; 50 x 777 x 96, 64 rows, odd N, one K block; 64 x 300 x 272, a short last K
-  // block; 100 x 1000 x 1024, two groups of 64 (the second 36 rows), split; 128 x 8500 x 256, 67 tiles x 2
-  // groups, two CTAs to an SM on a GPU of fewer than 134 SMs; 70 x 20000 x 512, 314 units, more than resident;
-  // 30 x 20000 x 512, 157 units of 32 rows, two to an SM. The two partials' loop (a body of two K blocks) at
-  // its ends: 20 x 300 x 256, 2 K blocks; 40 x 1000 x 1152, 9 K blocks in splits of 5 and 4.
+  // block; 100 x 1000 x 1024, two groups of 64 (the second 36 rows) in clusters, split; 30 x 20000 x 512, 157
+  // units of 32 rows, two to an SM. At 65-128 rows where the two groups' units outnumber the SMs (134 and more
+  // on an H100 or H200), the wide kernel with its clusters along N, A's halves multicast: 128 x 8500 x 256, 67
+  // tiles (a padding tile), odd N; 70 x 20000 x 512, 157 tiles, A's second half 6 rows; 65 x 8449 x 1056, a
+  // last N tile of one row, a short last K block. The two partials' loop (a body of two K blocks) at its ends:
+  // 20 x 300 x 256, 2 K blocks; 40 x 1000 x 1152, 9 K blocks in splits of 5 and 4.
   for (const Shape s : {Shape{256, 128, 128}, Shape{256, 256, 1024}, Shape{512, 384, 512}, Shape{2048, 1152, 512},
                         Shape{300, 520, 544}, Shape{129, 777, 96}, Shape{200, 136, 272}, Shape{1, 8, 16},
                         Shape{16, 1000, 1024}, Shape{5, 300, 272}, Shape{13, 20000, 512}, Shape{30, 1000, 1024},
                         Shape{50, 777, 96}, Shape{64, 300, 272}, Shape{100, 1000, 1024}, Shape{128, 8500, 256},
-                        Shape{70, 20000, 512}, Shape{30, 20000, 512}, Shape{20, 300, 256}, Shape{40, 1000, 1152}}) {
+                        Shape{70, 20000, 512}, Shape{65, 8449, 1056}, Shape{30, 20000, 512}, Shape{20, 300, 256},
+                        Shape{40, 1000, 1152}}) {
     CAPTURE(s.m, s.n, s.k, test_seed());
     std::mt19937_64 gen(test_seed() ^ uint64_t(s.m * 31 + s.n * 7 + s.k));
     const int kb = bw_k_blocks(int(s.k));
@@ -171,9 +174,9 @@ TEST_CASE("bw sm_90a: random normal inputs with outlier rows, within the derived
   };
   // 2048 x 2176: 136 pairs of tiles, up to 3 per cluster on an H100. M <= 16 (the decode kernel): 16 x 4096 x
   // 4096, 32 tiles in 4 K splits; 1 x 1000 x 8192, 8 tiles in 16 splits; 9 x 777 x 1056, odd N and a short K block.
-  // Its wider groups: 32 x 4096 x 4096 and 64 x 4096 x 4096, split; 65 x 777 x 1056, two groups, the second one
-  // row; 128 x 10240 x 2048, 160 units, two CTAs to an SM (fewer than 160 SMs); 24 x 20480 x 1024, 160 units of
-  // 32 rows, two to an SM.
+  // Its wider groups: 32 x 4096 x 4096 and 64 x 4096 x 4096, split; 65 x 777 x 1056, two groups (a cluster), the
+  // second one row; 24 x 20480 x 1024, 160 units of 32 rows, two to an SM. 128 x 10240 x 2048: 160 units of two
+  // groups, more than the SMs (fewer than 160): the wide kernel with its clusters along N.
   for (const Case t : {Case{256, 128, 128}, Case{512, 384, 1024}, Case{1024, 768, 2048}, Case{768, 256, 4096},
                        Case{2048, 2176, 384}, Case{300, 520, 544}, Case{1000, 777, 1056}, Case{136, 200, 272},
                        Case{16, 4096, 4096}, Case{1, 1000, 8192}, Case{9, 777, 1056}, Case{32, 4096, 4096},

@@ -162,12 +162,13 @@ TEST_CASE("bw sm_90a shapes and arguments: dims >= 1, K a multiple of 16, any M 
   CHECK(contains(bw_sm90_check_args(g), "16-byte aligned"));
 }
 
-TEST_CASE("bw's kernel pick: the decode kernel's narrowest group up to 64 rows, groups of 64 up to 128, two "
-          "CTAs to an SM where the units outnumber the SMs (not at 16 rows), the wide kernel past 128",
+TEST_CASE("bw's kernel pick: the decode kernel's narrowest group up to 64 rows, two groups of 64 up to 128, two "
+          "CTAs to an SM where the units outnumber the SMs (not at 16 rows), at 65-128 rows there the wide kernel "
+          "along N, the wide kernel past 128",
           "[bw][shape]") {
   auto pick = [](int64_t m, int64_t n, int sms) {
     const BwDecodePick p = bw_decode_pick(m, n, sms);
-    return std::to_string(p.cols) + "/" + std::to_string(p.per_sm);
+    return std::to_string(p.cols) + "/" + std::to_string(p.per_sm) + (p.along_n ? "/N" : "");
   };
   CHECK(pick(1, 8192, 132) == "16/1");
   CHECK(pick(16, 57344, 132) == "16/1");  // 448 tiles, but B's stream bounds it: one to an SM
@@ -175,13 +176,15 @@ TEST_CASE("bw's kernel pick: the decode kernel's narrowest group up to 64 rows, 
   CHECK(pick(32, 16896, 132) == "32/1");  // 132 tiles: one wave
   CHECK(pick(32, 16897, 132) == "32/2");  // 133 tiles: two to an SM
   CHECK(pick(33, 8192, 132) == "64/1");
-  CHECK(pick(64, 57344, 132) == "64/2");
+  CHECK(pick(64, 57344, 132) == "64/2");  // one group: the decode kernel, two to an SM
   CHECK(pick(65, 8192, 132) == "64/1");   // 64 tiles x 2 groups = 128 units: one wave
   CHECK(pick(128, 8448, 132) == "64/1");  // 66 x 2 = 132: still one wave
-  CHECK(pick(128, 8449, 132) == "64/2");  // 67 x 2 = 134: two to an SM
-  CHECK(pick(100, 57344, 132) == "64/2");
-  CHECK(pick(128, 8192, 114) == "64/2");  // the SM count is the GPU's: 128 units outnumber 114 SMs
-  CHECK(pick(129, 8192, 132) == "0/1");   // the wide kernel
+  CHECK(pick(128, 8449, 132) == "0/1/N");  // 67 x 2 = 134: the wide kernel, its clusters along N
+  CHECK(pick(65, 8449, 132) == "0/1/N");
+  CHECK(pick(100, 57344, 132) == "0/1/N");
+  CHECK(pick(128, 8192, 114) == "0/1/N");  // the SM count is the GPU's: 128 units outnumber 114 SMs
+  CHECK(pick(129, 8192, 132) == "0/1");    // the wide kernel, its clusters along M
+  CHECK(pick(129, 57344, 132) == "0/1");
   CHECK(pick(4096, 4096, 132) == "0/1");
 }
 
