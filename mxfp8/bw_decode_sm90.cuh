@@ -1,7 +1,7 @@
 // bw_decode_sm90.cuh: blockwise FP8 where A has few rows (M <= 128), `bw`'s kernel at decode and small batches:
 // v8's decode tile (v8_tile_shapes/decode_sm90.cuh) with `bw`'s promotion, A's rows in groups. Included by
-// matmul_bw_sm90.cu, whose `bw` takes it at M <= 64, and at 65-128 rows where its units fit the SMs
-// (bw_decode_pick, mxfp8/matmul_bw.h).
+// matmul_bw_sm90.cu, whose `bw` takes it at M <= 64, and at 65-128 rows where its units fit the SMs and
+// leave it K to split or K is at most 8192 (bw_decode_pick, mxfp8/matmul_bw.h).
 //
 // There the wide kernel's 128-row tiles of A hold few real rows, and its 128-column tiles of B are few (N =
 // 8192: 64, for 66 clusters of two CTAs): measured at 0.47-0.67x of cuBLASLt's blockwise FP8 GEMM at M = 16
@@ -29,7 +29,7 @@
 // overlap each other's (64 wide there, one partial: three sets of 64 floats do not fit the registers). At
 // decode the kernel streams B; 32 and 64 wide its stages weigh more. Measured on an H200 (the same page):
 // 1.2-1.7x of cuBLASLt's blockwise FP8 GEMM at M = 4-16 at Llama 3 70B's layers and N = K = 4096, 1.04-1.36x
-// at M = 24-64, 1.02-1.17x at 80-128 rows and N <= 8192 (two groups in one wave), 0.69x at 128 x 8192 x 28672.
+// at M = 24-64, 1.03-1.16x at 80-128 rows and N <= 8192 (two groups in one wave).
 //
 // PTX ISA sections: as matmul_bw_sm90.cu ("wgmma" m64n{16, 32, 64}k32 .e4m3, "cp.async.bulk"), and "atom"
 // (.acq_rel, the split counter).

@@ -41,17 +41,18 @@ std::string bw_sm90_check_args(const BwGemmArgs& g);
 // two groups of 64 up to 128 (one cluster); two CTAs to an SM where the units (B's tiles times A's groups)
 // outnumber the SMs, but at 16 rows, where B's stream alone bounds the kernel. At 65-128 rows, where the two
 // groups' units outnumber the SMs, the wide kernel instead, its clusters along N sharing A (`along_n`): each
-// stage of B reaches one CTA, not the two of a tile's groups.
+// stage of B reaches one CTA, not the two of a tile's groups; and where they leave the decode kernel no split
+// of K (more than half the SMs) at K > 8192, the same, with K split over the idle clusters.
 struct BwDecodePick {
   int cols;      // 16, 32 or 64 rows of A per CTA; 0: the wide kernel
   int per_sm;    // CTAs resident on an SM (the decode kernel's ring split among them)
   bool along_n;  // the wide kernel's clusters along N, sharing A's tile (M <= 128)
 };
-constexpr BwDecodePick bw_decode_pick(int64_t m, int64_t n, int sms) {
+constexpr BwDecodePick bw_decode_pick(int64_t m, int64_t n, int64_t k, int sms) {
   if (m > 128) return {0, 1, false};
   const int cols      = m <= 16 ? 16 : m <= 32 ? 32 : 64;
   const int64_t units = (n + 127) / 128 * ((m + cols - 1) / cols);
-  if (m > 64 && units > sms) return {0, 1, true};
+  if (m > 64 && (units > sms || (2 * units > sms && k > 8192))) return {0, 1, true};
   return {cols, cols > 16 && units > sms ? 2 : 1, false};
 }
 

@@ -41,10 +41,12 @@
 // carried across tiles, any M and N (v6's 2D maps, zero fill, skipped outside boxes, the padding tile).
 // At M <= 128 `bw` runs another kernel, mxfp8/bw_decode_sm90.cuh: v8's decode tile (B's rows on the MMA's M
 // side, A's in row groups of 16-64, K split) with this kernel's promotion turned around (bw_decode_pick),
-// but at 65-128 rows where its two groups' units outnumber the SMs: there this kernel runs with its
-// clusters along N (ALONG_N), two N tiles sharing the one M tile's A by multicast, where clusters along M
-// would pair that tile with a padding tile (0.89-0.95x of cuBLASLt against 0.64-0.67x for the decode
-// kernel at 100-128 rows and N >= 10240 on an H200: docs/performance/mxfp8-bw-decode.md).
+// but at 65-128 rows where its two groups' units outnumber the SMs, or leave it a K longer than 8192 that it
+// cannot split: there this kernel runs with its clusters along N (ALONG_N), two N tiles sharing the one M
+// tile's A by multicast, where clusters along M would pair that tile with a padding tile, and K split where
+// the pairs leave clusters idle. On an H200 (docs/performance/mxfp8-bw-decode.md): 0.88-0.94x of cuBLASLt
+// against 0.63-0.68x for the decode kernel at 100-128 rows and N >= 10240; 0.99-1.00x against 0.69-0.72x at
+// 128 x 8192 x 28672.
 // The shape rule: K % 16 only (the 16-byte e4m3 row TMA needs; the quantizer's rule too). A short last
 // 128-block is zero-filled past K by TMA and scaled by its own scale. No padding float of either scale
 // tensor is read for a stored output: A's map ends at M (the rows after are TMA zeros), and B's group of 4
@@ -244,13 +246,15 @@ __device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
 // tiles of one M tile and share A's tile (each loads one half, multicast to both; a_map's box is half a
 // tile, b_map's a whole one), for M <= 128, where a cluster along M would pair the one real M tile with a
 // padding tile; the schedule runs over the transposed grid of tiles. Only the consumers' tile coordinates
-// and the producer's boxes differ.
+// and the producer's boxes differ, and where the pairs leave clusters idle, K is split (split.splits > 1: a
+// cluster per pair and split, each warpgroup's partial summed by the split that counts last, as the decode
+// kernels' fixup, common/split_k.h).
 template <bool TRACE, bool ALONG_N = false>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     matmul_bw_sm90_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                           const __grid_constant__ CUtensorMap sfa_map, const __grid_constant__ CUtensorMap c_map,
                           const float* sfb, __nv_bfloat16* c, int m, int n, int k, bool c_tma,
-                          TraceBuffer trace) {
+                          SplitK split, float* workspace, uint32_t* counters, TraceBuffer trace) {
 #if defined(GEMM_HAS_WGMMA)
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem = align_smem_1024(smem_raw);
@@ -260,6 +264,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   auto sfb_smem = [&](int s) { return reinterpret_cast<float*>(smem + sfb_offset(s)); };
   __shared__ uint64_t tma_full_bar[NUM_STAGES];  // "full": data and scales of stage s have landed
   __shared__ uint64_t mma_done_bar[NUM_STAGES];  // "empty": every consumer of the pair is done with s
+  __shared__ uint32_t last_split[NUM_CONSUMERS];  // along N with K split: this warpgroup's split counted last
 
   const int warp_id   = threadIdx.x / 32;
   const int lane      = threadIdx.x % 32;
@@ -268,12 +273,16 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   // number of M tiles (along N: of N tiles) is odd. A scheduled tile's (m, n) are (n, m) along N.
   const int cta_rank    = int(ptx::cluster_ctarank());
   const int num_k_tiles = gemm::num_k_tiles(k, BLOCK_K);  // the last one may be short: zero-filled past K
+  // Along N, K may be split (split.splits > 1: one unit per cluster, clusters pair x split); else 1.
+  const int split_idx = ALONG_N ? int(blockIdx.x) / CLUSTER_SIZE % split.splits : 0;
+  const int k_begin   = ALONG_N ? split.begin(split_idx) : 0;
+  const int k_end     = ALONG_N ? split.end(split_idx, num_k_tiles) : num_k_tiles;
   const int sfb_stride  = bw_128x128_column_stride(k);    // floats per 128-row block of B's scales
   const int tiles_m = num_tiles(m, BLOCK_M), tiles_n = num_tiles(n, BLOCK_N);
   const TileSchedule<ScheduleKind::Grouped> schedule(ALONG_N ? tiles_n : tiles_m, ALONG_N ? tiles_m : tiles_n,
-                                                      int(gridDim.x) / CLUSTER_SIZE,
-                                                      int(blockIdx.x) / CLUSTER_SIZE, CLUSTER_SIZE, cta_rank,
-                                                      GROUP_M);
+                                                      int(gridDim.x) / CLUSTER_SIZE / split.splits,
+                                                      int(blockIdx.x) / CLUSTER_SIZE / split.splits, CLUSTER_SIZE,
+                                                      cta_rank, GROUP_M);
   Profiler<TRACE> prof(trace, /*role=*/warpgroup, /*records=*/warp_id % 4 == 0);
   prof.begin(Ev::Setup);
 
@@ -316,7 +325,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         }
         // this 128-row block of B's scales (a padding tile along N takes the last one's, and stores nothing)
         const float* sfb_column = sfb + size_t(min(tile_n, tiles_n - 1)) * size_t(sfb_stride);
-        for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
+        for (int k_tile = k_begin; k_tile < k_end; ++k_tile) {
           prof.begin(Ev::WaitEmpty);
           ptx::mbarrier_wait(&mma_done_bar[stage], empty_phase, "mma_done_bar");
           prof.end(Ev::WaitEmpty);
@@ -383,7 +392,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     // before its issue and arrives on ISSUED_BAR + w after it; the first wait of consumer 0 and the last
     // arrival of consumer 1 are left out, so that every arrival has its wait (256 threads: 128 arrive, 128
     // sync).
-    const int issues = schedule.num_turns() * num_k_tiles;  // K tiles this warpgroup issues, all tiles
+    const int issues = schedule.num_turns() * (k_end - k_begin);  // K tiles this warpgroup issues, all tiles
     int issued       = 0;
     // The ring's position as a count of the K tiles this warpgroup has taken, all tiles: stage ring %
     // NUM_STAGES, phase (ring / NUM_STAGES) % 2. Where the loop holds no divergent branch (the release
@@ -458,9 +467,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         // flight across the back edge (P0's); the tail drains both.
         float s0, s1, n0s, n1s;  // scales of the K tile being retired, and of the one just issued
         int st0, st1;            // their stages
-        uint64_t t_cur = issue(part0, 0, s0, s1, st0), t_next;
-        int k_tile = 0;
-        for (; k_tile + 2 < num_k_tiles; k_tile += 2) {
+        uint64_t t_cur = issue(part0, k_begin, s0, s1, st0), t_next;
+        int k_tile = k_begin;
+        for (; k_tile + 2 < k_end; k_tile += 2) {
           t_next = issue(part1, k_tile + 1, n0s, n1s, st1);
           prof.begin(Ev::WaitMma);
           wg::wait_group<1>();  // K tile k_tile (P0) done, k_tile + 1 (P1) may still run
@@ -470,7 +479,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           wg::wait_group<1>();  // K tile k_tile + 1 (P1) done, k_tile + 2 (P0) may still run
           retire(part1, st1, n0s, n1s, t_next);
         }
-        if (k_tile + 1 < num_k_tiles) {  // two K tiles left: k_tile in flight in P0, k_tile + 1 to issue
+        if (k_tile + 1 < k_end) {  // two K tiles left: k_tile in flight in P0, k_tile + 1 to issue
           t_next = issue(part1, k_tile + 1, n0s, n1s, st1);
           prof.begin(Ev::WaitMma);
           wg::wait_group<1>();
@@ -486,7 +495,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       } else {
         // One partial: each K tile's wgmmas are waited for, then promoted; the other consumer warpgroup's
         // wgmmas may run meanwhile.
-        for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
+        for (int k_tile = k_begin; k_tile < k_end; ++k_tile) {
           float s0, s1;
           int st;
           const uint64_t issue_time = issue(part0, k_tile, s0, s1, st);
@@ -496,6 +505,27 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         }
       }
       if (!t.valid) continue;  // a padding tile stores nothing
+      if constexpr (ALONG_N) {
+        if (split.splits > 1) {
+          // The split's fixup (common/split_k.h, as the decode kernels'), per warpgroup: its 64 x 128 partial
+          // to the workspace, counted on the counter of its half tile; the split that counts last adds them
+          // all in split order and stores C.
+          const int t128 = threadIdx.x % 128, unit = (n0 / BLOCK_N) * NUM_CONSUMERS + consumer;
+          float* own     = workspace + (size_t(unit) * split.splits + split_idx) * size_t(ACC_REGS * 128);
+#pragma unroll
+          for (int i = 0; i < ACC_REGS / 4; ++i)
+            __stcg(reinterpret_cast<float4*>(own) + split_partial_float4(t128, i, 128),
+                   make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
+          if (!count_split(counters + unit, split.splits, c_bar, 128, t128 == 0, last_split[consumer])) continue;
+          const float4* first = reinterpret_cast<const float4*>(workspace + size_t(unit) * split.splits *
+                                                                                 size_t(ACC_REGS * 128));
+          float sum[ACC_REGS];
+          sum_split_partials<1>(sum, first, split.splits, ACC_REGS * 128 / 4, split_partial_float4(t128, 0, 128),
+                                128);
+#pragma unroll
+          for (int i = 0; i < ACC_REGS; ++i) acc[i] = sum[i];
+        }
+      }
       prof.begin(Ev::Epilogue);
 
       // ---- epilogue (v6's): bf16 through a swizzled buffer and TMA stores that drain under the next tile ----
@@ -606,7 +636,7 @@ Launch prepare_bw(const BwGemmArgs& g, DeviceTrace* trace) {
     std::fprintf(stderr, "prepare_bw: %s\n", why.c_str());
     std::exit(EXIT_BAD_INPUT);
   }
-  const BwDecodePick pick = bw_decode_pick(g.m, g.n, sm_count());
+  const BwDecodePick pick = bw_decode_pick(g.m, g.n, g.k, sm_count());
   if (trace && (pick.cols || pick.along_n)) {  // a trace of the traced build would not show the one that runs
     std::fprintf(stderr,
                  "error: --trace: at M <= 128 bw runs its decode kernel (mxfp8/bw_decode_sm90.cuh) or its wide "
@@ -659,11 +689,28 @@ Launch prepare_bw(const BwGemmArgs& g, DeviceTrace* trace) {
     buf = trace->allocate(grid.cfg.gridDim.x, roles,
                           uint32_t(turns) * (5 * uint32_t(num_k_tiles(g.k, BLOCK_K)) + 2) + 8);
   }
+  // Along N, where the tile pairs leave resident clusters idle, K is split to fill them (common/split_k.h, no
+  // split shorter than 4 K tiles): one unit per cluster, pairs x splits clusters, a partial of 64 x 128 per
+  // warpgroup and split, a counter per half tile.
+  SplitK split;
+  std::shared_ptr<FixupMemory> fixup;
+  if (along_n) {
+    const int pairs = num_tiles(tiles_m, CLUSTER_SIZE);  // the units: N tiles (the transposed M) in pairs
+    split           = pick_split_k(pairs, num_k_tiles(g.k, BLOCK_K), grid.max_clusters, 4);
+    if (split.splits > 1) {
+      grid.resize(pairs * split.splits);
+      fixup = std::make_shared<FixupMemory>(size_t(tiles_m) * NUM_CONSUMERS * split.splits, size_t(ACC_REGS) * 128);
+    }
+  }
+  float* workspace   = fixup ? fixup->workspace : nullptr;
+  uint32_t* counters = fixup ? fixup->flags : nullptr;
   const float* sfb = g.sfb;
   auto* c          = static_cast<__nv_bfloat16*>(g.c);
   const int m = int(g.m), n = int(g.n), k = int(g.k);
   return [=](cudaStream_t stream) mutable {
-    grid.launch(stream, kernel, a_map, b_map, sfa_map, c_map, sfb, c, m, n, k, c_tma, buf);
+    grid.launch(stream, kernel, a_map, b_map, sfa_map, c_map, sfb, c, m, n, k, c_tma, split, workspace, counters,
+                buf);
+    (void)fixup;  // held by the launch: the workspace lives as long as any copy of it
   };
 }
 Launch prepare_bw_plain(const BwGemmArgs& g) { return prepare_bw(g, nullptr); }
@@ -675,7 +722,9 @@ std::vector<BwVariant> bw_sm90_variants() {
   return {{"bw", "fp8 wgmma, 1x128 x 128x128 fp32 scales, promoted per 128 of K",
            "sm_90a fp8 wgmma, blockwise scales (A 1x128, B 128x128), promoted once per 128 of K: 2 consumer "
            "warpgroups of m64n128k32 (mxfp8/matmul_bw_sm90.cu); at M <= 128 the decode tile, B's rows on the "
-           "MMA's M side, A's in groups of 16, 32 or 64 (m64n16k32-m64n64k32), K split (mxfp8/bw_decode_sm90.cuh)",
+           "MMA's M side, A's in groups of 16, 32 or 64 (m64n16k32-m64n64k32), K split (mxfp8/bw_decode_sm90.cuh), "
+           "but at 65-128 rows where two groups would outnumber the SMs or leave a K > 8192 unsplit: the 128x128 "
+           "tile with its clusters along N sharing A, K split where the pairs leave clusters idle",
            prepare_bw_plain, prepare_bw_traced}};
 }
 

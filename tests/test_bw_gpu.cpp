@@ -176,11 +176,14 @@ TEST_CASE("bw sm_90a: random normal inputs with outlier rows, within the derived
   // 4096, 32 tiles in 4 K splits; 1 x 1000 x 8192, 8 tiles in 16 splits; 9 x 777 x 1056, odd N and a short K block.
   // Its wider groups: 32 x 4096 x 4096 and 64 x 4096 x 4096, split; 65 x 777 x 1056, two groups (a cluster), the
   // second one row; 24 x 20480 x 1024, 160 units of 32 rows, two to an SM. 128 x 10240 x 2048: 160 units of two
-  // groups, more than the SMs (fewer than 160): the wide kernel with its clusters along N.
+  // groups, more than the SMs (fewer than 160): the wide kernel with its clusters along N; 65 x 4352 x 8320,
+  // 68 units (more than half the SMs of an H100 or H200) at K > 8192: along N with K split (17 pairs of N
+  // tiles on 66 clusters: 65 K tiles in splits of 22, 22 and 21), the fixup per warpgroup.
   for (const Case t : {Case{256, 128, 128}, Case{512, 384, 1024}, Case{1024, 768, 2048}, Case{768, 256, 4096},
                        Case{2048, 2176, 384}, Case{300, 520, 544}, Case{1000, 777, 1056}, Case{136, 200, 272},
                        Case{16, 4096, 4096}, Case{1, 1000, 8192}, Case{9, 777, 1056}, Case{32, 4096, 4096},
-                       Case{64, 4096, 4096}, Case{65, 777, 1056}, Case{128, 10240, 2048}, Case{24, 20480, 1024}}) {
+                       Case{64, 4096, 4096}, Case{65, 777, 1056}, Case{128, 10240, 2048}, Case{24, 20480, 1024},
+                       Case{65, 4352, 8320}}) {
     CAPTURE(t.m, t.n, t.k, test_seed());
     DeviceBw d(t.m, t.n, t.k);
     void *staging = nullptr;

@@ -163,11 +163,11 @@ TEST_CASE("bw sm_90a shapes and arguments: dims >= 1, K a multiple of 16, any M 
 }
 
 TEST_CASE("bw's kernel pick: the decode kernel's narrowest group up to 64 rows, two groups of 64 up to 128, two "
-          "CTAs to an SM where the units outnumber the SMs (not at 16 rows), at 65-128 rows there the wide kernel "
-          "along N, the wide kernel past 128",
+          "CTAs to an SM where the units outnumber the SMs (not at 16 rows), at 65-128 rows there (or where K > "
+          "8192 and the decode kernel could not split it) the wide kernel along N, the wide kernel past 128",
           "[bw][shape]") {
-  auto pick = [](int64_t m, int64_t n, int sms) {
-    const BwDecodePick p = bw_decode_pick(m, n, sms);
+  auto pick = [](int64_t m, int64_t n, int sms, int64_t k = 4096) {
+    const BwDecodePick p = bw_decode_pick(m, n, k, sms);
     return std::to_string(p.cols) + "/" + std::to_string(p.per_sm) + (p.along_n ? "/N" : "");
   };
   CHECK(pick(1, 8192, 132) == "16/1");
@@ -183,6 +183,12 @@ TEST_CASE("bw's kernel pick: the decode kernel's narrowest group up to 64 rows, 
   CHECK(pick(65, 8449, 132) == "0/1/N");
   CHECK(pick(100, 57344, 132) == "0/1/N");
   CHECK(pick(128, 8192, 114) == "0/1/N");  // the SM count is the GPU's: 128 units outnumber 114 SMs
+  // K > 8192 where the decode kernel's units take more than half the SMs (no split of K): along N, K split
+  CHECK(pick(128, 8192, 132, 28672) == "0/1/N");  // 128 units: one CTA each would stream all 224 K tiles
+  CHECK(pick(65, 4352, 132, 8320) == "0/1/N");    // 34 x 2 = 68 units
+  CHECK(pick(128, 8192, 132, 8192) == "64/1");    // K = 8192: the decode kernel
+  CHECK(pick(128, 4224, 132, 28672) == "64/1");   // 33 x 2 = 66 units: two splits of K each
+  CHECK(pick(64, 8192, 132, 28672) == "64/1");    // one group: the decode kernel
   CHECK(pick(129, 8192, 132) == "0/1");    // the wide kernel, its clusters along M
   CHECK(pick(129, 57344, 132) == "0/1");
   CHECK(pick(4096, 4096, 132) == "0/1");
