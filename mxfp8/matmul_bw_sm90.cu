@@ -273,7 +273,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   // number of M tiles (along N: of N tiles) is odd. A scheduled tile's (m, n) are (n, m) along N.
   const int cta_rank    = int(ptx::cluster_ctarank());
   const int num_k_tiles = gemm::num_k_tiles(k, BLOCK_K);  // the last one may be short: zero-filled past K
-  // Along N, K may be split (split.splits > 1: one unit per cluster, clusters pair x split); else 1.
+  // Along N, K may be split (split.splits > 1: one unit per cluster, clusters pair x split); the host's split
+  // there is always pick_split_k's, whose one split is the whole of K. Along M, K is whole.
   const int split_idx = ALONG_N ? int(blockIdx.x) / CLUSTER_SIZE % split.splits : 0;
   const int k_begin   = ALONG_N ? split.begin(split_idx) : 0;
   const int k_end     = ALONG_N ? split.end(split_idx, num_k_tiles) : num_k_tiles;
