@@ -56,6 +56,20 @@ constexpr BwDecodePick bw_decode_pick(int64_t m, int64_t n, int64_t k, int sms) 
   return {cols, cols > 16 && units > sms ? 2 : 1, false};
 }
 
+// Along N (`along_n`), the wide kernel's clusters are pairs of CTAs, or quads where they pay: each CTA of a
+// quad multicasts a quarter of A's tile, so that each SM asks the L2 for 20 KB per K tile instead of 24 and
+// each read of A reaches four SMs (cuBLASLt's blockwise kernel runs clusters of four there), and at M <= 96
+// the quarter past M is not loaded at all. Quads fit fewer SMs (30 clusters, 120 of an H200's 132), so
+// they are taken where the N tiles make more than one wave of them and no more turns than the pairs
+// (`pair_clusters`, `quad_clusters`: the clusters of each that are resident at once). Measured on an H200
+// (docs/performance/mxfp8-bw-decode.md): 1-9% faster at 72-128 rows and N = 28672 or 57344; 1-2% slower
+// in one wave at N = 10240 and 14336, 20-30% where pairs would split K over idle clusters (N = 8192).
+constexpr bool bw_along_n_quads(int64_t n, int pair_clusters, int quad_clusters) {
+  const int64_t tiles = (n + 127) / 128, pairs = (tiles + 1) / 2, quads = (tiles + 3) / 4;
+  return quad_clusters > 0 && quads > quad_clusters &&
+         (quads + quad_clusters - 1) / quad_clusters <= (pairs + pair_clusters - 1) / pair_clusters;
+}
+
 // A kernel variant: tensor maps, shared-memory size and the cluster launch are built by `prepare`, which exits
 // with a message if bw_sm90_check_args(g) is not empty (callers check first).
 struct BwVariant {

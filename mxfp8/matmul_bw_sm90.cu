@@ -44,7 +44,8 @@
 // but at 65-128 rows where its two groups' units outnumber the SMs, or leave it a K longer than 8192 that it
 // cannot split: there this kernel runs with its clusters along N (ALONG_N), two N tiles sharing the one M
 // tile's A by multicast, where clusters along M would pair that tile with a padding tile, and K split where
-// the pairs leave clusters idle. On an H200 (docs/performance/mxfp8-bw-decode.md): 0.88-0.94x of cuBLASLt
+// the pairs leave clusters idle; four N tiles (CLUSTER 4, each CTA a quarter of A) where they make more than
+// a wave of such quads (bw_along_n_quads). On an H200 (docs/performance/mxfp8-bw-decode.md): 0.88-0.94x of cuBLASLt
 // against 0.63-0.68x for the decode kernel at 100-128 rows and N >= 10240; 0.99-1.00x against 0.69-0.72x at
 // 128 x 8192 x 28672.
 // The shape rule: K % 16 only (the 16-byte e4m3 row TMA needs; the quantizer's rule too). A short last
@@ -115,14 +116,12 @@ constexpr int NUM_THREADS     = 128 * (1 + NUM_CONSUMERS);  // + the producer wa
 constexpr int ACC_REGS        = WGMMA_M * WGMMA_N / 128;    // fp32 per consumer thread: acc, and P
 constexpr int PRODUCER_REGS   = 40;                 // after setmaxnreg.dec
 constexpr int CONSUMER_REGS   = 232;                // after setmaxnreg.inc
-constexpr int CLUSTER_SIZE    = 2;  // CTAs per cluster, along M sharing B's tile (or along N sharing A's)
-constexpr uint16_t CLUSTER_MASK = (1u << CLUSTER_SIZE) - 1;
+constexpr int CLUSTER_SIZE    = 2;  // CTAs per cluster, along M sharing B's tile (or along N sharing A's; or 4)
 constexpr int A_BOX_ROWS      = BLOCK_M;            // A's tile: one box
 constexpr int B_BOX_ROWS      = BLOCK_N / CLUSTER_SIZE;  // B's tile: one box per CTA, multicast to both
 constexpr uint32_t B_BOX_BYTES = B_BOX_ROWS * BLOCK_K;   // one CTA's half of B
-// Along N (M <= 128, one tile row: bw_decode_pick) the roles swap: A's tile in halves, multicast, B's whole.
-constexpr int A_HALF_ROWS       = BLOCK_M / CLUSTER_SIZE;
-constexpr uint32_t A_HALF_BYTES = A_HALF_ROWS * BLOCK_K;
+// Along N (M <= 128, one tile row: bw_decode_pick) the roles swap: A's tile in halves (or quarters, in clusters
+// of four: the kernel's CLUSTER), multicast, B's whole.
 constexpr int GROUP_M         = 16;                 // tile order: M tiles (8 cluster pairs) per group
 constexpr int C_BOX_COLS      = 64;                 // columns of a TMA store box: 128 B of bf16, one swizzle span
 constexpr int C_BOXES         = WGMMA_N / C_BOX_COLS;  // TMA store boxes per warpgroup and tile
@@ -160,8 +159,7 @@ static_assert(BLOCK_N == BW_BLOCK, "one B scale per K tile: the CTA's N tile is 
 static_assert(BLOCK_K == BW_BLOCK, "one K tile is one scale block along K: one promotion per K tile");
 static_assert(BLOCK_M == NUM_CONSUMERS * WGMMA_M && NUM_CONSUMERS == 2, "two rows of consumer warpgroups");
 static_assert(K_STEPS == 4, "4 fp8 wgmma k32 per 128 of K, accumulated into one partial");
-static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0 && B_BOX_BYTES % 1024 == 0 &&
-                  A_HALF_BYTES % 1024 == 0,
+static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0 && B_BOX_BYTES % 1024 == 0,
               "tiles and their halves start on whole 1024-B swizzle atoms");
 static_assert(C_OFFSET % 1024 == 0 && C_BOX_BYTES % 1024 == 0, "each C box starts on a 1024-B swizzle atom");
 static_assert(SCALES_OFFSET % 128 == 0 && SCALE_STAGE_BYTES % 128 == 0 && SFA_BYTES % 128 == 0,
@@ -248,14 +246,20 @@ __device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
 // padding tile; the schedule runs over the transposed grid of tiles. Only the consumers' tile coordinates
 // and the producer's boxes differ, and where the pairs leave clusters idle, K is split (split.splits > 1: a
 // cluster per pair and split, each warpgroup's partial summed by the split that counts last, as the decode
-// kernels' fixup, common/split_k.h).
-template <bool TRACE, bool ALONG_N = false>
+// kernels' fixup, common/split_k.h). CLUSTER 4 (along N only): four N tiles, each CTA a quarter of A, and
+// each stage released to three peers.
+template <bool TRACE, bool ALONG_N = false, int CLUSTER = CLUSTER_SIZE>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     matmul_bw_sm90_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                           const __grid_constant__ CUtensorMap sfa_map, const __grid_constant__ CUtensorMap c_map,
                           const float* sfb, __nv_bfloat16* c, int m, int n, int k, bool c_tma,
                           SplitK split, float* workspace, uint32_t* counters, TraceBuffer trace) {
 #if defined(GEMM_HAS_WGMMA)
+  static_assert(CLUSTER == 2 || (ALONG_N && CLUSTER == 4), "pairs; along N, quads too");
+  constexpr uint16_t MASK           = (1u << CLUSTER) - 1;
+  constexpr int A_PART_ROWS         = BLOCK_M / CLUSTER;  // along N: this CTA's part of A, multicast to all
+  constexpr uint32_t A_PART_BYTES   = A_PART_ROWS * BLOCK_K;
+  static_assert(A_PART_BYTES % 1024 == 0, "A's parts start on whole 1024-B swizzle atoms");
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem = align_smem_1024(smem_raw);
   auto a_smem   = [&](int s) { return smem + a_tile_offset(s); };
@@ -275,14 +279,14 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   const int num_k_tiles = gemm::num_k_tiles(k, BLOCK_K);  // the last one may be short: zero-filled past K
   // Along N, K may be split (split.splits > 1: one unit per cluster, clusters pair x split); the host's split
   // there is always pick_split_k's, whose one split is the whole of K. Along M, K is whole.
-  const int split_idx = ALONG_N ? int(blockIdx.x) / CLUSTER_SIZE % split.splits : 0;
+  const int split_idx = ALONG_N ? int(blockIdx.x) / CLUSTER % split.splits : 0;
   const int k_begin   = ALONG_N ? split.begin(split_idx) : 0;
   const int k_end     = ALONG_N ? split.end(split_idx, num_k_tiles) : num_k_tiles;
   const int sfb_stride  = bw_128x128_column_stride(k);    // floats per 128-row block of B's scales
   const int tiles_m = num_tiles(m, BLOCK_M), tiles_n = num_tiles(n, BLOCK_N);
   const TileSchedule<ScheduleKind::Grouped> schedule(ALONG_N ? tiles_n : tiles_m, ALONG_N ? tiles_m : tiles_n,
-                                                      int(gridDim.x) / CLUSTER_SIZE / split.splits,
-                                                      int(blockIdx.x) / CLUSTER_SIZE / split.splits, CLUSTER_SIZE,
+                                                      int(gridDim.x) / CLUSTER / split.splits,
+                                                      int(blockIdx.x) / CLUSTER / split.splits, CLUSTER,
                                                       cta_rank, GROUP_M);
   Profiler<TRACE> prof(trace, /*role=*/warpgroup, /*records=*/warp_id % 4 == 0);
   prof.begin(Ev::Setup);
@@ -290,9 +294,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   // ---- setup: the barriers by one thread ----
   if (warp_id == 0 && ptx::elect_one_sync()) {
     for (int s = 0; s < NUM_STAGES; ++s) {
-      ptx::mbarrier_init(&tma_full_bar[s], 1);  // this CTA's TMA thread (the peer's multicast adds bytes)
-      // every consumer thread of this CTA, and every consumer warp of the peer (see release)
-      ptx::mbarrier_init(&mma_done_bar[s], NUM_CONSUMERS * (128 + 4 * (CLUSTER_SIZE - 1)));
+      ptx::mbarrier_init(&tma_full_bar[s], 1);  // this CTA's TMA thread (the peers' multicasts add bytes)
+      // every consumer thread of this CTA, and every consumer warp of each peer (see release)
+      ptx::mbarrier_init(&mma_done_bar[s], NUM_CONSUMERS * (128 + 4 * (CLUSTER - 1)));
     }
     ptx::fence_mbarrier_init();
   }
@@ -312,17 +316,17 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         const int tile_m = ALONG_N ? t.n : t.m, tile_n = ALONG_N ? t.m : t.n;
         const int m0 = tile_m * BLOCK_M, n0 = tile_n * BLOCK_N;
         // Boxes wholly outside the tensors are not issued (v6): this CTA's A and its row scales unless it is
-        // a padding tile, each half of B that starts below N. Along N: A's row scales, each half of A that
-        // starts below M, and this CTA's B unless it is a padding tile.
-        const bool load_a = ALONG_N ? m0 + cta_rank * A_HALF_ROWS < m : m0 < m;
+        // a padding tile, each half of B that starts below N. Along N: A's row scales, each part of A (a half
+        // or a quarter) that starts below M, and this CTA's B unless it is a padding tile.
+        const bool load_a = ALONG_N ? m0 + cta_rank * A_PART_ROWS < m : m0 < m;
         const bool load_b = ALONG_N ? n0 < n : n0 + cta_rank * B_BOX_ROWS < n;
         uint32_t bytes    = SFB_BYTES;
         if constexpr (ALONG_N) {
           bytes += SFA_BYTES + (load_b ? B_TILE_BYTES : 0);
-          for (int j = 0; j < CLUSTER_SIZE; ++j) bytes += m0 + j * A_HALF_ROWS < m ? A_HALF_BYTES : 0;
+          for (int j = 0; j < CLUSTER; ++j) bytes += m0 + j * A_PART_ROWS < m ? A_PART_BYTES : 0;
         } else {
           bytes += load_a ? A_TILE_BYTES + SFA_BYTES : 0;
-          for (int j = 0; j < CLUSTER_SIZE; ++j) bytes += n0 + j * B_BOX_ROWS < n ? B_BOX_BYTES : 0;
+          for (int j = 0; j < CLUSTER; ++j) bytes += n0 + j * B_BOX_ROWS < n ? B_BOX_BYTES : 0;
         }
         // this 128-row block of B's scales (a padding tile along N takes the last one's, and stores nothing)
         const float* sfb_column = sfb + size_t(min(tile_n, tiles_n - 1)) * size_t(sfb_stride);
@@ -336,9 +340,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
           if constexpr (ALONG_N) {
             ptx::tma_load_2d(sfa_smem(stage), &sfa_map, &tma_full_bar[stage], m0, k_tile);  // rows m0..+127
             if (load_a)
-              ptx::tma_load_2d_multicast(a_smem(stage) + kmajor_row_offset(A_TILE, cta_rank * A_HALF_ROWS),
-                                         &a_map, &tma_full_bar[stage], CLUSTER_MASK, k0,
-                                         m0 + cta_rank * A_HALF_ROWS);
+              ptx::tma_load_2d_multicast(a_smem(stage) + kmajor_row_offset(A_TILE, cta_rank * A_PART_ROWS),
+                                         &a_map, &tma_full_bar[stage], MASK, k0,
+                                         m0 + cta_rank * A_PART_ROWS);
             if (load_b) ptx::tma_load_2d(b_smem(stage), &b_map, &tma_full_bar[stage], k0, n0);
           } else {
             if (load_a) {
@@ -347,7 +351,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
             }
             if (load_b)
               ptx::tma_load_2d_multicast(b_smem(stage) + kmajor_row_offset(B_TILE, cta_rank * B_BOX_ROWS),
-                                         &b_map, &tma_full_bar[stage], CLUSTER_MASK, k0,
+                                         &b_map, &tma_full_bar[stage], MASK, k0,
                                          n0 + cta_rank * B_BOX_ROWS);
           }
           bulk_load(sfb_smem(stage), sfb_column + (k_tile / SFB_GROUP) * SFB_GROUP, SFB_BYTES,
@@ -377,13 +381,17 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     const uint32_t c_bar    = 1 + consumer;  // named barrier of the warpgroup's 128 threads
 
     // release: as `mx`: every lane of this CTA arrives (each read the stage's scales with its own loads), one
-    // lane per warp of the peer's barrier (its multicast may land), elected without a branch (see the K-tile
-    // counter below); the peer's barriers' address is found once.
-    static_assert(CLUSTER_SIZE == 2, "one peer");
-    const uint32_t peer_done_bar = ptx::mapa_shared_cluster(&mma_done_bar[0], uint32_t(1 - cta_rank));
+    // lane per warp on each peer's barrier (its multicast may land), elected without a branch (see the K-tile
+    // counter below); the peers' barriers' addresses are found once.
+    uint32_t peer_done_bar[CLUSTER - 1];
+#pragma unroll
+    for (int j = 1; j < CLUSTER; ++j)
+      peer_done_bar[j - 1] = ptx::mapa_shared_cluster(&mma_done_bar[0], uint32_t((cta_rank + j) % CLUSTER));
     auto release = [&](int s) {
       ptx::mbarrier_arrive(&mma_done_bar[s]);
-      ptx::mbarrier_arrive_cluster_elected(peer_done_bar + uint32_t(s) * uint32_t(sizeof(uint64_t)));
+#pragma unroll
+      for (int j = 0; j < CLUSTER - 1; ++j)
+        ptx::mbarrier_arrive_cluster_elected(peer_done_bar[j] + uint32_t(s) * uint32_t(sizeof(uint64_t)));
     };
 
     // Turns (ORDERED, off by default): consumer 0 issues K tile i, then consumer 1 issues K tile i, then
@@ -649,10 +657,40 @@ Launch prepare_bw(const BwGemmArgs& g, DeviceTrace* trace) {
     if (pick.cols == 32) return pick.per_sm == 1 ? bw_decode::prepare<32>(g) : bw_decode::prepare<32, 2>(g);
     return pick.per_sm == 1 ? bw_decode::prepare<64>(g) : bw_decode::prepare<64, 2>(g);
   }
+  // The kernel: along M (clusters of two sharing B), along N in pairs or quads sharing A (bw_along_n_quads,
+  // from the resident clusters of each), or the traced build (along M only).
+  const bool along_n = pick.along_n;
+  auto* kernel       = trace     ? matmul_bw_sm90_kernel<true>
+                       : along_n ? matmul_bw_sm90_kernel<false, true>
+                                 : matmul_bw_sm90_kernel<false>;
+  // the schedule's grid of tiles: M x N, or N x M along N (the cluster runs along its first dimension)
+  const int tiles_m = along_n ? num_tiles(g.n, BLOCK_N) : num_tiles(g.m, BLOCK_M);
+  const int tiles_n = along_n ? num_tiles(g.m, BLOCK_M) : num_tiles(g.n, BLOCK_N);
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+  PersistentGrid grid =
+      persistent_grid(kernel, NUM_THREADS, SMEM_BYTES, CLUSTER_SIZE, tiles_m, tiles_n, "bw (sm_90a)");
+  int cluster = CLUSTER_SIZE;
+  if (along_n) {
+    auto* quad_kernel = matmul_bw_sm90_kernel<false, true, 4>;
+    CUDA_CHECK(cudaFuncSetAttribute(quad_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+    cudaLaunchConfig_t cfg        = grid.cfg;  // the pairs' launch, in clusters of four: how many fit at once
+    cudaLaunchAttribute quad_attr = grid.cluster;
+    quad_attr.val.clusterDim.x    = 4;
+    cfg.gridDim                   = dim3(4);
+    cfg.attrs                     = &quad_attr;
+    cfg.numAttrs                  = 1;
+    int quad_clusters             = 0;  // 0 where none fits (pairs then)
+    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&quad_clusters, quad_kernel, &cfg));
+    if (bw_along_n_quads(g.n, grid.max_clusters, quad_clusters)) {
+      kernel  = quad_kernel;
+      grid    = persistent_grid(quad_kernel, NUM_THREADS, SMEM_BYTES, 4, tiles_m, tiles_n, "bw (sm_90a)");
+      cluster = 4;
+    }
+  }
   // 2D maps (v6): K extent = K, so the box of a short last K tile is zero-filled past K; rows past M or N too.
-  // Along N (pick.along_n) A's box is half a tile and B's a whole one.
-  const bool along_n      = pick.along_n;
-  const TmaDesc a_desc    = kmajor_tma_2d(g.m, g.k, along_n ? A_HALF_ROWS : A_BOX_ROWS, BLOCK_K, 1, Swizzle::B128);
+  // Along N A's box is this CTA's part of the tile (a half or a quarter) and B's a whole one.
+  const TmaDesc a_desc =
+      kmajor_tma_2d(g.m, g.k, along_n ? BLOCK_M / cluster : A_BOX_ROWS, BLOCK_K, 1, Swizzle::B128);
   const TmaDesc b_desc    = kmajor_tma_2d(g.n, g.k, along_n ? BLOCK_N : B_BOX_ROWS, BLOCK_K, 1, Swizzle::B128);
   const CUtensorMap a_map = make_tensor_map(a_desc, g.a, "A (e4m3)");
   const CUtensorMap b_map = make_tensor_map(b_desc, g.b, "B (e4m3)");
@@ -671,15 +709,6 @@ Launch prepare_bw(const BwGemmArgs& g, DeviceTrace* trace) {
   const bool c_tma          = tma_row_stride_ok(g.n, 2);
   CUtensorMap c_map         = {};  // unused by the st.global epilogue
   if (c_tma) c_map = make_tensor_map(kmajor_tma_2d(g.m, g.n, WGMMA_M, C_BOX_COLS, 2, Swizzle::B128), g.c, "C");
-  auto* kernel = trace     ? matmul_bw_sm90_kernel<true>
-                 : along_n ? matmul_bw_sm90_kernel<false, true>
-                           : matmul_bw_sm90_kernel<false>;
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-  // the schedule's grid of tiles: M x N, or N x M along N (the cluster runs along its first dimension)
-  const int tiles_m = along_n ? num_tiles(g.n, BLOCK_N) : num_tiles(g.m, BLOCK_M);
-  const int tiles_n = along_n ? num_tiles(g.m, BLOCK_M) : num_tiles(g.n, BLOCK_N);
-  PersistentGrid grid =
-      persistent_grid(kernel, NUM_THREADS, SMEM_BYTES, CLUSTER_SIZE, tiles_m, tiles_n, "bw (sm_90a)");
   TraceBuffer buf;  // --trace: per CTA and role, setup, per tile 5 events per K tile and 2 more, teardown
   if (trace) {
     const int turns =
@@ -690,16 +719,17 @@ Launch prepare_bw(const BwGemmArgs& g, DeviceTrace* trace) {
     buf = trace->allocate(grid.cfg.gridDim.x, roles,
                           uint32_t(turns) * (5 * uint32_t(num_k_tiles(g.k, BLOCK_K)) + 2) + 8);
   }
-  // Along N, where the tile pairs leave resident clusters idle, K is split to fill them (common/split_k.h, no
-  // split shorter than 4 K tiles): one unit per cluster, pairs x splits clusters, a partial of 64 x 128 per
-  // warpgroup and split, a counter per half tile.
+  // Along N, where the clusters' units (pairs or quads of N tiles) leave resident clusters idle, K is split to
+  // fill them (common/split_k.h, no split shorter than 4 K tiles): one unit per cluster, units x splits
+  // clusters, a partial of 64 x 128 per warpgroup and split, a counter per half tile. (Quads are taken only
+  // past a wave of them: never split.)
   SplitK split;
   std::shared_ptr<FixupMemory> fixup;
   if (along_n) {
-    const int pairs = num_tiles(tiles_m, CLUSTER_SIZE);  // the units: N tiles (the transposed M) in pairs
-    split           = pick_split_k(pairs, num_k_tiles(g.k, BLOCK_K), grid.max_clusters, 4);
+    const int units = num_tiles(tiles_m, cluster);  // N tiles (the transposed M) in pairs or quads
+    split           = pick_split_k(units, num_k_tiles(g.k, BLOCK_K), grid.max_clusters, 4);
     if (split.splits > 1) {
-      grid.resize(pairs * split.splits);
+      grid.resize(units * split.splits);
       fixup = std::make_shared<FixupMemory>(size_t(tiles_m) * NUM_CONSUMERS * split.splits, size_t(ACC_REGS) * 128);
     }
   }

@@ -216,11 +216,13 @@ endif()
 # cp.async.bulk (UBLKCP.S.G), A and its row scales by 2D TMA, the B half multicast, v6's epilogue (stmatrix ->
 # STSM.16.M88.4, the TMA store -> UTMASTG.2D). No local memory, no stack in the timed instances (the traced one,
 # with its profiler beside the accumulator and two partials, spills a few bytes, as mx's), its clusters along M
-# (ILb0ELb0E) and along N (ILb0ELb1E, M <= 128: A's half multicast), each checked for its own.
+# (ILb0ELb0ELi2E) and along N (ILb0ELb1E, M <= 128: pairs, Li2E, A's half multicast; quads, Li4E, a quarter),
+# each checked for its own.
 if(GEMM_CUOBJDUMP)
   set(GEMM_SASS_bw "QGMMA.64x128x32.F32.E4M3.E4M3" "UBLKCP.S.G" "UTMASTG.2D" "STSM.16.M88.4" "USETMAXREG.DEALLOC")
   foreach(op IN ITEMS "QGMMA[.]64x128x32[.]F32[.]E4M3[.]E4M3" "UTMALDG[.]2D[.]MULTICAST" "UTMASTG[.]2D")
-    list(APPEND GEMM_SASS_bw "${op}@matmul_bw_sm90_kernelILb0ELb0E" "${op}@matmul_bw_sm90_kernelILb0ELb1E")
+    list(APPEND GEMM_SASS_bw "${op}@matmul_bw_sm90_kernelILb0ELb0ELi2E" "${op}@matmul_bw_sm90_kernelILb0ELb1ELi2E"
+                             "${op}@matmul_bw_sm90_kernelILb0ELb1ELi4E")
   endforeach()
   add_test(NAME sass/bw/sm_90a
            COMMAND ${CMAKE_COMMAND} -DCUOBJDUMP=${GEMM_CUOBJDUMP} -DBINARY=$<TARGET_FILE:matmul_mxfp8> -DARCH=sm_90a
@@ -280,8 +282,9 @@ if(GEMM_CUOBJDUMP AND Python3_FOUND)
                    --check decode_kernelILi128ELi2E 78 3)          # v8r: 75
   add_test(NAME sass/kloop/bw/sm_90a
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/sass_loops.py $<TARGET_OBJECTS:bw_sm90>
-                   --cuobjdump ${GEMM_CUOBJDUMP} --check matmul_bw_sm90_kernelILb0ELb0E 252 4  # two K tiles: 246
-                   --check matmul_bw_sm90_kernelILb0ELb1E 252 4)  # along N: 246
+                   --cuobjdump ${GEMM_CUOBJDUMP} --check matmul_bw_sm90_kernelILb0ELb0ELi2E 252 4  # two K tiles: 246
+                   --check matmul_bw_sm90_kernelILb0ELb1ELi2E 252 4   # along N: 246
+                   --check matmul_bw_sm90_kernelILb0ELb1ELi4E 264 4)  # along N in quads (3 remote releases): 258
 else()
   add_test(NAME sass/kloop COMMAND ${CMAKE_COMMAND} -E echo
            "cuobjdump or python3 not found: pip install nvidia-cuda-cuobjdump (tests/run.sh does this)")

@@ -102,15 +102,18 @@ TEST_CASE("bw sm_90a: exact inputs give the exact product rounded to bf16, bit f
   // on an H100 or H200), the wide kernel with its clusters along N, A's halves multicast: 128 x 8500 x 256, 67
   // tiles (a padding tile), odd N; 70 x 20000 x 512, 157 tiles, A's second half 6 rows; 65 x 8449 x 1056, a
   // last N tile of one row, a short last K block; 65 x 4401 x 8336, K > 8192 over 70 units: along N with K split
-  // (18 pairs, the last with a padding tile; 3 splits of 22 K tiles, the last K tile 16 wide), odd N. The two
-  // partials' loop (a body of two K blocks) at its ends: 20 x 300 x 256, 2 K blocks; 40 x 1000 x 1152, 9 K
+  // (18 pairs, the last with a padding tile; 3 splits of 22 K tiles, the last K tile 16 wide), odd N. Where
+  // the N tiles make more than a wave of quads (bw_along_n_quads; an H200's 30), clusters of four, A's
+  // quarters multicast: 70 x 20000 x 512 above (40 quads, three padding tiles in the last, A's third quarter
+  // 6 rows, its fourth not loaded); 97 x 17025 x 272, 34 quads, two padding tiles, A's fourth quarter one
+  // row, odd N, a last K block of 16. The two partials' loop (a body of two K blocks) at its ends: 20 x 300 x 256, 2 K blocks; 40 x 1000 x 1152, 9 K
   // blocks in splits of 5 and 4.
   for (const Shape s : {Shape{256, 128, 128}, Shape{256, 256, 1024}, Shape{512, 384, 512}, Shape{2048, 1152, 512},
                         Shape{300, 520, 544}, Shape{129, 777, 96}, Shape{200, 136, 272}, Shape{1, 8, 16},
                         Shape{16, 1000, 1024}, Shape{5, 300, 272}, Shape{13, 20000, 512}, Shape{30, 1000, 1024},
                         Shape{50, 777, 96}, Shape{64, 300, 272}, Shape{100, 1000, 1024}, Shape{128, 8500, 256},
                         Shape{70, 20000, 512}, Shape{65, 8449, 1056}, Shape{65, 4401, 8336}, Shape{30, 20000, 512},
-                        Shape{20, 300, 256}, Shape{40, 1000, 1152}}) {
+                        Shape{20, 300, 256}, Shape{40, 1000, 1152}, Shape{97, 17025, 272}}) {
     CAPTURE(s.m, s.n, s.k, test_seed());
     std::mt19937_64 gen(test_seed() ^ uint64_t(s.m * 31 + s.n * 7 + s.k));
     const int kb = bw_k_blocks(int(s.k));

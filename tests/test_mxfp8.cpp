@@ -194,6 +194,21 @@ TEST_CASE("bw's kernel pick: the decode kernel's narrowest group up to 64 rows, 
   CHECK(pick(4096, 4096, 132) == "0/1");
 }
 
+TEST_CASE("bw along N: quads of N tiles (each CTA a quarter of A) where they make more than a wave of resident "
+          "quads in no more turns than the pairs, else pairs",
+          "[bw][shape]") {
+  // An H200: 66 resident pairs, 30 quads (120 of 132 SMs)
+  CHECK(gemm::bw_along_n_quads(28672, 66, 30));   // 224 tiles: 56 quads (2 turns), 112 pairs (2 turns)
+  CHECK(gemm::bw_along_n_quads(57344, 66, 30));   // 448: 112 quads, 4 turns; 224 pairs, 4 turns
+  CHECK_FALSE(gemm::bw_along_n_quads(14336, 66, 30));  // 112 tiles: 28 quads, one wave (measured 1-2% slower)
+  CHECK_FALSE(gemm::bw_along_n_quads(10240, 66, 30));  // 80 tiles: 20 quads
+  CHECK_FALSE(gemm::bw_along_n_quads(8192, 66, 30));   // 64 tiles: the pairs split K, quads could not
+  CHECK_FALSE(gemm::bw_along_n_quads(15360, 66, 30));  // 120 tiles: 30 quads, one wave, not more
+  CHECK_FALSE(gemm::bw_along_n_quads(15361, 66, 30));  // 121 tiles: 31 quads take 2 turns, 61 pairs 1
+  CHECK(gemm::bw_along_n_quads(17025, 66, 30));        // 134 tiles: 34 quads and 67 pairs, 2 turns each
+  CHECK_FALSE(gemm::bw_along_n_quads(57344, 66, 0));   // no quad fits (the host passes 0): pairs
+}
+
 TEST_CASE("e8m0_to_float: every byte decodes to 2^(s-127) exactly, 0x00 to the subnormal 2^-127, 0xFF to NaN",
           "[mxfp8][promotion]") {
   for (int s = 0; s < 255; ++s) CHECK(double(e8m0_to_float(uint32_t(s))) == std::ldexp(1.0, s - 127));
