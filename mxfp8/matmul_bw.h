@@ -62,8 +62,9 @@ constexpr BwDecodePick bw_decode_pick(int64_t m, int64_t n, int64_t k, int sms) 
 // the quarter past M is not loaded at all. Quads fit fewer SMs (30 clusters, 120 of an H200's 132), so
 // they are taken where the N tiles make more than one wave of them and no more turns than the pairs
 // (`pair_clusters`, `quad_clusters`: the clusters of each that are resident at once). Measured on an H200
-// (docs/performance/mxfp8-bw-decode.md): 1-9% faster at 72-128 rows and N = 28672 or 57344; 1-2% slower
-// in one wave at N = 10240 and 14336, 20-30% where pairs would split K over idle clusters (N = 8192).
+// (docs/performance/mxfp8-bw-decode.md): at N = 28672 or 57344 3-9% faster at 72-100 rows, within 1% either
+// way at 96-128; 1-2% slower in one wave at N = 10240 and 14336, 20-30% where pairs would split K over idle
+// clusters (N = 8192).
 constexpr bool bw_along_n_quads(int64_t n, int pair_clusters, int quad_clusters) {
   const int64_t tiles = (n + 127) / 128, pairs = (tiles + 1) / 2, quads = (tiles + 3) / 4;
   return quad_clusters > 0 && quads > quad_clusters &&

@@ -106,8 +106,8 @@ TEST_CASE("bw sm_90a: exact inputs give the exact product rounded to bf16, bit f
   // the N tiles make more than a wave of quads (bw_along_n_quads; an H200's 30), clusters of four, A's
   // quarters multicast: 70 x 20000 x 512 above (40 quads, three padding tiles in the last, A's third quarter
   // 6 rows, its fourth not loaded); 97 x 17025 x 272, 34 quads, two padding tiles, A's fourth quarter one
-  // row, odd N, a last K block of 16. The two partials' loop (a body of two K blocks) at its ends: 20 x 300 x 256, 2 K blocks; 40 x 1000 x 1152, 9 K
-  // blocks in splits of 5 and 4.
+  // row, odd N, a last K block of 16. The two partials' loop (a body of two K blocks) at its ends: 20 x 300 x
+  // 256, 2 K blocks; 40 x 1000 x 1152, 9 K blocks in splits of 5 and 4.
   for (const Shape s : {Shape{256, 128, 128}, Shape{256, 256, 1024}, Shape{512, 384, 512}, Shape{2048, 1152, 512},
                         Shape{300, 520, 544}, Shape{129, 777, 96}, Shape{200, 136, 272}, Shape{1, 8, 16},
                         Shape{16, 1000, 1024}, Shape{5, 300, 272}, Shape{13, 20000, 512}, Shape{30, 1000, 1024},
