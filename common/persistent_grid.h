@@ -38,6 +38,27 @@ struct PersistentGrid {
   }
 };
 
+// The clusters of `cluster_size` CTAs of `kernel` (its dynamic shared memory attribute already set) that fit
+// on this GPU at once, 0 where none does: the occupancy query alone, which persistent_grid below exits on.
+// For a rule that may fall back to another kernel where this one does not fit (bw's quads along N).
+template <typename... Params>
+int max_active_clusters(void (*kernel)(Params...), unsigned threads, unsigned smem_bytes, int cluster_size) {
+  cudaLaunchAttribute cluster;
+  cluster.id               = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = unsigned(cluster_size);
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg   = {};
+  cfg.blockDim             = dim3(threads);
+  cfg.dynamicSmemBytes     = smem_bytes;
+  cfg.attrs                = &cluster;
+  cfg.numAttrs             = 1;
+  cfg.gridDim              = dim3(unsigned(cluster_size));  // a multiple of the cluster: the query's only need
+  int max_clusters         = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&max_clusters, kernel, &cfg));
+  return max_clusters;
+}
+
 // The grid for `kernel` (its dynamic shared memory attribute already set) with `threads` per CTA and
 // `smem_bytes` of dynamic shared memory, in clusters of `cluster_size` CTAs along x, over tiles_m x tiles_n
 // tiles (a unit of work: cluster_size vertically adjacent tiles). Exits with a message naming `stage` when not
@@ -54,10 +75,8 @@ PersistentGrid persistent_grid(void (*kernel)(Params...), unsigned threads, unsi
   g.cfg.dynamicSmemBytes     = smem_bytes;
   g.cfg.attrs                = &g.cluster;
   g.cfg.numAttrs             = 1;
-  g.cfg.gridDim              = dim3(unsigned(cluster_size));  // a multiple of the cluster: the query's only need
-  int max_clusters           = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&max_clusters, kernel, &g.cfg));
-  g.max_clusters = max_clusters;
+  const int max_clusters     = max_active_clusters(kernel, threads, smem_bytes, cluster_size);
+  g.max_clusters             = max_clusters;
   g.clusters     = persistent_clusters(max_clusters, tiles_m, tiles_n, cluster_size);
   if (g.clusters < 1) {
     std::fprintf(stderr,

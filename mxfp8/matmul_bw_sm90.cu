@@ -673,14 +673,7 @@ Launch prepare_bw(const BwGemmArgs& g, DeviceTrace* trace) {
   if (along_n) {
     auto* quad_kernel = matmul_bw_sm90_kernel<false, true, 4>;
     CUDA_CHECK(cudaFuncSetAttribute(quad_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-    cudaLaunchConfig_t cfg        = grid.cfg;  // the pairs' launch, in clusters of four: how many fit at once
-    cudaLaunchAttribute quad_attr = grid.cluster;
-    quad_attr.val.clusterDim.x    = 4;
-    cfg.gridDim                   = dim3(4);
-    cfg.attrs                     = &quad_attr;
-    cfg.numAttrs                  = 1;
-    int quad_clusters             = 0;  // 0 where none fits (pairs then)
-    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&quad_clusters, quad_kernel, &cfg));
+    const int quad_clusters = max_active_clusters(quad_kernel, NUM_THREADS, SMEM_BYTES, 4);  // 0: pairs then
     if (bw_along_n_quads(g.n, grid.max_clusters, quad_clusters)) {
       kernel  = quad_kernel;
       grid    = persistent_grid(quad_kernel, NUM_THREADS, SMEM_BYTES, 4, tiles_m, tiles_n, "bw (sm_90a)");
