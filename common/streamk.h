@@ -343,6 +343,14 @@ GEMM_HD constexpr int pick_pingpong_width(int tiles, int wide_tiles, int ctas, i
   const long wide_busiest = long((wide_tiles + wide_ctas - 1) / wide_ctas) * wide_cols;
   return 100 * wide_busiest <= PINGPONG_WIDE_PERCENT * busiest ? wide_cols : cols;
 }
+// In CTA pairs (v8c: two vertically adjacent 128 x 128 tiles, each CTA multicasting half of B's tile to both,
+// so each SM asks the L2 for 24 KB per K tile instead of 32) where the narrow width is picked and a tile has
+// PINGPONG_PAIR_MIN_K_TILES K tiles (1024) or more. Measured on an H200 against v8p, paired with cuBLAS at its
+// best: faster by 1-5% at 8192^2 x 1024, 4096^2 x 2048, 3072^2 x 2048, 4096 x 2048 x 2048 and 2048^3 (timed
+// rounds; ncu: the tensor pipe 92% busy against 88% at 4096^2 x 2048), level at 4096^2 x 1024 and 2048^2 x
+// 1024; at K = 512 1% faster at 8192^2, 1% slower at 2048^2 (docs/performance/short-k.md).
+constexpr int PINGPONG_PAIR_MIN_K_TILES = 16;
+GEMM_HD constexpr bool pick_pingpong_pair(int iters) { return iters >= PINGPONG_PAIR_MIN_K_TILES; }
 
 // ---- The L2 policy of a stream-K plan (v8, the Hopper twin) ----
 // Where one unit row covers M, every byte of B is loaded once, by one unit; where B is also larger than the

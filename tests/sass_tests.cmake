@@ -114,7 +114,8 @@ set(GEMM_SASS_FORBIDDEN_sm_90a_v7 ${GEMM_SASS_FORBIDDEN_sm_90a_v6})
 # CTAs (UTMALDG.2D.MULTICAST) and the cluster's barriers (UCGABAR_ARV); the CTA-alone widths have neither.
 # The ping-pong kernel (v8p; pingpong_sm90.cuh): wgmma.m64n128k16 -> HGMMA.64x128x16.F32.BF16 (144 wide, v8w:
 # wgmma.m64n144k16 -> HGMMA.64x144x16.F32.BF16), its epilogue's stmatrix and TMA store, the register
-# hand-over; no cluster: no multicast load, no cluster barrier.
+# hand-over; a CTA alone: no multicast load, no cluster barrier; in CTA pairs (v8c: pingpong_kernel<128, 2>)
+# both.
 set(GEMM_SASS_sm_90a_v8 ${GEMM_SASS_sm_90a_v6} MEMBAR.ALL.GPU STG.E.STRONG.GPU LDG.E.STRONG.GPU CCTL.E.RML2
                         HGMMA.64x64x16.F32.BF16 "HGMMA[.]64x16x16[.]F32[.]BF16@decode_kernelILi16E"
                         "HGMMA[.]64x32x16[.]F32[.]BF16@decode_kernelILi32ELi1ELi128E"
@@ -132,9 +133,11 @@ set(GEMM_SASS_sm_90a_v8 ${GEMM_SASS_sm_90a_v6} MEMBAR.ALL.GPU STG.E.STRONG.GPU L
                         "HGMMA[.]64x64x16[.]F32[.]BF16@decode_kernelILi64ELi2ELi128ELb1E"
                         "HGMMA[.]64x128x16[.]F32[.]BF16@pingpong_kernelILi128E"
                         "HGMMA[.]64x144x16[.]F32[.]BF16@pingpong_kernelILi144E" "STSM[.]16[.]M88[.]4@pingpong_kernel"
-                        "UTMASTG[.]2D@pingpong_kernel" "USETMAXREG[.]DEALLOC@pingpong_kernel")
-set(GEMM_SASS_FORBIDDEN_sm_90a_v8 ${GEMM_SASS_FORBIDDEN_sm_90a_v6} "[ \t]UTMALDG[.]2D[.]MULTICAST@pingpong_kernel"
-                                  "[ \t]UCGABAR_ARV@pingpong_kernel"
+                        "UTMASTG[.]2D@pingpong_kernel" "USETMAXREG[.]DEALLOC@pingpong_kernel"
+                        "UTMALDG[.]2D[.]MULTICAST@pingpong_kernelILi128ELi2E" "UCGABAR_ARV@pingpong_kernelILi128ELi2E")
+set(GEMM_SASS_FORBIDDEN_sm_90a_v8 ${GEMM_SASS_FORBIDDEN_sm_90a_v6}
+                                  "[ \t]UTMALDG[.]2D[.]MULTICAST@pingpong_kernelILi1[24][48]ELi1E"
+                                  "[ \t]UCGABAR_ARV@pingpong_kernelILi1[24][48]ELi1E"
                                   "[ \t]UTMALDG[.]2D[.]MULTICAST@decode_kernelILi16ELi1E")
 # v7 sm_100a: v6's forms and budget, plus Cluster Launch Control's multicast request
 # (clusterlaunchcontrol.try_cancel ... .multicast::cluster::all -> UGETNEXTWORKID.BROADCAST, v7clc) and the
@@ -267,8 +270,9 @@ if(GEMM_CUOBJDUMP AND Python3_FOUND)
                    --check matmul_v8_kernelILb0ELi1ELi256E 60 2    # the CTA alone: 57
                    --check matmul_v8_kernelILb0ELi2ELi64E 63 2     # the narrow pair: 60
                    --check matmul_v8_kernelILb0ELi2ELi128E 65 3    # v8m, the medium tile: 62
-                   --check pingpong_kernelILi128E 82 2             # v8p, two warpgroups' tiles: 79
-                   --check pingpong_kernelILi144E 77 2             # v8w: 74
+                   --check pingpong_kernelILi128ELi1E 82 2         # v8p, two warpgroups' tiles: 79
+                   --check pingpong_kernelILi128ELi2E 86 2         # v8c, in CTA pairs: 83
+                   --check pingpong_kernelILi144ELi1E 77 2         # v8w: 74
                    --check decode_kernelILi16E 76 2                # v8s, the decode kernel: 73
                    --check decode_kernelILi32ELi1ELi128E 76 2      # v8t: 73
                    --check decode_kernelILi32ELi1ELi64E 68 2       # v8g, the small tile: 65

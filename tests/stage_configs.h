@@ -118,6 +118,9 @@ constexpr int V8_SM90_PINGPONG_N          = 128;
 // ... and 144 wide (v8w): B's 144-row tiles (wgmma m64n144), 34 KB stages, 4 of them (the C buffers: 72 KB).
 constexpr int NUM_STAGES_V8_SM90_PINGPONG_WIDE = 4;
 constexpr int V8_SM90_PINGPONG_WIDE_N          = 144;
+// ... and in CTA pairs (v8c): v8p's ring, B's tile written by two 64-row boxes, box j by CTA j of the pair
+// (each multicasts its half to both).
+constexpr int V8_SM90_PINGPONG_PAIR_BOX_ROWS = 64;
 // Tiles start after 1 KB of barriers and the TMEM address slot: a non-zero base makes address bits above the
 // swizzle atom matter, which the models must then get right.
 constexpr uint32_t SMEM_TILES_BASE = 1024;
@@ -236,6 +239,12 @@ constexpr StageConfig pingpong_tile(const char* stage, Operand op, int slot, int
   StageConfig c  = tile(stage, Arch::SM90, op, rows, op == Operand::A ? SM90_MMA_M : rows, TmaShape::BOXES_2D,
                         gemm::Swizzle::B128, slot);
   c.tile_addr = ring_addr_of(A_BYTES_SM90, tile_bytes(n, BLOCK_K, 2), slot, op);
+  return c;
+}
+// v8c's row: B's tile in two boxes of V8_SM90_PINGPONG_PAIR_BOX_ROWS rows, stacked along its rows.
+constexpr StageConfig pingpong_pair_tile(const char* stage, Operand op, int slot) {
+  StageConfig c = pingpong_tile(stage, op, slot);
+  if (op == Operand::B) c.box[1] = uint32_t(V8_SM90_PINGPONG_PAIR_BOX_ROWS);
   return c;
 }
 
@@ -968,6 +977,17 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   pingpong_tile("v8w stage 2", O::B, 2, V8_SM90_PINGPONG_WIDE_N),
   pingpong_tile("v8w stage 3", O::A, 3, V8_SM90_PINGPONG_WIDE_N),
   pingpong_tile("v8w stage 3", O::B, 3, V8_SM90_PINGPONG_WIDE_N),
+  // v8c sm90 (see V8_SM90_PINGPONG_PAIR_BOX_ROWS): v8p's ring, B's tile in two boxes, one per CTA of the pair.
+  pingpong_pair_tile("v8c stage 0", O::A, 0),
+  pingpong_pair_tile("v8c stage 0", O::B, 0),
+  pingpong_pair_tile("v8c stage 1", O::A, 1),
+  pingpong_pair_tile("v8c stage 1", O::B, 1),
+  pingpong_pair_tile("v8c stage 2", O::A, 2),
+  pingpong_pair_tile("v8c stage 2", O::B, 2),
+  pingpong_pair_tile("v8c stage 3", O::A, 3),
+  pingpong_pair_tile("v8c stage 3", O::B, 3),
+  pingpong_pair_tile("v8c stage 4", O::A, 4),
+  pingpong_pair_tile("v8c stage 4", O::B, 4),
   // v8a sm100 (see NUM_STAGES_V8_SM100_CTA): a CTA alone, its A tile and all 256 rows of B, 4 stages of 48 KB.
   cta_alone_tile("v8a stage 0", O::A, SM100_BLOCK_M, 0),
   cta_alone_tile("v8a stage 0", O::B, V5_SM100_MMA_N, 0),

@@ -792,6 +792,20 @@ TEST_CASE("v8d picks the ping-pong tiles at short K where every resident CTA get
   CHECK(gemm::PINGPONG_MAX_K_TILES * 64 == 2048);
 }
 
+TEST_CASE("v8d takes the ping-pong tiles in CTA pairs (v8c) from 1024 of K", "[streamk]") {
+  // The sweep's ping-pong shapes by their K tiles of 64: 8192^2 x {256, 512} and 2048^2 x 512 stay on CTAs
+  // alone, 8192^2 x 1024, 4096^2 x 2048 and 2048^3 take the pair.
+  CHECK_FALSE(gemm::pick_pingpong_pair(gemm::num_k_tiles(256, 64)));
+  CHECK_FALSE(gemm::pick_pingpong_pair(gemm::num_k_tiles(512, 64)));
+  CHECK_FALSE(gemm::pick_pingpong_pair(gemm::num_k_tiles(960, 64)));  // 15 K tiles
+  CHECK(gemm::pick_pingpong_pair(gemm::num_k_tiles(961, 64)));        // 16, the last one K element
+  CHECK(gemm::pick_pingpong_pair(gemm::num_k_tiles(1024, 64)));
+  CHECK(gemm::pick_pingpong_pair(gemm::num_k_tiles(2048, 64)));
+  CHECK(gemm::PINGPONG_PAIR_MIN_K_TILES * 64 == 1024);
+  // Within the ping-pong kernel's K range (PINGPONG_MAX_K_TILES), so both picks hold at once at 17-32 tiles
+  CHECK(gemm::PINGPONG_PAIR_MIN_K_TILES < gemm::PINGPONG_MAX_K_TILES);
+}
+
 TEST_CASE("the ping-pong tiles' width: 144 where it saves a tenth of the busiest CTA's columns",
           "[streamk]") {
   // (m, n, width on 132 CTAs of either width)

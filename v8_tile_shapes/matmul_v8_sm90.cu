@@ -36,7 +36,8 @@
 //     common/split_k.h), and as the token pair in row groups v8k (v8d at 225-256 rows).
 //  5. Ping-pong (v8p; v8d at K <= 2048 where its tiles fill the GPU: pick_pingpong, common/streamk.h): a
 //     kernel of its own, pingpong_sm90.cuh, whose two consumer warpgroups own a 128x128 tile each and take
-//     turns, one storing C while the other multiplies.
+//     turns, one storing C while the other multiplies; from K = 1024 in CTA pairs sharing B's tile (v8c:
+//     pick_pingpong_pair).
 //  v7's dynamic handout (v7e's work counter) is not carried over: every v8 plan is static.
 //
 // Why it helps: a unit as large as v7's leaves SMs idle where the shape has few of them (skinny M, small
@@ -649,7 +650,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 
 // The decode kernel (v8s, and v8d at M <= 16): the tile turned around, K split.
 #include "v8_tile_shapes/decode_sm90.cuh"
-// The ping-pong kernel (v8p): each consumer warpgroup a tile of its own, one storing C while the other multiplies.
+// The ping-pong kernel (v8p, v8w, v8c): each consumer warpgroup a tile of its own, one storing C while the
+// other multiplies.
 #include "v8_tile_shapes/pingpong_sm90.cuh"
 
 // ---- host launcher ----
@@ -830,9 +832,12 @@ std::vector<Variant> sm90_variants() {
        pingpong::smem_tiles<pingpong::COLS>(), pingpong::prepare<pingpong::COLS>},
       {"v8w", "ping-pong 144 wide: v8p with 128x144 tiles (m64n144)", kernel, pingpong::shape_rule(any_mn),
        pingpong::smem_tiles<pingpong::WIDE_COLS>(), pingpong::prepare<pingpong::WIDE_COLS>},
+      {"v8c", "ping-pong in CTA pairs: v8p on two vertically adjacent tiles sharing B (each CTA multicasts half)",
+       kernel, pingpong::shape_rule(any_mn), pingpong::pair_smem_tiles(),
+       pingpong::prepare<pingpong::COLS, pingpong::PAIR>},
       {"v8d", "picked per shape: the decode tile at M <= 32 (and 129-192 where B is long), the small tile "
-              "where the problem is small, the ping-pong tiles at K <= 2048, else v7d's pair, a 1-CTA unit, "
-              "the narrow pair or the medium tile; the default",
+              "where the problem is small, the ping-pong tiles at K <= 2048 (in CTA pairs from 1024), else v7d's "
+              "pair, a 1-CTA unit, the narrow pair or the medium tile; the default",
        kernel, any_mn, tiles.with_cluster(CLUSTER_PICKED),
        prepare_v8_untraced<UNIT_PICKED>, prepare_v8_traced<UNIT_PICKED>},
   };

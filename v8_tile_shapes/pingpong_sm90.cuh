@@ -18,9 +18,12 @@
 //  - 128 columns (v8p), or 144 (v8w: wgmma m64n144k16, 144 accumulators a thread), where 144-wide tiles
 //    need fewer turns of the grid (1536 x 1536: 11 x 12 = 132 tiles on 132 SMs, against 144 of 128 x 128):
 //    v8d picks the width (prepare_picked). A 144-wide tile's C is two 64-column boxes and a 16-column one.
-// No cluster (each CTA loads its own A and B tiles), whole tiles only (no stream-K), C stored by TMA only
-// (N % 8 == 0). On Blackwell the same overlap comes from the TMEM's two accumulators (stage 6), so this
-// kernel has no sm_100a twin.
+//  - A CTA alone (v8p, v8w: each loads its own A and B tiles), or in CTA pairs (v8c, CTAS = 2; v8d from
+//    K = 1024: pick_pingpong_pair): two vertically adjacent tiles, each CTA loading its A tile and one 64-row
+//    half of B's, multicast to both; a stage is freed by the warpgroup that read it in each CTA (cluster-scope
+//    arrivals), so each SM asks the L2 for 24 KB per K tile instead of 32 (docs/performance/short-k.md).
+// Whole tiles only (no stream-K), C stored by TMA only (N % 8 == 0). On Blackwell the same overlap comes from
+// the TMEM's two accumulators (stage 6), so this kernel has no sm_100a twin.
 //
 // PTX ISA sections: as matmul_v8_sm90.cu ("wgmma" m64n128k16).
 #pragma once
@@ -44,9 +47,14 @@ constexpr int GROUP_M       = 16;  // the grouped order's rows of tiles per grou
 constexpr KMajorTile A_TILE{ROWS, BLOCK_K, 2, Swizzle::B128};
 constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
 constexpr uint32_t C_BOX_BYTES  = ROWS * C_BOX_COLS * 2;  // 16 KB
-// Where the TMA boxes of a K tile go: one box per operand, the whole tile (the layout model's table).
+constexpr int PAIR          = 2;  // CTAs of v8c's cluster: two vertically adjacent tiles sharing B's
+// Where the TMA boxes of a K tile go (the layout model's table): one box per operand, the whole tile; in the
+// pair (v8c) B's tile is two boxes of half its rows, box j issued by CTA j and multicast to both.
 constexpr int TMA_BOXES = 1;
 GEMM_HD constexpr TmaBox tma_box(KMajorTile, int row0, int k0, int) { return {0, {k0, row0, 0}}; }
+GEMM_HD constexpr TmaBox pair_tma_box(KMajorTile t, int row0, int k0, int j) {
+  return {uint32_t(j) * uint32_t(t.rows / PAIR) * 128u, {k0, row0 + j * (t.rows / PAIR), 0}};
+}
 
 // What follows from a tile's width TILE_N (128: v8p, 144: v8w).
 template <int TILE_N>
@@ -98,7 +106,7 @@ static_assert(Width<COLS>::NUM_STAGES == 5 && Width<WIDE_COLS>::NUM_STAGES == 4,
 
 // C = A * B^T over 128 x TILE_N tiles. grid: persistent, CTA b taking turns b, b + gridDim.x, ... of the
 // grouped order; warpgroup 1 + w the turns i with i % 2 == w. c_tail_map: C's 16-column boxes (144 wide).
-template <int TILE_N>
+template <int TILE_N, int CTAS = 1>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     pingpong_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                     const __grid_constant__ CUtensorMap c_map, const __grid_constant__ CUtensorMap c_tail_map,
@@ -114,23 +122,34 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   __shared__ uint64_t full_bar[NUM_STAGES];   // the TMA bytes of stage s have landed
   __shared__ uint64_t empty_bar[NUM_STAGES];  // the warpgroup that read stage s is done with it
   __shared__ uint64_t order_bar[CONSUMERS];   // order_bar[w]: warpgroup w may issue its next tile's wgmmas
+  static_assert(CTAS == 1 || CTAS == PAIR, "a CTA alone, or a pair sharing B's tile");
+  constexpr uint16_t CLUSTER_MASK = (1u << CTAS) - 1;  // B's boxes multicast to both CTAs of the pair: 0b11
 
   const int warp_id = threadIdx.x / 32, warpgroup = threadIdx.x / 128;
-  const int tiles_m = num_tiles(m, ROWS), tiles_n = num_tiles(n, TILE_N);
+  const int rank    = CTAS > 1 ? int(ptx::cluster_ctarank()) : 0;
+  // The schedule's units: a tile (a CTA alone), or two vertically adjacent tiles (the pair), CTA `rank` the
+  // rank-th; both CTAs of a pair take the same units in the same turns, so their rings stay in step.
+  const int units_m = num_tiles(m, ROWS * CTAS), tiles_n = num_tiles(n, TILE_N);
   const int k_tiles = num_k_tiles(k, BLOCK_K);
-  const TileSchedule<ScheduleKind::Grouped> order(tiles_m, tiles_n, int(gridDim.x), int(blockIdx.x), 1, 0,
-                                                  GROUP_M);
+  const TileSchedule<ScheduleKind::Grouped> order(units_m, tiles_n, int(gridDim.x) / CTAS,
+                                                  int(blockIdx.x) / CTAS, 1, 0, GROUP_M / CTAS);
   const int turns = order.num_turns();
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < NUM_STAGES; ++s) {
-      ptx::mbarrier_init(&full_bar[s], 1);   // the producer's arrive_expect_tx
-      ptx::mbarrier_init(&empty_bar[s], 1);  // one thread of the warpgroup that read it
+      ptx::mbarrier_init(&full_bar[s], 1);  // the producer's arrive_expect_tx
+      // one thread of the warpgroup that read it, in each CTA of the pair (both read the boxes each multicasts)
+      ptx::mbarrier_init(&empty_bar[s], CTAS);
     }
     for (int w = 0; w < CONSUMERS; ++w) ptx::mbarrier_init(&order_bar[w], 1);  // one thread of the other
     ptx::fence_mbarrier_init();
   }
-  __syncthreads();
+  if constexpr (CTAS > 1) {  // the peer's barriers initialised before any multicast or arrival reaches them
+    ptx::barrier_cluster_arrive_relaxed();
+    ptx::barrier_cluster_wait();
+  } else {
+    __syncthreads();
+  }
 
   if (warpgroup == 0) {
     // ---- producer: one thread loads every turn's K tiles, in turn order, into the one ring ----
@@ -140,20 +159,32 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       uint32_t empty_phase = 1;  // 1 passes at once on the first lap
       for (int turn = 0; turn < turns; ++turn) {
         const ScheduledTile t = order.tile(turn);
+        const int row0        = (t.m * CTAS + rank) * ROWS;  // this CTA's rows of A (and C)
         for (int kt = 0; kt < k_tiles; ++kt) {
           ptx::mbarrier_wait(&empty_bar[stage], empty_phase, "empty_bar");
-          // Whole boxes: rows past M or N and K past K arrive as zeros, and count.
-          ptx::mbarrier_arrive_expect_tx(&full_bar[stage], STAGE_BYTES);
-          ptx::tma_load_2d(ring + W::a_tile_offset(stage), &a_map, &full_bar[stage], kt * BLOCK_K,
-                           t.m * ROWS);
-          ptx::tma_load_2d(ring + W::b_tile_offset(stage), &b_map, &full_bar[stage], kt * BLOCK_K,
-                           t.n * TILE_N);
+          // Whole boxes: rows past M or N and K past K arrive as zeros, and count. A box wholly past M (the
+          // pair's padding tile, M odd in tiles) is not issued, nor counted.
+          ptx::mbarrier_arrive_expect_tx(&full_bar[stage],
+                                         row0 < m ? STAGE_BYTES : STAGE_BYTES - A_TILE_BYTES);
+          if (row0 < m)
+            ptx::tma_load_2d(ring + W::a_tile_offset(stage), &a_map, &full_bar[stage], kt * BLOCK_K, row0);
+          if constexpr (CTAS == 1) {
+            ptx::tma_load_2d(ring + W::b_tile_offset(stage), &b_map, &full_bar[stage], kt * BLOCK_K,
+                             t.n * TILE_N);
+          } else {  // this CTA's half of B's tile, into both CTAs (the full barrier at its offset in each)
+            const TmaBox box = pair_tma_box(B_TILE, t.n * TILE_N, kt * BLOCK_K, rank);
+            ptx::tma_load_2d_multicast(ring + W::b_tile_offset(stage) + box.smem_offset, &b_map,
+                                       &full_bar[stage], CLUSTER_MASK, box.coords[0], box.coords[1]);
+          }
           if (++stage == NUM_STAGES) {
             stage = 0;
             empty_phase ^= 1;
           }
         }
       }
+      // The pair: every stage's last release, by the consumers of both CTAs, has landed before this CTA may
+      // leave (common/ptx.cuh; the peer's multicasts into the ring are each waited for by its consumers)
+      if constexpr (CTAS > 1) ptx::producer_tail<NUM_STAGES>(empty_bar, stage, empty_phase);
     }
     return;  // the consumers wait for every load the producer issued: nothing of its is left in flight
   }
@@ -171,10 +202,15 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   const uint32_t ring_addr = __shfl_sync(0xffffffffu, ptx::smem_addr(ring), 0);
   const uint64_t a_desc0   = kmajor_desc_sm90(A_TILE, ring_addr + W::a_tile_offset(0), 0);
   const uint64_t b_desc0   = kmajor_desc_sm90(B_TILE, ring_addr + W::b_tile_offset(0), 0);
+  uint32_t empty_bar0[CTAS];  // the pair: stage 0's empty barrier in each CTA of the cluster
+#pragma unroll
+  for (int peer = 0; peer < CTAS; ++peer)
+    empty_bar0[peer] = CTAS > 1 ? ptx::mapa_shared_cluster(&empty_bar[0], uint32_t(peer)) : 0u;
   float acc[HALVES][ACC_REGS / HALVES];
 
   for (int turn = w, j = 0; turn < turns; turn += CONSUMERS, ++j) {
     const ScheduledTile t = order.tile(turn);
+    const int row0        = (t.m * CTAS + rank) * ROWS;
     // Wait for the other warpgroup to have issued its previous tile's wgmmas (warpgroup 0's first tile
     // waits for nobody): order_bar[w]'s phase p completes when the other issued its p-th tile before ours.
     if (w == 1)
@@ -199,12 +235,27 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       }
       wg::commit_group();
       wg::wait_group<1>();  // the wgmmas of kt - 1 are done: their stage is free
-      if (kt > 0 && leader) ptx::mbarrier_arrive(&empty_bar[(ring_k + NUM_STAGES - 1) % NUM_STAGES]);
+      if constexpr (CTAS == 1) {
+        if (kt > 0 && leader) ptx::mbarrier_arrive(&empty_bar[(ring_k + NUM_STAGES - 1) % NUM_STAGES]);
+      } else {  // in both CTAs: each multicast half of B's tile into the stage
+        const uint32_t prev = (ring_k + NUM_STAGES - 1) % NUM_STAGES;
+#pragma unroll
+        for (int peer = 0; peer < CTAS; ++peer)
+          ptx::mbarrier_arrive_cluster_elected(empty_bar0[peer] + prev * uint32_t(sizeof(uint64_t)),
+                                               kt > 0 && warp == 0);
+      }
     }
     // Every wgmma of this tile is issued: the other warpgroup may start its main loop
     if (leader) ptx::mbarrier_arrive(&order_bar[1 - w]);
     wg::wait_group<0>();  // accumulators final
-    if (leader) ptx::mbarrier_arrive(&empty_bar[(ring_k + NUM_STAGES - 1) % NUM_STAGES]);
+    if constexpr (CTAS == 1) {
+      if (leader) ptx::mbarrier_arrive(&empty_bar[(ring_k + NUM_STAGES - 1) % NUM_STAGES]);
+    } else {
+      const uint32_t last = (ring_k + NUM_STAGES - 1) % NUM_STAGES;
+#pragma unroll
+      for (int peer = 0; peer < CTAS; ++peer)
+        ptx::mbarrier_arrive_cluster_elected(empty_bar0[peer] + last * uint32_t(sizeof(uint64_t)), warp == 0);
+    }
 
     // ---- epilogue, under the other warpgroup's main loop: bf16 into this warpgroup's C buffer, in the
     //      128-byte swizzle, then the TMA store of its boxes. The buffer is free once the previous tile's
@@ -229,13 +280,13 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     }
     ptx::fence_proxy_async_shared();  // the stmatrix writes, visible to the TMA store (async proxy)
     ptx::named_barrier_sync(c_bar, 128);
-    if (leader) {
+    if (leader && row0 < m) {  // the pair's padding tile stores nothing
       for (int b = 0; b < W::C_BOXES; ++b)  // boxes past N are not issued; the others clip at M and N
         if (t.n * TILE_N + b * C_BOX_COLS < n)
-          ptx::tma_store_2d(&c_map, c_buf + b * C_BOX_BYTES, t.n * TILE_N + b * C_BOX_COLS, t.m * ROWS);
+          ptx::tma_store_2d(&c_map, c_buf + b * C_BOX_BYTES, t.n * TILE_N + b * C_BOX_COLS, row0);
       if constexpr (W::C_TAIL_COLS > 0) {
         const int col = t.n * TILE_N + W::C_BOXES * C_BOX_COLS;
-        if (col < n) ptx::tma_store_2d(&c_tail_map, c_buf + W::C_BOXES * C_BOX_BYTES, col, t.m * ROWS);
+        if (col < n) ptx::tma_store_2d(&c_tail_map, c_buf + W::C_BOXES * C_BOX_BYTES, col, row0);
       }
       ptx::bulk_commit_group();
     }
@@ -247,26 +298,26 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 #endif  // GEMM_HAS_WGMMA
 }
 
-// The launch at one width: A's tensor map with 128-row boxes, B's with TILE_N-row boxes, C's with 128-row x
-// 64-column boxes (and, 144 wide, 16-column ones), a persistent grid of as many CTAs as are resident (one per
-// SM), never more than there are tiles.
-template <int TILE_N>
+// The launch at one width: A's tensor map with 128-row boxes, B's with TILE_N-row boxes (TILE_N / 2 in the
+// pair), C's with 128-row x 64-column boxes (and, 144 wide, 16-column ones), a persistent grid of as many CTAs
+// (or pairs) as are resident (one CTA per SM), never more than there are tiles (or pairs of tiles).
+template <int TILE_N, int CTAS = 1>
 Launch prepare(const GemmArgs& g) {
   using W = Width<TILE_N>;
   const CUtensorMap a_map =
       make_tensor_map(kmajor_tma_2d(g.m, g.k, ROWS, BLOCK_K, 2, Swizzle::B128), g.a, "A");
   const CUtensorMap b_map =
-      make_tensor_map(kmajor_tma_2d(g.n, g.k, TILE_N, BLOCK_K, 2, Swizzle::B128), g.b, "B");
+      make_tensor_map(kmajor_tma_2d(g.n, g.k, TILE_N / CTAS, BLOCK_K, 2, Swizzle::B128), g.b, "B");
   const CUtensorMap c_map =
       make_tensor_map(kmajor_tma_2d(g.m, g.n, ROWS, C_BOX_COLS, 2, Swizzle::B128), g.c, "C");
   const CUtensorMap c_tail_map =
       W::C_TAIL_COLS > 0
           ? make_tensor_map(kmajor_tma_2d(g.m, g.n, ROWS, W::C_TAIL_COLS, 2, Swizzle::None), g.c, "C (tail)")
           : c_map;
-  auto* kernel = pingpong_kernel<TILE_N>;
+  auto* kernel = pingpong_kernel<TILE_N, CTAS>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, W::SMEM_BYTES));
-  PersistentGrid grid = persistent_grid(kernel, NUM_THREADS, W::SMEM_BYTES, 1, num_tiles(g.m, ROWS),
-                                        num_tiles(g.n, TILE_N), "v8p/v8w (sm_90a)");
+  PersistentGrid grid = persistent_grid(kernel, NUM_THREADS, W::SMEM_BYTES, CTAS, num_tiles(g.m, ROWS),
+                                        num_tiles(g.n, TILE_N), "v8p/v8w/v8c (sm_90a)");
   const int m = int(g.m), n = int(g.n), k = int(g.k);
   return [=](cudaStream_t stream) mutable {
     grid.launch(stream, kernel, a_map, b_map, c_map, c_tail_map, m, n, k);
@@ -288,18 +339,29 @@ inline Launch prepare_picked(const GemmArgs& g, DeviceTrace* trace) {
   if (pick_pingpong_width(tiles_m * num_tiles(g.n, COLS), tiles_m * num_tiles(g.n, WIDE_COLS),
                           resident_ctas(), resident_ctas<WIDE_COLS>(), COLS, WIDE_COLS) == WIDE_COLS)
     return untraced_pick(prepare<WIDE_COLS>, g, trace, "the ping-pong kernel 144 wide (v8w)" + why);
+  if (pick_pingpong_pair(num_k_tiles(g.k, BLOCK_K)))
+    return untraced_pick(prepare<COLS, PAIR>, g, trace,
+                         "the ping-pong kernel in CTA pairs (v8c)" + why + ", K >= " +
+                             std::to_string(PINGPONG_PAIR_MIN_K_TILES * BLOCK_K));
   return untraced_pick(prepare<COLS>, g, trace, "the ping-pong kernel (v8p)" + why);
 }
 
 // A width's row of the variant table (v8p: 128, v8w: 144): its ring for the layout model (128-row tiles of A,
-// TILE_N-row tiles of B, 5 or 4 stages, no cluster), and the shapes it takes (N % 8 == 0: C's rows are stored
-// by TMA, 16-byte aligned).
+// TILE_N-row tiles of B, 5 or 4 stages, no cluster; v8c's below), and the shapes it takes (N % 8 == 0: C's
+// rows are stored by TMA, 16-byte aligned).
 template <int TILE_N>
 SmemTiles smem_tiles() {
   return SmemTiles{
       A_TILE, Width<TILE_N>::B_TILE, WGMMA_M, /*tma_3d=*/false, Width<TILE_N>::NUM_STAGES, BLOCK_K, TMA_BOXES,
       tma_box}
       .with_cluster(1);
+}
+// v8c's row: v8p's ring, B's tile written by two boxes of 64 rows, box j by CTA j of the pair.
+inline SmemTiles pair_smem_tiles() {
+  SmemTiles t = smem_tiles<COLS>().with_cluster(PAIR);
+  t.tma_box   = pair_tma_box;
+  t.b_split   = PAIR;
+  return t;
 }
 inline ShapeRule shape_rule(ShapeRule rule) {
   rule.n_multiple = rule.k_multiple;
