@@ -329,10 +329,18 @@ GEMM_HD constexpr bool pick_medium(const WidthChoice& w, int medium_units, int i
 // 2048 x 2048 x 512 (256 tiles), 4096^2 x {512, 1024}, 8192^2 x {256, 512, 1024}, 2048^3 (three runs),
 // 1536^2 x 2048, 3072^2 x 2048, 4096 x 2048 x 2048 and 4096^2 x 2048 faster, by 1-21%; 2048^2 x 1024 level;
 // 1024^3 (64 tiles), 1000 x 1000 x 1024, 2048^2 x 4096, 4096^3 and every longer-K shape slower, by 1-26%.
+// Nor where A's and B's rows (K bf16) are an odd multiple of 16 bytes (K % 16 == 8): each 128-byte row of a
+// box then straddles two of the L2's 32-byte sectors at either end, and the L2 serves about three times the
+// requests (ncu: cuBLAS's 128 x 128 ping-pong kernel 19.9 -> 26.0 us from K = 1024 to 1032); the 128 x 128
+// tiles, which ask for twice the rows per multiply-add of the wide pair's, ran at 0.75x of cuBLAS at its
+// best at 1900 x 3000 x 1032 and 4096^2 x 1032, against 0.92-0.94x at K = 1024, 1040 and 1088 (H200).
 constexpr int PINGPONG_MAX_K_TILES = 32;
-GEMM_HD constexpr bool pick_pingpong(int pingpong_tiles, int iters, int resident_ctas, bool c_tma) {
-  return c_tma && iters <= PINGPONG_MAX_K_TILES && pingpong_tiles >= resident_ctas;
+GEMM_HD constexpr bool pick_pingpong(int pingpong_tiles, int iters, int resident_ctas, bool c_tma,
+                                     bool rows_32b) {
+  return c_tma && rows_32b && iters <= PINGPONG_MAX_K_TILES && pingpong_tiles >= resident_ctas;
 }
+// A's and B's rows of K bf16 elements: a whole number of 32-byte sectors (pick_pingpong's last condition).
+GEMM_HD constexpr bool rows_whole_sectors(long k) { return (k * 2) % 32 == 0; }
 // Its width, where v8d takes it: 128 columns (v8p), or the wide ones (v8w, 144) where the busiest CTA's
 // columns of C, turns x width, fall to PINGPONG_WIDE_PERCENT of the narrow width's or below: 1536 x 1536 at 132
 // CTAs, 2 turns of 128 columns (256) against 1 of 144; 3072 x 3072, 5 x 128 (640) against 4 x 144 (576).

@@ -763,7 +763,8 @@ TEST_CASE("stream-K, dynamic order: no interleaving of drawing clusters deadlock
   CHECK(deadlocks > 0);
 }
 
-TEST_CASE("v8d picks the ping-pong tiles at short K where every resident CTA gets a tile and C is stored by TMA",
+TEST_CASE("v8d picks the ping-pong tiles at short K where every resident CTA gets a tile, C is stored by TMA and "
+          "A's and B's rows are whole L2 sectors",
           "[streamk]") {
   // The shapes measured on an H200 (132 CTAs of v8p resident: one per SM), the rule's answer and the faster
   // kernel there (docs/performance/short-k.md): 128 x 128 tiles, K tiles of 64.
@@ -781,15 +782,27 @@ TEST_CASE("v8d picks the ping-pong tiles at short K where every resident CTA get
   for (const Case& c : cases) {
     INFO(c.m << " x " << c.n << " x " << c.k);
     const int tiles = gemm::num_tiles(c.m, 128) * gemm::num_tiles(c.n, 128);
-    CHECK(gemm::pick_pingpong(tiles, gemm::num_k_tiles(c.k, 64), 132, true) == c.pingpong);
+    CHECK(gemm::pick_pingpong(tiles, gemm::num_k_tiles(c.k, 64), 132, true, gemm::rows_whole_sectors(c.k)) ==
+          c.pingpong);
   }
   // The bounds: 32 K tiles take it, 33 do not; as many tiles as resident CTAs take it, one fewer does not;
   // N % 8 != 0 (no TMA store of C) never does.
-  CHECK(gemm::pick_pingpong(132, gemm::PINGPONG_MAX_K_TILES, 132, true));
-  CHECK_FALSE(gemm::pick_pingpong(132, gemm::PINGPONG_MAX_K_TILES + 1, 132, true));
-  CHECK_FALSE(gemm::pick_pingpong(131, 4, 132, true));
-  CHECK_FALSE(gemm::pick_pingpong(4096, 4, 132, false));
+  CHECK(gemm::pick_pingpong(132, gemm::PINGPONG_MAX_K_TILES, 132, true, true));
+  CHECK_FALSE(gemm::pick_pingpong(132, gemm::PINGPONG_MAX_K_TILES + 1, 132, true, true));
+  CHECK_FALSE(gemm::pick_pingpong(131, 4, 132, true, true));
+  CHECK_FALSE(gemm::pick_pingpong(4096, 4, 132, false, true));
   CHECK(gemm::PINGPONG_MAX_K_TILES * 64 == 2048);
+  // Rows of A and B an odd multiple of 16 bytes (K % 16 == 8) never take it: 1900 x 3000 x 1032 and 4096^2 x
+  // 1032 take v8d's other units; K = 1024, 1040 (rows of 65 sectors) and 1088 take it.
+  CHECK_FALSE(gemm::rows_whole_sectors(1032));
+  CHECK_FALSE(gemm::rows_whole_sectors(520));
+  CHECK(gemm::rows_whole_sectors(1024));
+  CHECK(gemm::rows_whole_sectors(1040));
+  CHECK(gemm::rows_whole_sectors(1088));
+  const int tiles_1900 = gemm::num_tiles(1900, 128) * gemm::num_tiles(3000, 128);  // 360
+  CHECK(gemm::pick_pingpong(tiles_1900, gemm::num_k_tiles(1024, 64), 132, true, gemm::rows_whole_sectors(1024)));
+  CHECK_FALSE(
+      gemm::pick_pingpong(tiles_1900, gemm::num_k_tiles(1032, 64), 132, true, gemm::rows_whole_sectors(1032)));
 }
 
 TEST_CASE("v8d takes the ping-pong tiles in CTA pairs (v8c) from 1024 of K", "[streamk]") {

@@ -744,7 +744,7 @@ Launch prepare_v8_picked(const GemmArgs& g, DeviceTrace* trace) {
   if (Launch turned = decode::prepare_turned_picked(g, trace)) return turned;  // 129-192 rows (v8u, v8v)
   const int tiles_m = num_tiles(g.m, BLOCK_M), iters = num_k_tiles(g.k, BLOCK_K);
   if (pick_pingpong(tiles_m * num_tiles(g.n, pingpong::COLS), iters, pingpong::resident_ctas(),
-                    tma_row_stride_ok(g.n, 2)))
+                    tma_row_stride_ok(g.n, 2), rows_whole_sectors(g.k)))
     return pingpong::prepare_picked(g, trace);  // short K: the warpgroups' epilogues under each other's MMAs
   const UnitChoice unit   = pick_unit(tiles_m, num_tiles(g.n, BLOCK_N), iters, resident_workers<CLUSTER_SIZE>(),
                                       resident_workers<1>(), FIXUP_ITERS);
