@@ -356,7 +356,8 @@ GEMM_HD constexpr int pick_pingpong_width(int tiles, int wide_tiles, int ctas, i
 // PINGPONG_PAIR_MIN_K_TILES K tiles (1024) or more. Measured on an H200 against v8p, paired with cuBLAS at its
 // best: faster by 1-5% at 8192^2 x 1024, 4096^2 x 2048, 3072^2 x 2048, 4096 x 2048 x 2048 and 2048^3 (timed
 // rounds; ncu: the tensor pipe 92% busy against 88% at 4096^2 x 2048), level at 4096^2 x 1024 and 2048^2 x
-// 1024; at K = 512 1% faster at 8192^2, 1% slower at 2048^2 (docs/performance/short-k.md).
+// 1024; below K = 1024 within 1-2% either way (4096^2 and 8192^2 x 512 faster, 2048^2 x 512 and 8192^2 x 256
+// slower: docs/performance/short-k.md).
 constexpr int PINGPONG_PAIR_MIN_K_TILES = 16;
 GEMM_HD constexpr bool pick_pingpong_pair(int iters) { return iters >= PINGPONG_PAIR_MIN_K_TILES; }
 
