@@ -357,9 +357,14 @@ GEMM_HD constexpr int pick_pingpong_width(int tiles, int wide_tiles, int ctas, i
 // best: faster by 1-5% at 8192^2 x 1024, 4096^2 x 2048, 3072^2 x 2048, 4096 x 2048 x 2048 and 2048^3 (timed
 // rounds; ncu: the tensor pipe 92% busy against 88% at 4096^2 x 2048), level at 4096^2 x 1024 and 2048^2 x
 // 1024; below K = 1024 within 1-2% either way (4096^2 and 8192^2 x 512 faster, 2048^2 x 512 and 8192^2 x 256
-// slower: docs/performance/short-k.md).
+// slower: docs/performance/short-k.md). Only where the pairs take no more turns than the CTAs alone: where
+// M is one tile (or three) a pair's second tile is padding for every (or every other) unit of a column.
 constexpr int PINGPONG_PAIR_MIN_K_TILES = 16;
-GEMM_HD constexpr bool pick_pingpong_pair(int iters) { return iters >= PINGPONG_PAIR_MIN_K_TILES; }
+GEMM_HD constexpr bool pick_pingpong_pair(int iters, int tiles_m, int tiles_n, int ctas, int pair_clusters) {
+  const long alone_turns = (long(tiles_m) * tiles_n + ctas - 1) / ctas;
+  const long pair_turns  = (long((tiles_m + 1) / 2) * tiles_n + pair_clusters - 1) / pair_clusters;
+  return iters >= PINGPONG_PAIR_MIN_K_TILES && pair_turns <= alone_turns;
+}
 
 // ---- The L2 policy of a stream-K plan (v8, the Hopper twin) ----
 // Where one unit row covers M, every byte of B is loaded once, by one unit; where B is also larger than the

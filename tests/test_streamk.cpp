@@ -805,15 +805,28 @@ TEST_CASE("v8d picks the ping-pong tiles at short K where every resident CTA get
       gemm::pick_pingpong(tiles_1900, gemm::num_k_tiles(1032, 64), 132, true, gemm::rows_whole_sectors(1032)));
 }
 
-TEST_CASE("v8d takes the ping-pong tiles in CTA pairs (v8c) from 1024 of K", "[streamk]") {
-  // The sweep's ping-pong shapes by their K tiles of 64: 8192^2 x {256, 512} and 2048^2 x 512 stay on CTAs
-  // alone, 8192^2 x 1024, 4096^2 x 2048 and 2048^3 take the pair.
-  CHECK_FALSE(gemm::pick_pingpong_pair(gemm::num_k_tiles(256, 64)));
-  CHECK_FALSE(gemm::pick_pingpong_pair(gemm::num_k_tiles(512, 64)));
-  CHECK_FALSE(gemm::pick_pingpong_pair(gemm::num_k_tiles(960, 64)));  // 15 K tiles
-  CHECK(gemm::pick_pingpong_pair(gemm::num_k_tiles(961, 64)));        // 16, the last one K element
-  CHECK(gemm::pick_pingpong_pair(gemm::num_k_tiles(1024, 64)));
-  CHECK(gemm::pick_pingpong_pair(gemm::num_k_tiles(2048, 64)));
+TEST_CASE("v8d takes the ping-pong tiles in CTA pairs (v8c) from 1024 of K where the pairs take no more turns",
+          "[streamk]") {
+  // (m, n, k, pair) on an H200: 132 CTAs alone, 66 pairs resident; 128 x 128 tiles, K tiles of 64.
+  struct Case {
+    int m, n, k;
+    bool pair;
+  };
+  const Case cases[] = {
+      {8192, 8192, 256, false}, {8192, 8192, 512, false}, {2048, 2048, 512, false},  // K below 1024
+      {2048, 2048, 960, false},                                                      // 15 K tiles
+      {2048, 2048, 961, true},  // 16 K tiles, the last one K element; 2 turns either way
+      {8192, 8192, 1024, true}, {4096, 4096, 2048, true}, {2048, 2048, 2048, true},
+      {1900, 3000, 1024, true},   // 15 tiles down: 192 pair units, 3 turns, as 360 tiles alone
+      {100, 20000, 1024, false},  // one tile down: 157 pairs of a tile and padding, 3 turns against 2
+      {384, 20000, 1024, false},  // three down: 314 pair units, 5 turns against 4
+      {512, 20000, 1024, true},   // four down: 314 units, 5 turns, as 628 tiles alone
+  };
+  for (const Case& c : cases) {
+    INFO(c.m << " x " << c.n << " x " << c.k);
+    CHECK(gemm::pick_pingpong_pair(gemm::num_k_tiles(c.k, 64), gemm::num_tiles(c.m, 128), gemm::num_tiles(c.n, 128),
+                                   132, 66) == c.pair);
+  }
   CHECK(gemm::PINGPONG_PAIR_MIN_K_TILES * 64 == 1024);
   // Within the ping-pong kernel's K range (PINGPONG_MAX_K_TILES), so both picks hold at once at 17-32 tiles
   CHECK(gemm::PINGPONG_PAIR_MIN_K_TILES < gemm::PINGPONG_MAX_K_TILES);

@@ -331,6 +331,12 @@ int resident_ctas() {
                            "v8p/v8w (sm_90a)");
 }
 
+// Clusters of v8c resident at once (one CTA per SM): the pair's turns against the CTAs alone's.
+inline int resident_pairs() {
+  return resident_clusters(pingpong_kernel<COLS, PAIR>, NUM_THREADS, Width<COLS>::SMEM_BYTES, PAIR,
+                           "v8c (sm_90a)");
+}
+
 // v8d's launch where it picks this kernel (nothing for --trace: common/harness.h, untraced_pick): 144 columns
 // where they need fewer turns of the grid (common/streamk.h, pick_pingpong_width), else 128.
 inline Launch prepare_picked(const GemmArgs& g, DeviceTrace* trace) {
@@ -339,7 +345,8 @@ inline Launch prepare_picked(const GemmArgs& g, DeviceTrace* trace) {
   if (pick_pingpong_width(tiles_m * num_tiles(g.n, COLS), tiles_m * num_tiles(g.n, WIDE_COLS),
                           resident_ctas(), resident_ctas<WIDE_COLS>(), COLS, WIDE_COLS) == WIDE_COLS)
     return untraced_pick(prepare<WIDE_COLS>, g, trace, "the ping-pong kernel 144 wide (v8w)" + why);
-  if (pick_pingpong_pair(num_k_tiles(g.k, BLOCK_K)))
+  if (pick_pingpong_pair(num_k_tiles(g.k, BLOCK_K), tiles_m, num_tiles(g.n, COLS), resident_ctas(),
+                         resident_pairs()))
     return untraced_pick(prepare<COLS, PAIR>, g, trace,
                          "the ping-pong kernel in CTA pairs (v8c)" + why + ", K >= " +
                              std::to_string(PINGPONG_PAIR_MIN_K_TILES * BLOCK_K));
