@@ -17,6 +17,11 @@
 // B of its own tile and K tile. Mutants must be caught: the kept exit without the tail (an arrival still on
 // its way at the exit), and the tail without the last stage's release (the tail waits for ever: the token
 // pair's first form released the last stage nowhere, which only a barrier at the exit made safe).
+// The ping-pong tiles in CTA pairs (v8c, pingpong_sm90.cuh) leave as the token pair, but each stage is read by
+// one consumer warpgroup per CTA, the one whose tile it holds (empty_bar counts 2), the warpgroups taking the
+// cluster's tiles in turn; an order barrier per warpgroup (count 1) lets one start a tile only once the other
+// has issued its previous one, so a full_bar wait is never a lap ahead of its phase. Its mutant: no order
+// barrier (a warpgroup's parity wait passes on an earlier lap's phase and reads another tile's boxes).
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -41,27 +46,31 @@ enum class Exit {
   TailNoBarrier,  // the token pair's: the producer tail, no exit barrier
   Release,        // before: no tail, a .release exit barrier
 };
-enum class Mutant { None, NoTail, NoLastRelease };
+enum class Mutant { None, NoTail, NoLastRelease, NoOrder };
 
 struct Config {
   Exit exit;
   int k_tiles;
   int num_stages;
   int num_clusters;
-  Mutant mutant = Mutant::None;
-  uint64_t seed = 1;
-  bool lazy     = false;
+  Mutant mutant      = Mutant::None;
+  uint64_t seed      = 1;
+  bool lazy          = false;
+  int pingpong_tiles = 0;  // v8c: the cluster's tiles, taken by the two warpgroups in turn (0: v6-v8's pairs)
 };
 
 class Model {
  public:
-  explicit Model(const Config& c) : c_(c), m_(options(c)), skew_rng_(protocol::mix64(c.seed)) {
-    for (int r = 0; r < CTAS; ++r)
+  explicit Model(const Config& c)
+      : c_(c), m_(options(c)), skew_rng_(protocol::mix64(c.seed)), readers_(c.pingpong_tiles ? 1 : CONSUMERS) {
+    for (int r = 0; r < CTAS; ++r) {
       for (int s = 0; s < c.num_stages; ++s) {
         full_[r].push_back(&m_.barrier(r, "full_bar[" + std::to_string(s) + "]"));
         empty_[r].push_back(&m_.barrier(r, "empty_bar[" + std::to_string(s) + "]"));
-        for (int op = 0; op < OPERANDS; ++op) stage_[r][op].push_back({});
+        for (int op = 0; op < OPERANDS; ++op) stage_[r][op].push_back({-1, -1, readers_});
       }
+      for (int w = 0; w < CONSUMERS; ++w) order_[r][w] = &m_.barrier(r, "order_bar[" + std::to_string(w) + "]");
+    }
   }
 
   std::string run() {
@@ -81,8 +90,8 @@ class Model {
 
  private:
   struct StageContent {
-    int turn = -1, k_tile = -1;  // what the last TMA copy wrote (-1: nothing yet)
-    int readers = CONSUMERS;     // consumers of its CTA that have read it since
+    int turn = -1, k_tile = -1;  // what the last TMA copy wrote (-1: nothing yet); v8c: the ring position
+    int readers = CONSUMERS;     // consumers of its CTA that have read it since (v8c: one reads it)
   };
 
   static protocol::Options options(const Config& c) {
@@ -101,8 +110,8 @@ class Model {
     Machine::Event e;
     e.fn = [this, dest, op, s, turn, k_tile, bytes, &full] {
       StageContent& st = stage_[dest][op][size_t(s)];
-      if (st.readers != CONSUMERS)
-        return m_.fail_locked("TMA overwrote a box that the consumers of its CTA have not both read");
+      if (st.readers != readers_)
+        return m_.fail_locked("TMA overwrote a box that the consumers of its CTA have not all read");
       st = {turn, k_tile, 0};
       m_.complete_tx_locked(full, bytes);
     };
@@ -119,12 +128,16 @@ class Model {
       std::lock_guard<std::mutex> lock(m_.mu);
       for (int s = 0; s < c_.num_stages; ++s) {
         m_.init_locked(*full_[rank][size_t(s)], cta_[rank], 1);
-        m_.init_locked(*empty_[rank][size_t(s)], cta_[rank], CONSUMERS * CTAS);
+        m_.init_locked(*empty_[rank][size_t(s)], cta_[rank], readers_ * CTAS);
       }
+      for (int w = 0; w < CONSUMERS; ++w) m_.init_locked(*order_[rank][w], cta_[rank], 1);
     }
     // the peer's barriers initialised before any multicast or arrival reaches them
     if (!m_.cluster_sync(cluster_, "setup")) return;
-    if (!(role == 0 ? producer(turn, rank) : consumer(turn, rank))) return;
+    const bool ok = role == 0            ? producer(turn, rank)
+                    : c_.pingpong_tiles ? pingpong_consumer(turn, rank, role - 1)
+                                        : consumer(turn, rank);
+    if (!ok) return;
     if (c_.exit != Exit::TailNoBarrier) m_.cluster_sync(cluster_, "exit");
   }
 
@@ -136,7 +149,9 @@ class Model {
         empty_phase ^= 1;
       }
     };
-    for (int k_tile = 0; k_tile < c_.k_tiles; ++k_tile) {
+    // v8c: every tile's K tiles in turn order, k_tile the ring position
+    const int positions = c_.k_tiles * (c_.pingpong_tiles ? c_.pingpong_tiles : 1);
+    for (int k_tile = 0; k_tile < positions; ++k_tile) {
       if (!m_.wait(*empty_[rank][size_t(stage)], empty_phase, "empty_bar")) return false;
       std::lock_guard<std::mutex> lock(m_.mu);
       m_.arrive_expect_tx_locked(*full_[rank][size_t(stage)], cta_[rank], A_BYTES + CTAS * B_BOX_BYTES);
@@ -178,9 +193,44 @@ class Model {
     return true;
   }
 
+  // v8c's consumer warpgroup w: the cluster's tiles w, w + 2, ...; tile t's K tile kt at ring position
+  // t * k_tiles + kt. Before a tile, the order barrier: w = 1 waits for phase j before its j-th tile, w = 0
+  // for phase j - 1 (the other issued its previous tile); after it, an arrival on the other's.
+  bool pingpong_consumer(int turn, int rank, int w) {
+    const int positions = c_.k_tiles * c_.pingpong_tiles;
+    for (int t = w, j = 0; t < c_.pingpong_tiles; t += CONSUMERS, ++j) {
+      if (c_.mutant != Mutant::NoOrder) {
+        if (w == 1 && !m_.wait(*order_[rank][1], j & 1, "order_bar")) return false;
+        if (w == 0 && j > 0 && !m_.wait(*order_[rank][0], (j - 1) & 1, "order_bar")) return false;
+      }
+      for (int kt = 0; kt < c_.k_tiles; ++kt) {
+        const int pos = t * c_.k_tiles + kt, stage = pos % c_.num_stages;
+        if (!m_.wait(*full_[rank][size_t(stage)], (pos / c_.num_stages) & 1, "full_bar")) return false;
+        m_.jitter();  // the wgmmas read the stage
+        std::lock_guard<std::mutex> lock(m_.mu);
+        for (int op = 0; op < OPERANDS; ++op) {
+          StageContent& st = stage_[rank][op][size_t(stage)];
+          if (st.turn != turn || st.k_tile != pos) {
+            m_.fail_locked("a consumer read a box that does not hold its tile and K tile");
+            return false;
+          }
+          ++st.readers;
+        }
+        if (!(c_.mutant == Mutant::NoLastRelease && pos == positions - 1))
+          for (int peer = 0; peer < CTAS; ++peer)
+            m_.thread_arrive_locked(*empty_[peer][size_t(stage)], cta_[peer]);
+      }
+      std::lock_guard<std::mutex> lock(m_.mu);
+      m_.arrive_on_locked(*order_[rank][1 - w], cta_[rank]);  // every wgmma of tile t issued
+    }
+    return true;
+  }
+
   const Config c_;
   Machine m_;
   std::mt19937_64 skew_rng_;
+  const int readers_;  // consumer warpgroups of a CTA that read each stage: 2, or (v8c) 1
+  Barrier* order_[CTAS][CONSUMERS] = {};
   int cluster_ = -1, cta_[CTAS] = {-1, -1};  // the cluster running now (set before its threads start)
   std::vector<Barrier*> full_[CTAS], empty_[CTAS];
   std::vector<StageContent> stage_[CTAS][OPERANDS];  // per SM, per operand: shared memory outlives its CTAs
@@ -194,8 +244,10 @@ const char* exit_name(Exit e) {
 
 std::string describe(const Config& c) {
   std::ostringstream s;
-  s << exit_name(c.exit) << ": " << c.k_tiles << " K tiles, " << c.num_stages << " stages, " << c.num_clusters
-    << " clusters one after another, seed " << c.seed << (c.lazy ? ", lazy" : "");
+  s << exit_name(c.exit) << ": " << c.k_tiles << " K tiles";
+  if (c.pingpong_tiles) s << " in each of " << c.pingpong_tiles << " ping-pong tiles";
+  s << ", " << c.num_stages << " stages, " << c.num_clusters << " clusters one after another, seed " << c.seed
+    << (c.lazy ? ", lazy" : "");
   return s.str();
 }
 
@@ -243,6 +295,54 @@ TEST_CASE(
     for (int run = 0; run < 4; ++run) {
       Config c{m.exit, 7, 3, 2, m.mutant};
       c.seed                  = protocol::run_seed(8000 + uint64_t(run));
+      c.lazy                  = true;
+      const std::string error = Model(c).run();
+      if (std::getenv("HOPPER_EXIT_PROTOCOL_VERBOSE"))
+        std::printf("%s run %d: %s\n", m.name, run, error.c_str());
+      failed += error.empty() ? 0 : 1;
+    }
+    std::printf("%s: caught in %d of 4 runs\n", m.name, failed);
+    INFO(m.name << ": failed " << failed << " of 4 runs");
+    CHECK(failed == 4);
+  }
+}
+
+TEST_CASE("Hopper ping-pong pairs' exit and turns (v8c): every interleaving tried reads the right boxes and "
+          "leaves no arrival on its way",
+          "[hopper][protocol]") {
+  int runs = 0;
+  for (int stages : {2, 5})
+    for (int tiles : {1, 2, 3, 5})
+      // one K tile; fewer than the stages; as many; more than a lap
+      for (int k_tiles : {1, stages - 1, stages, 2 * stages + 1})
+        for (int seed = 0; seed < 2; ++seed) {
+          Config c{Exit::TailNoBarrier, k_tiles, stages, 3};
+          c.pingpong_tiles = tiles;
+          c.seed           = protocol::run_seed(9000 + uint64_t(runs));
+          c.lazy           = runs % 2 == 1;
+          INFO(describe(c));
+          const std::string error = Model(c).run();
+          INFO(error);
+          CHECK(error.empty());
+          ++runs;
+        }
+  CHECK(runs == 64);  // 2 ring depths x 4 tile counts x 4 K lengths x 2 seeds
+}
+
+TEST_CASE("Hopper ping-pong pairs (v8c): the model catches no tail, no last release and no order barrier",
+          "[hopper][protocol][negative]") {
+  struct Case {
+    Mutant mutant;
+    const char* name;
+  };
+  for (const Case& m : {Case{Mutant::NoTail, "ping-pong pair: no exit barrier and no tail"},
+                        Case{Mutant::NoLastRelease, "ping-pong pair: the tail, the last stage not released"},
+                        Case{Mutant::NoOrder, "ping-pong pair: no order barrier between the warpgroups"}}) {
+    int failed = 0;
+    for (int run = 0; run < 4; ++run) {
+      Config c{Exit::TailNoBarrier, 7, 3, 2, m.mutant};
+      c.pingpong_tiles        = 4;
+      c.seed                  = protocol::run_seed(9500 + uint64_t(run));
       c.lazy                  = true;
       const std::string error = Model(c).run();
       if (std::getenv("HOPPER_EXIT_PROTOCOL_VERBOSE"))
