@@ -251,6 +251,20 @@ std::string describe(const Config& c) {
   return s.str();
 }
 
+// A mutant's configuration run 4 times (lazy delivery, seeds from seed_base): how many runs failed.
+int mutant_failures(Config c, uint64_t seed_base, const char* name) {
+  int failed = 0;
+  for (int run = 0; run < 4; ++run) {
+    c.seed                  = protocol::run_seed(seed_base + uint64_t(run));
+    c.lazy                  = true;
+    const std::string error = Model(c).run();
+    if (std::getenv("HOPPER_EXIT_PROTOCOL_VERBOSE")) std::printf("%s run %d: %s\n", name, run, error.c_str());
+    failed += error.empty() ? 0 : 1;
+  }
+  std::printf("%s: caught in %d of 4 runs\n", name, failed);
+  return failed;
+}
+
 }  // namespace
 
 TEST_CASE("Hopper pairs' exit: every interleaving tried leaves no arrival on its way to a CTA that exits",
@@ -291,17 +305,7 @@ TEST_CASE(
         Case{Exit::TailRelaxed, Mutant::NoLastRelease, "the tail, the last stage not released"},
         Case{Exit::TailNoBarrier, Mutant::NoLastRelease,
              "the tail, no exit barrier, the last stage not released"}}) {
-    int failed = 0;
-    for (int run = 0; run < 4; ++run) {
-      Config c{m.exit, 7, 3, 2, m.mutant};
-      c.seed                  = protocol::run_seed(8000 + uint64_t(run));
-      c.lazy                  = true;
-      const std::string error = Model(c).run();
-      if (std::getenv("HOPPER_EXIT_PROTOCOL_VERBOSE"))
-        std::printf("%s run %d: %s\n", m.name, run, error.c_str());
-      failed += error.empty() ? 0 : 1;
-    }
-    std::printf("%s: caught in %d of 4 runs\n", m.name, failed);
+    const int failed = mutant_failures(Config{m.exit, 7, 3, 2, m.mutant}, 8000, m.name);
     INFO(m.name << ": failed " << failed << " of 4 runs");
     CHECK(failed == 4);
   }
@@ -338,18 +342,9 @@ TEST_CASE("Hopper ping-pong pairs (v8c): the model catches no tail, no last rele
   for (const Case& m : {Case{Mutant::NoTail, "ping-pong pair: no exit barrier and no tail"},
                         Case{Mutant::NoLastRelease, "ping-pong pair: the tail, the last stage not released"},
                         Case{Mutant::NoOrder, "ping-pong pair: no order barrier between the warpgroups"}}) {
-    int failed = 0;
-    for (int run = 0; run < 4; ++run) {
-      Config c{Exit::TailNoBarrier, 7, 3, 2, m.mutant};
-      c.pingpong_tiles        = 4;
-      c.seed                  = protocol::run_seed(9500 + uint64_t(run));
-      c.lazy                  = true;
-      const std::string error = Model(c).run();
-      if (std::getenv("HOPPER_EXIT_PROTOCOL_VERBOSE"))
-        std::printf("%s run %d: %s\n", m.name, run, error.c_str());
-      failed += error.empty() ? 0 : 1;
-    }
-    std::printf("%s: caught in %d of 4 runs\n", m.name, failed);
+    Config c{Exit::TailNoBarrier, 7, 3, 2, m.mutant};
+    c.pingpong_tiles = 4;
+    const int failed = mutant_failures(c, 9500, m.name);
     INFO(m.name << ": failed " << failed << " of 4 runs");
     CHECK(failed == 4);
   }
