@@ -20,12 +20,15 @@
 //   ./l2c all                      # every mode, timed (cudaEvent, 10 launches)
 //   ./l2c tpc2 --first-touch       # 2 MB bands read once: with ncu --cache-control all (the default), every
 //                                  # box misses in the L2 for its first reader
+//   ./l2c tpc2 --spread            # the cluster scheduling policy "spread" (--balance: "load balancing")
+//   ./l2c gpc8 --3d                # the boxes through a 3D tensor map (a third dimension of 1), as cuBLAS's
 //
 // Modes (a "sharer" reads the same 64-row band, box for box, in step with the others):
 //   distinct  every CTA its own band                      tpc2   the two CTAs of a cluster (one TPC)
 //   gpc2      clusters c and c + 8, same rank (one GPC)   far2   clusters c and c + 1 (two GPCs)
 //   gpc8      8 clusters c mod 8, same rank (8 TPCs of one GPC)   far8  8 consecutive clusters, same rank
 //   gpc16     both CTAs of 8 clusters c mod 8 (one GPC)   far16  both CTAs of 8 consecutive clusters
+//   smid2     the two SMs of a TPC, by %smid, whichever clusters they belong to
 //
 // Measured on H100 80GB HBM3s (driver 580.159.04, CUDA 13.0), 2026-11-26, several devices lent, fan-out (2048
 // boxes per CTA from an L2-resident matrix; in brackets with --first-touch): distinct 1.00 (1.00), tpc2
@@ -39,7 +42,8 @@
 // to 42% shorter than distinct's): read the fan-out. The order of the TPCs within each group of eight
 // clusters differed between the H100s lent (the SMs printed); c and c + 8 shared a GPC on each, by the
 // fan-outs. docs/performance/l2-coalescer.md, "The GEMM's order decides who shares a GPC", applies it to the
-// tile order of v8's narrow pair.
+// tile order of v8's narrow pair. On an H200 (docs/performance/l2-coalescer.md, "On an H200"), every cluster
+// scheduling policy placed a cluster's two CTAs on one TPC, on the same SMs, and the 3D map merged no more.
 #include <cuda.h>
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 #include <cuda_runtime.h>
@@ -62,9 +66,9 @@ constexpr int CTAS = 128, STAGES = 8, BOX_ROWS = 64, BOX_COLS = 64;
 constexpr int BOX_BYTES = BOX_ROWS * BOX_COLS * 2;  // 8 KB
 constexpr int PAD_BYTES = 100 * 1024;               // shared memory beyond the ring: one CTA per SM
 
-enum Mode { DISTINCT, TPC2, GPC2, FAR2, GPC8, FAR8, GPC16, FAR16, NUM_MODES };
+enum Mode { DISTINCT, TPC2, GPC2, FAR2, GPC8, FAR8, GPC16, FAR16, SMID2, NUM_MODES };
 const char* const MODE_NAMES[NUM_MODES] = {"distinct", "tpc2", "gpc2",  "far2",
-                                           "gpc8",     "far8", "gpc16", "far16"};
+                                           "gpc8",     "far8", "gpc16", "far16", "smid2"};
 
 // The 64-row band CTA `b` reads (0 .. 127): equal bands are read box for box in step.
 __host__ __device__ int band_of(int mode, int b) {
@@ -94,7 +98,8 @@ __device__ __forceinline__ uint32_t smem_addr(const void* p) {
 }
 
 __global__ void __launch_bounds__(128, 1) stream_boxes(const __grid_constant__ CUtensorMap map, int mode,
-                                                       int steps, int boxes_per_band, int* sm_of) {
+                                                       int steps, int boxes_per_band, int* sm_of,
+                                                       int three_d) {
   extern __shared__ __align__(1024) char ring[];
   __shared__ uint64_t full[STAGES];
   if (threadIdx.x != 0) return;
@@ -104,7 +109,7 @@ __global__ void __launch_bounds__(128, 1) stream_boxes(const __grid_constant__ C
   for (int s = 0; s < STAGES; ++s)
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&full[s])));
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  const int row = band_of(mode, blockIdx.x) * BOX_ROWS;
+  const int row = (mode == SMID2 ? int(sm / 2) : band_of(mode, blockIdx.x)) * BOX_ROWS;
   for (int i = 0; i < steps + STAGES; ++i) {
     const int s = i % STAGES;
     if (i >= STAGES) {  // the box loaded STAGES steps ago has landed: its stage is free again
@@ -120,18 +125,26 @@ __global__ void __launch_bounds__(128, 1) stream_boxes(const __grid_constant__ C
       asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(&full[s])),
                    "r"(BOX_BYTES)
                    : "memory");
-      asm volatile(
-          "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
-          "[%4];" ::"r"(smem_addr(ring + s * BOX_BYTES)),
-          "l"(&map), "r"(col), "r"(row), "r"(smem_addr(&full[s]))
-          : "memory");
+      if (three_d) {
+        asm volatile(
+            "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %5}],"
+            " [%4];" ::"r"(smem_addr(ring + s * BOX_BYTES)),
+            "l"(&map), "r"(col), "r"(row), "r"(smem_addr(&full[s])), "r"(0)
+            : "memory");
+      } else {
+        asm volatile(
+            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
+            "[%4];" ::"r"(smem_addr(ring + s * BOX_BYTES)),
+            "l"(&map), "r"(col), "r"(row), "r"(smem_addr(&full[s]))
+            : "memory");
+      }
     }
   }
 }
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s MODE|all [--first-touch]\n  modes:", argv[0]);
+    std::fprintf(stderr, "usage: %s MODE|all [--first-touch] [--spread|--balance] [--3d]\n  modes:", argv[0]);
     for (const char* m : MODE_NAMES) std::fprintf(stderr, " %s", m);
     std::fprintf(stderr, "\n");
     return 2;
@@ -143,7 +156,22 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: unknown mode '%s' (run without arguments for the list)\n", argv[1]);
     return 2;
   }
-  const bool first_touch = argc > 2 && std::strcmp(argv[2], "--first-touch") == 0;
+  bool first_touch = false;
+  int policy = cudaClusterSchedulingPolicyDefault, three_d = 0;
+  for (int a = 2; a < argc; ++a) {
+    if (std::strcmp(argv[a], "--first-touch") == 0) {
+      first_touch = true;
+    } else if (std::strcmp(argv[a], "--spread") == 0) {
+      policy = cudaClusterSchedulingPolicySpread;
+    } else if (std::strcmp(argv[a], "--balance") == 0) {
+      policy = cudaClusterSchedulingPolicyLoadBalancing;
+    } else if (std::strcmp(argv[a], "--3d") == 0) {
+      three_d = 1;
+    } else {
+      std::fprintf(stderr, "error: unknown option '%s' (run without arguments for the usage)\n", argv[a]);
+      return 2;
+    }
+  }
   // Resident: 2048 columns per band (256 KB; 32 MB in all, held in the 50 MB L2), looped over 2048 steps.
   // First touch: 16384 columns (2 MB per band, 256 MB in all), read once.
   const int cols = first_touch ? 16384 : 2048, steps = first_touch ? 256 : 2048;
@@ -172,11 +200,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   CUtensorMap map;
-  const cuuint64_t dims[2]    = {cuuint64_t(cols), cuuint64_t(CTAS) * BOX_ROWS};
-  const cuuint64_t strides[1] = {cuuint64_t(cols) * 2};
-  const cuuint32_t box[2] = {BOX_COLS, BOX_ROWS}, elem_strides[2] = {1, 1};
+  // 2D, or 3D with a third dimension of 1 (--3d): the first two entries are the same either way
+  const cuuint64_t dims[3]    = {cuuint64_t(cols), cuuint64_t(CTAS) * BOX_ROWS, 1};
+  const cuuint64_t strides[2] = {cuuint64_t(cols) * 2, cuuint64_t(cols) * 2 * CTAS * BOX_ROWS};
+  const cuuint32_t box[3] = {BOX_COLS, BOX_ROWS, 1}, elem_strides[3] = {1, 1, 1};
   const CUresult res = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn)(
-      &map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, matrix, dims, strides, box, elem_strides,
+      &map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, three_d ? 3 : 2, matrix, dims, strides, box, elem_strides,
       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (res != CUDA_SUCCESS) {
@@ -195,8 +224,14 @@ int main(int argc, char** argv) {
   cluster.val.clusterDim.x = 2;
   cluster.val.clusterDim.y = 1;
   cluster.val.clusterDim.z = 1;
-  cfg.attrs                = &cluster;
-  cfg.numAttrs             = 1;
+  cudaLaunchAttribute attrs[2] = {cluster, {}};
+  attrs[1].id                  = cudaLaunchAttributeClusterSchedulingPolicyPreference;
+  attrs[1].val.clusterSchedulingPolicyPreference = cudaClusterSchedulingPolicy(policy);
+  cfg.attrs                    = attrs;
+  cfg.numAttrs                 = 2;
+  int resident                 = 0;
+  CHECK_CUDA(cudaOccupancyMaxActiveClusters(&resident, stream_boxes, &cfg));
+  std::printf("cluster scheduling policy %d: %d clusters of 2 resident\n", policy, resident);
   cudaEvent_t start, stop;
   CHECK_CUDA(cudaEventCreate(&start));
   CHECK_CUDA(cudaEventCreate(&stop));
@@ -204,10 +239,10 @@ int main(int argc, char** argv) {
   for (int mode = 0; mode < NUM_MODES; ++mode) {
     if (only >= 0 && mode != only) continue;
     for (int i = 0; i < 3; ++i)
-      CHECK_CUDA(cudaLaunchKernelEx(&cfg, stream_boxes, map, mode, steps, boxes_per_band, sm_of));
+      CHECK_CUDA(cudaLaunchKernelEx(&cfg, stream_boxes, map, mode, steps, boxes_per_band, sm_of, three_d));
     CHECK_CUDA(cudaEventRecord(start));
     for (int i = 0; i < reps; ++i)
-      CHECK_CUDA(cudaLaunchKernelEx(&cfg, stream_boxes, map, mode, steps, boxes_per_band, sm_of));
+      CHECK_CUDA(cudaLaunchKernelEx(&cfg, stream_boxes, map, mode, steps, boxes_per_band, sm_of, three_d));
     CHECK_CUDA(cudaEventRecord(stop));
     CHECK_CUDA(cudaEventSynchronize(stop));
     float ms = 0;
