@@ -43,7 +43,7 @@
 // clusters differed between the H100s lent (the SMs printed); c and c + 8 shared a GPC on each, by the
 // fan-outs. docs/performance/l2-coalescer.md, "The GEMM's order decides who shares a GPC", applies it to the
 // tile order of v8's narrow pair. On an H200 (docs/performance/l2-coalescer.md, "On an H200"), every cluster
-// scheduling policy placed a cluster's two CTAs on one TPC, on the same SMs, and the 3D map merged no more.
+// scheduling policy placed a cluster's two CTAs on one TPC, on the same SMs, and the 3D map merged about as much.
 #include <cuda.h>
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 #include <cuda_runtime.h>
