@@ -87,6 +87,45 @@ GEMM_HD constexpr bool pick_small_tile(long long blocks, int k_tiles, int slots)
   return blocks <= slots && blocks * k_tiles <= SMALL_MAX_WORK;
 }
 
+// v8d's pick at M <= 16 on Hopper (docs/performance/decode.md): the decode kernel over 64-row tiles of B
+// (v8h: one wgmma m64n16 per K step, 16 stages of 10 KB, the bytes of B in flight of v8s's 8 stages of 18 KB)
+// rather than v8s's 128-row tiles, where its tiles (tiles64) fill one wave of the resident CTAs (slots)
+// without a split and K is long: each CTA streams its tile's whole K and writes no partial, where v8s's half
+// as many tiles would split K in two or more (tests/test_split_k.cpp checks that they would). On an H200
+// (132 slots), v8h against v8s, us, two runs each in one call:
+//  - one wave unsplit, K tiles >= 128: 8 x 8192 x 28672 110.3-110.5 / 112.1-112.3 (1.00x of cuBLAS at its
+//    best against 0.99x), 16 x 8192 x 28672 110.5 / 112.2-112.3, 1 x 8192 x 28672 110.8-110.9 /
+//    112.3-112.6, 16 x 8192 x 16384 66.0 / 67.1-67.2, 16 x 8192 x 8192 36.6-36.7 / 37.8-37.9;
+//  - one wave unsplit at 64 K tiles: 13 x 8200 x 4104 23.4 / 23.0-23.1, 16 x 6144 x 4096 18.0-18.2 /
+//    18.0-18.1;
+//  - split (64 tiles or fewer): 16 x 4096 x 4096 14.5-14.6 / 14.1-14.2, 16 x 4096 x 14336 33.0-33.1 /
+//    32.5-32.7, 16 x 2048 x 8192 14.7-14.8 / 14.4-14.8; faster at 5 x 1000 x 30000 (16 tiles, 8 splits
+//    against 16) 21.3 / 21.8, not taken;
+//  - past one wave (each CTA of a later wave starts its own ring, and there are twice as many of them):
+//    16 x 10240 x 8192 51.7-51.9 / 44.4-44.5, x 12288 54.2 / 52.4-52.5, x 14336 60.8-60.9 / 59.1, x 16384
+//    67.7-67.9 / 65.7, x 28672 116.9-117.0 / 112.1-112.3, x 53248 208.4 / 204.2-204.4, 16 x 28672 x 4096
+//    62.9-63.1 / 60.3-60.5, 16 x 14336 x 4096 33.7-33.9 / 31.7-31.8; faster only at 16 x 24576 x 8192 97.8-98.1
+//    / 98.4-98.7 and 8-16 x 57344 x 8192 216.6-217.2 / 219.6-221.0, not taken.
+constexpr int SHORT_TILE_MIN_K_TILES = 128;
+GEMM_HD constexpr bool pick_decode_short_tile(int tiles64, int k_tiles, int slots, int min_k_tiles) {
+  return k_tiles >= SHORT_TILE_MIN_K_TILES && tiles64 <= slots &&
+         pick_split_k(tiles64, k_tiles, slots, min_k_tiles).splits == 1;
+}
+
+// v8d's pick at 17-32 rows of A on Hopper (docs/performance/decode.md): the small tile (v8g: 32 wide over 64-row
+// tiles of B, two CTAs per SM, no split shorter than 16 K tiles) rather than the decode kernel 32 wide (v8t:
+// 128-row tiles, no split shorter than 96 K tiles), where v8t's CTAs (its tiles times its splits, wide_ctas)
+// would fill at most a quarter of the SMs. On an H200 (132 SMs), v8g / v8d's v8t, us, two runs each:
+//  - v8t on 16-32 CTAs: 24 x 2048 x 8192 14.9-15.2 / 22.1 (16 CTAs), 24 x 4096 x 4096 15.0 / 15.7-16.0 (32),
+//    32 x 4096 x 4096 14.9 / 15.6-15.8 (32);
+//  - on 64 or more: 32 x 4096 x 14336 34.6-34.9 / 34.0-34.3 (64: 32 tiles x 2 splits), 20 x 8192 x 8192
+//    38.1-38.2 / 37.1 (64), 32 x 8192 x 8192 37.7-37.9 / 37.2-37.3, 32 x 10240 x 8192 45.7-45.8 / 44.5-44.6
+//    (80), 24 x 57344 x 8192 228.2-228.4 / 224.9-225.2 (448); faster only at 32 x 8192 x 28672 114.0-114.1 /
+//    115.3-115.4 (128), not taken.
+GEMM_HD constexpr bool pick_small_tile_few_ctas(int wide_ctas, int sms) {
+  return wide_ctas >= 1 && 4LL * wide_ctas <= sms;
+}
+
 // v8d's pick at 129-192 rows of A (docs/performance/one-m-tile.md): the decode kernel turned around 144 wide
 // (v8u, 128 < M <= 144) or 192 wide (v8v, 144 < M <= 192), or 0 where v8d's other tiles, which multiply 256
 // rows of A there, are faster. The turned tile wastes none of the MMA's N on padding, but one CTA per SM

@@ -107,7 +107,7 @@ set(GEMM_SASS_FORBIDDEN_sm_90a_v7 ${GEMM_SASS_FORBIDDEN_sm_90a_v6})
 # HGMMA.64x64x16.F32.BF16, only v8n's and v8d's instantiations have it), read with cuobjdump 13.0.
 # The decode kernel (v8s; decode_sm90.cuh): wgmma.m64n16k16 -> HGMMA.64x16x16.F32.BF16 (32 wide, v8t:
 # wgmma.m64n32k16 -> HGMMA.64x32x16.F32.BF16, and so the small tile, v8g: decode_kernel<32, 1, 64>, over B's
-# 64-row tiles; turned around 144 and 192 wide, v8u and v8v: m64n144k16 and
+# 64-row tiles; 16 wide over 64-row tiles, v8h: decode_kernel<16, 1, 64>, HGMMA.64x16x16; turned around 144 and 192 wide, v8u and v8v: m64n144k16 and
 # m64n192k16 -> HGMMA.64x144x16 and HGMMA.64x192x16) and its split counter (atom.acq_rel.gpu.add ->
 # ATOMG.E.ADD.STRONG.GPU), in decode_kernel itself. The token pair (v8q .. v8r: decode_kernel<48 .. 128, 2>):
 # m64n48k16 .. m64n128k16 -> HGMMA.64x48x16 .. .64x128x16, its box of B multicast to both
@@ -273,7 +273,8 @@ if(GEMM_CUOBJDUMP AND Python3_FOUND)
                    --check pingpong_kernelILi128ELi1E 82 2         # v8p, two warpgroups' tiles: 79
                    --check pingpong_kernelILi128ELi2E 86 2         # v8c, in CTA pairs: 83
                    --check pingpong_kernelILi144ELi1E 77 2         # v8w: 74
-                   --check decode_kernelILi16E 76 2                # v8s, the decode kernel: 73
+                   --check decode_kernelILi16ELi1ELi128E 76 2      # v8s, the decode kernel: 73
+                   --check decode_kernelILi16ELi1ELi64E 68 2       # v8h, over 64-row tiles: 65
                    --check decode_kernelILi32ELi1ELi128E 76 2      # v8t: 73
                    --check decode_kernelILi32ELi1ELi64E 68 2       # v8g, the small tile: 65
                    --check decode_kernelILi144E 73 6               # v8u, the tile turned around: 70

@@ -110,6 +110,9 @@ constexpr int NUM_STAGES_V8_TURNED_WIDE = 5;
 // stages, 8 of them (two CTAs per SM). The token pair in row groups (v8k, sm90) has v8x's ring.
 constexpr int V8_SMALL_ROWS       = 64;
 constexpr int NUM_STAGES_V8_SMALL = 8;
+// ... and the decode kernel over 64-row tiles (v8h, sm90): B's 64-row tile (one wgmma m64n16 per K step) and
+// A's 16 rows, 10 KB stages, 16 of them (one CTA per SM).
+constexpr int NUM_STAGES_V8_SHORT = 16;
 // v8 sm90, the ping-pong tile (v8p): each consumer warpgroup a 128 x 128 tile of its own (two wgmma
 // m64n128 per K step), a CTA alone, A's and B's 128-row tiles in one 2D box each: 32 KB stages, 5 of them
 // (the two warpgroups' C buffers take 64 KB).
@@ -716,6 +719,39 @@ constexpr StageConfig STAGE_CONFIGS[] = {
   decode_tile("v8g stage 6", A::SM90, O::B, 6, V8_DECODE_WIDE_COLS, V8_SMALL_ROWS),
   decode_tile("v8g stage 7", A::SM90, O::A, 7, V8_DECODE_WIDE_COLS, V8_SMALL_ROWS),
   decode_tile("v8g stage 7", A::SM90, O::B, 7, V8_DECODE_WIDE_COLS, V8_SMALL_ROWS),
+  // v8h, sm90: the ring 16 wide over B's 64-row tile, 16 stages (the decode kernel over 64-row tiles).
+  decode_tile("v8h stage 0", A::SM90, O::A, 0, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 0", A::SM90, O::B, 0, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 1", A::SM90, O::A, 1, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 1", A::SM90, O::B, 1, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 2", A::SM90, O::A, 2, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 2", A::SM90, O::B, 2, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 3", A::SM90, O::A, 3, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 3", A::SM90, O::B, 3, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 4", A::SM90, O::A, 4, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 4", A::SM90, O::B, 4, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 5", A::SM90, O::A, 5, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 5", A::SM90, O::B, 5, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 6", A::SM90, O::A, 6, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 6", A::SM90, O::B, 6, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 7", A::SM90, O::A, 7, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 7", A::SM90, O::B, 7, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 8", A::SM90, O::A, 8, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 8", A::SM90, O::B, 8, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 9", A::SM90, O::A, 9, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 9", A::SM90, O::B, 9, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 10", A::SM90, O::A, 10, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 10", A::SM90, O::B, 10, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 11", A::SM90, O::A, 11, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 11", A::SM90, O::B, 11, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 12", A::SM90, O::A, 12, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 12", A::SM90, O::B, 12, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 13", A::SM90, O::A, 13, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 13", A::SM90, O::B, 13, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 14", A::SM90, O::A, 14, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 14", A::SM90, O::B, 14, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 15", A::SM90, O::A, 15, V8_DECODE_COLS, V8_SMALL_ROWS),
+  decode_tile("v8h stage 15", A::SM90, O::B, 15, V8_DECODE_COLS, V8_SMALL_ROWS),
   // v8u and v8v, both: the ring 144 and 192 wide (A's 144 or 192 rows as the MMA's B), 6 and 5 stages.
   decode_tile("v8u stage 0", A::SM100, O::A, 0, V8_TURNED_COLS),
   decode_tile("v8u stage 0", A::SM100, O::B, 0, V8_TURNED_COLS),

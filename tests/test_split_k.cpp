@@ -296,6 +296,90 @@ TEST_CASE("split_k: where v8d takes the small tile (pick_small_tile), on 264 slo
   CHECK_FALSE(gemm::pick_small_tile(1, 1, 0));  // no CTA fits: nothing picked
 }
 
+TEST_CASE("split_k: where v8d takes the decode kernel over 64-row tiles (pick_decode_short_tile), on 132 slots",
+          "[split_k]") {
+  const int slots = 132;  // 10 KB stages x 16: one of v8h's CTAs per SM of an H100 or H200
+  const int min64 = 16, min128 = 4;  // the shortest split of v8h's and of v8s's (decode_sm90.cuh)
+  const auto short_tile = [&](long long n, long long k) {
+    return gemm::pick_decode_short_tile(int((n + 63) / 64), int((k + 63) / 64), slots, min64);
+  };
+  const auto splits128 = [&](long long n, long long k) {
+    return pick_split_k(int((n + 127) / 128), int((k + 63) / 64), slots, min128).splits;
+  };
+  // The shapes timed on an H200 (common/split_k.h) where v8h was faster: one wave, no split, K long; v8s
+  // splits K in two there
+  CHECK(short_tile(8192, 28672));  // 128 tiles x 448 K tiles: 110.4 us against 112.2 (8 and 16 rows)
+  CHECK(splits128(8192, 28672) == 2);
+  CHECK(short_tile(8192, 16384));  // 66.0 against 67.1
+  CHECK(short_tile(8192, 8192));   // 128 K tiles, the bound: 36.6 against 37.8
+  CHECK(splits128(8192, 8192) == 2);
+  // ... and where it was slower or level: K of 64 K tiles, split itself, past one wave
+  CHECK_FALSE(short_tile(8200, 4104));  // 129 tiles, 65 K tiles: 23.4 against 23.0
+  CHECK_FALSE(short_tile(6144, 4096));  // 96 tiles: 18.0-18.2 against 18.0-18.1
+  CHECK_FALSE(short_tile(4096, 4096));  // 64 tiles in 2 splits: 14.5 against 14.1
+  CHECK_FALSE(short_tile(4096, 14336));
+  CHECK_FALSE(short_tile(2048, 8192));
+  CHECK_FALSE(short_tile(10240, 8192));  // 160 tiles: 51.8 against 44.5
+  CHECK_FALSE(short_tile(12288, 8192));
+  CHECK_FALSE(short_tile(14336, 8192));
+  CHECK_FALSE(short_tile(16384, 8192));  // 256 tiles: 67.8 against 65.7
+  CHECK_FALSE(short_tile(28672, 8192));
+  CHECK_FALSE(short_tile(53248, 8192));
+  CHECK_FALSE(short_tile(28672, 4096));
+  CHECK_FALSE(short_tile(14336, 4096));
+  // Missed: faster at 16 tiles in 8 splits (v8s: 8 in 16), and past one wave at 24576 and 57344 x 8192
+  CHECK_FALSE(short_tile(1000, 30000));
+  CHECK_FALSE(short_tile(24576, 8192));
+  CHECK_FALSE(short_tile(57344, 8192));
+  // The edges: one wave of slots (N = 8448: 132 tiles), the K bound, a tile count that v8h would split
+  CHECK(short_tile(8448, 8192));
+  CHECK_FALSE(short_tile(8449, 8192));
+  CHECK_FALSE(short_tile(8192, 8128));  // 127 K tiles
+  CHECK(short_tile(8192, 8129));        // 128, the last one part
+  CHECK(gemm::pick_decode_short_tile(67, 128, slots, min64));       // 2 x 67 > 132: one split
+  CHECK_FALSE(gemm::pick_decode_short_tile(66, 128, slots, min64));  // 66 tiles: two splits of 64
+  CHECK_FALSE(gemm::pick_decode_short_tile(1, 4096, 0, min64));      // no CTA fits: nothing picked
+  // Wherever it is taken, v8s would have split K: the rule trades v8s's partials for no split at all
+  for (int tiles64 = 1; tiles64 <= 2 * slots; ++tiles64)
+    for (int k_tiles : {1, 64, 127, 128, 129, 448, 4096}) {
+      if (!gemm::pick_decode_short_tile(tiles64, k_tiles, slots, min64)) continue;
+      INFO("tiles64 " << tiles64 << ", K tiles " << k_tiles);
+      CHECK(pick_split_k((tiles64 + 1) / 2, k_tiles, slots, min128).splits >= 2);
+      CHECK(pick_split_k(tiles64, k_tiles, slots, min64).splits == 1);
+    }
+}
+
+TEST_CASE("split_k: where v8d takes the small tile at 17-32 rows (pick_small_tile_few_ctas), on 132 SMs",
+          "[split_k]") {
+  const int sms = 132;
+  // v8t's CTAs: its 128-row tiles of B times its splits (no split shorter than 96 K tiles, 32 wide)
+  const auto wide_ctas = [&](long long n, long long k) {
+    const int tiles = int((n + 127) / 128);
+    return tiles * pick_split_k(tiles, int((k + 63) / 64), sms, 96).splits;
+  };
+  const auto small = [&](long long n, long long k) { return gemm::pick_small_tile_few_ctas(wide_ctas(n, k), sms); };
+  // The shapes timed on an H200 (common/split_k.h): where the small tile was faster, v8t on 16-32 CTAs
+  CHECK(wide_ctas(2048, 8192) == 16);  // 128 K tiles: no split of 96 or more fits twice
+  CHECK(small(2048, 8192));            // 14.9-15.2 us against 22.1
+  CHECK(wide_ctas(4096, 4096) == 32);
+  CHECK(small(4096, 4096));  // 24 and 32 rows: 15.0 against 15.7-16.0, 14.9 against 15.6-15.8
+  // ... and where it was slower, or faster but not taken: 64 CTAs or more
+  CHECK(wide_ctas(4096, 14336) == 64);  // 32 tiles x 2 splits: 34.6-34.9 against 34.0-34.3
+  CHECK_FALSE(small(4096, 14336));
+  CHECK(wide_ctas(8192, 8192) == 64);
+  CHECK_FALSE(small(8192, 8192));  // 20 and 32 rows: 38.1-38.2 against 37.1, 37.7-37.9 against 37.2-37.3
+  CHECK_FALSE(small(10240, 8192));
+  CHECK_FALSE(small(57344, 8192));
+  CHECK(wide_ctas(8192, 28672) == 128);
+  CHECK_FALSE(small(8192, 28672));  // 114.0 against 115.3: not taken
+  // The edges: a quarter of the SMs (33 CTAs), and no CTA at all
+  CHECK(gemm::pick_small_tile_few_ctas(33, sms));
+  CHECK_FALSE(gemm::pick_small_tile_few_ctas(34, sms));
+  CHECK_FALSE(gemm::pick_small_tile_few_ctas(0, sms));
+  CHECK(small(4224, 4096));        // 33 tiles, one split
+  CHECK_FALSE(small(4225, 4096));  // 34
+}
+
 TEST_CASE("split_k: a split's partial in whole 128-byte lines per warp store (split_partial_float4)",
           "[split_k]") {
   // The kernels that store partials: {threads storing, float4s per thread}. v8's decode kernel on Hopper (one

@@ -1,5 +1,6 @@
-// decode_sm90.cuh: v8's decode kernel on Hopper (v8s 16 wide, v8t 32, v8u 144, v8v 192, the token pair
-// v8q-v8r; v8d takes it at M <= 32, and at 65-256 rows where B is long or its tiles fit one wave of pairs):
+// decode_sm90.cuh: v8's decode kernel on Hopper (v8s 16 wide, v8h 16 wide over 64-row tiles of B, v8t 32,
+// v8u 144, v8v 192, the token pair v8q-v8r; v8d takes it at M <= 32, and at 65-256 rows where B is long or its
+// tiles fit one wave of pairs):
 // the tile turned around.
 // Included by matmul_v8_sm90.cu (its Blackwell twin, decode.cuh, by matmul_v8.cu).
 //
@@ -22,6 +23,9 @@
 //    fetch 128 bytes on a miss (a box row), not the series' 256: 1-6% faster on an H200
 //    (docs/performance/decode.md).
 // One consumer warpgroup (warps 0-3: both halves, 16 accumulators per thread) and one producer warp (4).
+// Over 64-row tiles of B (v8h: one wgmma m64n16k16 per K step, a ring of 16 stages of 10 KB, the same bytes
+// in flight) twice the tiles fill one wave where v8s's would split K in two: v8d takes it there when K is
+// long (common/split_k.h, pick_decode_short_tile; docs/performance/decode.md).
 // Measured against smaller rings with more CTAs per SM and against two boxes of K per stage on an H200:
 // v8_tile_shapes/README.md, "Ideas that did not pay".
 //
@@ -48,8 +52,8 @@
 // (Needs common/split_k.h, included by the file that includes this one, before its namespace.)
 namespace decode {
 
-constexpr int ROWS        = 128;  // rows of B per CTA: the MMA's M side (two wgmma of 64); v8g's: 64
-constexpr int SMALL_ROWS  = 64;   // the small tile's (v8g): one wgmma of 64
+constexpr int ROWS        = 128;  // rows of B per CTA: the MMA's M side (two wgmma of 64); v8g's, v8h's: 64
+constexpr int SMALL_ROWS  = 64;   // the small tile's (v8g) and v8h's: one wgmma of 64
 constexpr int SMALL_COLS  = 32;   // and its row groups of A: 32 rows each
 constexpr int MAX_COLS    = 32;   // the widest decode width (v8t): v8d takes the kernel at M up to it
 constexpr int SLICE_K     = 64;   // K of one TMA box: 128 bytes of bf16, one swizzle span
@@ -57,6 +61,7 @@ constexpr int WGMMA_M     = 64;
 constexpr int WGMMA_K     = 16;
 constexpr int HALVES      = ROWS / WGMMA_M;  // wgmma per K step, one per 64-row half of B's tile
 constexpr int MAX_STAGES  = 8;               // 8 x 18 KB at 16 wide: one CTA per SM, 8 loads of B in flight
+constexpr int SHORT_STAGES = 16;             // v8h: 16 x 10 KB, as many bytes of B in flight
 constexpr int BLOCK_K     = SLICE_K;         // K of one stage: one TMA box per operand
 constexpr uint32_t C_BAR  = 1;               // named barrier of the consumer warpgroups
 constexpr uint32_t RING_BUDGET = 227 * 1024 - SMEM_ALIGN - 1024;  // the ring's share of a block's 227 KB
@@ -78,11 +83,12 @@ GEMM_HD constexpr TmaBox pair_tma_box(KMajorTile t, int row0, int k0, int j) {
 // The kernel's widths: A's rows padded to COLS, the MMA's N. 16 (v8s, M <= 16: 18 KB stages), 32 (v8t,
 // 16 < M <= 32: 20 KB stages), 144 and 192 (v8u, v8v: 34 and 40 KB stages, two consumer warpgroups), and
 // 48 to 128 per CTA of the token pair (v8q-v8r: 22 to 32 KB stages, two consumer warpgroups); the small
-// tile (v8g) is 32 wide over 64 rows of B (12 KB stages). The constants that follow from them:
+// tile (v8g) is 32 wide over 64 rows of B (12 KB stages), v8h 16 wide over 64 rows (10 KB stages). The
+// constants that follow from them:
 template <int COLS_, int B_ROWS_ = ROWS>
 struct Width {
   static constexpr int COLS      = COLS_;
-  static constexpr int B_ROWS    = B_ROWS_;           // rows of B per CTA: 128, or 64 (v8g)
+  static constexpr int B_ROWS    = B_ROWS_;           // rows of B per CTA: 128, or 64 (v8g, v8h)
   static constexpr int HALVES    = B_ROWS / WGMMA_M;  // wgmma per K step
   static constexpr KMajorTile B_TILE{B_ROWS, BLOCK_K, 2, Swizzle::B128};
   static constexpr uint32_t B_TILE_BYTES = kmajor_tile_bytes(B_TILE);
@@ -102,7 +108,8 @@ struct Width {
   // where a split costs more than it brings on shorter K (on an H200, 32 x 4096 x 4096: 17.4 us in one split,
   // 18.6 in four; 32 x 8192 x 8192: 39.2 in one, 42.0 in two) and pays at the longest (32 x 8192 x 28672:
   // 117 us in two, 122 in one); 32 wider (the turned tiles, where a K tile is 4.5 to 6 times 16 wide's work,
-  // and the token pair's widths); 16 for the small tile (v8g: of 8, 16 and 32, the fastest at 256 x 256 x
+  // and the token pair's widths); 16 over 64-row tiles (v8h, as measured; the small tile, v8g: of 8, 16 and
+  // 32, the fastest at 256 x 256 x
   // 4096, 128 x 512 x 4096 and 64 x 1024 x 2048, level with 32 at 256 x 256 x 8192 and 64 x 512 x 16384 once
   // the split fills each SM once: docs/performance/small-shapes.md).
   static constexpr int MIN_SPLIT_K_TILES = B_ROWS == SMALL_ROWS ? 16 : COLS == 16 ? 4 : COLS == 32 ? 96 : 32;
@@ -112,9 +119,10 @@ struct Width {
   static constexpr KMajorTile A_TILE{COLS, BLOCK_K, 2, Swizzle::B128};
   static constexpr uint32_t A_TILE_BYTES = kmajor_tile_bytes(A_TILE);
   static constexpr uint32_t STAGE_BYTES  = B_TILE_BYTES + A_TILE_BYTES;  // one ring stage: [B tile][A tile]
-  // As many stages as fit, 8 at most: 8 at 16 to 96 wide, 7 at 128, 6 at 144, 5 at 192
+  // As many stages as fit, 8 at most: 8 at 16 to 96 wide, 7 at 128, 6 at 144, 5 at 192; v8h 16
+  static constexpr int STAGE_CAP = B_ROWS == SMALL_ROWS && COLS == 16 ? SHORT_STAGES : MAX_STAGES;
   static constexpr int NUM_STAGES =
-      RING_BUDGET / STAGE_BYTES < MAX_STAGES ? int(RING_BUDGET / STAGE_BYTES) : MAX_STAGES;
+      RING_BUDGET / STAGE_BYTES < STAGE_CAP ? int(RING_BUDGET / STAGE_BYTES) : STAGE_CAP;
   static constexpr uint32_t SMEM_BYTES = NUM_STAGES * STAGE_BYTES + SMEM_ALIGN;
   static GEMM_HD constexpr uint32_t b_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES; }
   static GEMM_HD constexpr uint32_t a_tile_offset(int s) { return uint32_t(s) * STAGE_BYTES + B_TILE_BYTES; }
@@ -127,8 +135,8 @@ struct Width {
   static_assert(NUM_STAGES * STAGE_BYTES + SMEM_ALIGN <= 256 * 1024,
                 "the ring ends below 256 KB: desc_sm90_advance's start-address field never carries");
   static_assert(HALF_REGS % 4 == 0, "a half's accumulators are whole float4s of the partial");
-  static_assert(B_ROWS == ROWS || (B_ROWS == SMALL_ROWS && COLS == SMALL_COLS),
-                "B's tile is 128 rows, or 64 in the small tile (v8g, 32 wide)");
+  static_assert(B_ROWS == ROWS || (B_ROWS == SMALL_ROWS && (COLS == SMALL_COLS || COLS == 16)),
+                "B's tile is 128 rows, or 64 in the small tile (v8g, 32 wide) and v8h (16 wide)");
 };
 static_assert(ROWS % WGMMA_M == 0 && BLOCK_K % WGMMA_K == 0, "whole wgmma M halves and K steps");
 static_assert(B_TILE_BYTES % 1024 == 0, "B's tile is whole 1024-B swizzle atoms (8 rows x 128 B)");
@@ -352,7 +360,7 @@ Launch prepare(const GemmArgs& g) {
   auto* kernel            = decode_kernel<COLS, CTAS, B_ROWS, GROUPS>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, W::SMEM_BYTES));
   PersistentGrid grid =
-      persistent_grid(kernel, W::THREADS, W::SMEM_BYTES, CTAS, 1, 1, "v8s-v8v, v8q-v8r, v8g, v8k (sm_90a)");
+      persistent_grid(kernel, W::THREADS, W::SMEM_BYTES, CTAS, 1, 1, "v8s-v8v, v8q-v8r, v8g, v8h, v8k (sm_90a)");
   const int groups = num_tiles(g.m, CTAS * COLS), blocks = num_tiles(g.n, B_ROWS) * groups;  // x B's tiles
   if (!GROUPS && groups > 1) {  // the variants' shape rules and v8d's picks keep M within the width
     std::fprintf(stderr, "error: the decode kernel %d wide takes M <= %d, got %lld\n", COLS, CTAS * COLS,
@@ -377,11 +385,29 @@ Launch prepare(const GemmArgs& g) {
   };
 }
 
-// v8d's launch at M <= MAX_COLS: the narrower width that holds M (nothing for --trace: common/harness.h,
-// untraced_pick).
+// v8d's launch at M <= MAX_COLS: the narrower width that holds M, at M <= 16 over 64-row tiles of B (v8h)
+// where common/split_k.h's pick_decode_short_tile takes them, at 17-32 rows the small tile (v8g) where
+// pick_small_tile_few_ctas does (nothing for --trace: common/harness.h, untraced_pick).
 inline Launch prepare_picked(const GemmArgs& g, DeviceTrace* trace) {
-  if (g.m <= Width<16>::COLS)
+  using H = Width<16, SMALL_ROWS>;
+  if (g.m <= H::COLS) {
+    const int slots = std::min(resident_clusters(decode_kernel<16, 1, SMALL_ROWS, false>, H::THREADS,
+                                                 H::SMEM_BYTES, 1, "v8h (sm_90a)"),
+                               sm_count());
+    if (pick_decode_short_tile(num_tiles(g.n, SMALL_ROWS), num_k_tiles(g.k, BLOCK_K), slots,
+                               H::MIN_SPLIT_K_TILES))
+      return untraced_pick(prepare<16, 1, SMALL_ROWS, false>, g, trace,
+                           "the decode kernel over 64-row tiles (v8h) where they fill one wave unsplit");
     return untraced_pick(prepare<16>, g, trace, "the decode kernel (v8s) at M <= 16");
+  }
+  using T             = Width<32>;
+  const int sms       = std::min(resident_clusters(decode_kernel<32>, T::THREADS, T::SMEM_BYTES, 1, "v8t (sm_90a)"),
+                                 sm_count());
+  const int tiles     = num_tiles(g.n, ROWS);
+  const int wide_ctas = tiles * pick_split_k(tiles, num_k_tiles(g.k, BLOCK_K), sms, T::MIN_SPLIT_K_TILES).splits;
+  if (pick_small_tile_few_ctas(wide_ctas, sms))
+    return untraced_pick(prepare<SMALL_COLS, 1, SMALL_ROWS>, g, trace,
+                         "the small tile (v8g) at 16 < M <= 32 where v8t would fill a quarter of the SMs or less");
   return untraced_pick(prepare<32>, g, trace, "the decode kernel 32 wide (v8t) at 16 < M <= 32");
 }
 

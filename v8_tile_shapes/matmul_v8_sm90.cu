@@ -31,7 +31,8 @@
 //     (createpolicy, then the TMA's .L2::cache_hint), and the finisher drops each partial from the L2 once
 //     it has read it (discard.global.L2: never written back; the next launch's writer rewrites it).
 //  4. Decode (v8s; v8d at M <= 16): a kernel of its own, decode_sm90.cuh, which turns the tile around (B's
-//     rows on the MMA's M side, A's at most 16 its N) and splits K to fill the GPU. Over 64-row tiles of B and
+//     rows on the MMA's M side, A's at most 16 its N) and splits K to fill the GPU; over 64-row tiles of B
+//     (v8h) where those fill one wave unsplit (pick_decode_short_tile). Over 64-row tiles of B and
 //     row groups of 32 of A it is the small tile (v8g; v8d where the whole problem is small: pick_small_tile,
 //     common/split_k.h), and as the token pair in row groups v8k (v8d at 225-256 rows).
 //  5. Ping-pong (v8p; v8d at K <= 2048 where its tiles fill the GPU: pick_pingpong, common/streamk.h): a
@@ -798,6 +799,9 @@ std::vector<Variant> sm90_variants() {
        any_mn, medium, prepare_medium},
       {"v8s", "decode (M <= 16): B's 128 rows on the MMA's M side (m64n16), K split to fill the GPU", kernel,
        decode::shape_rule<16>(any_mn), decode::smem_tiles<16>(), decode::prepare<16>},
+      {"v8h", "decode over 64-row tiles of B (M <= 16): v8s with one wgmma (m64n16) per K step, 16 stages",
+       kernel, decode::shape_rule<16>(any_mn), decode::smem_tiles<16, decode::SMALL_ROWS>(),
+       decode::prepare<16, 1, decode::SMALL_ROWS, false>},
       {"v8t", "decode 32 wide (M <= 32): v8s with A's side 32 rows (m64n32)", kernel,
        decode::shape_rule<32>(any_mn), decode::smem_tiles<32>(), decode::prepare<32>},
       {"v8u", "the tile turned around 144 wide (M <= 144): v8s with A's side 144 rows (m64n144), a "
