@@ -109,9 +109,8 @@ struct Width {
   // 18.6 in four; 32 x 8192 x 8192: 39.2 in one, 42.0 in two) and pays at the longest (32 x 8192 x 28672:
   // 117 us in two, 122 in one); 32 wider (the turned tiles, where a K tile is 4.5 to 6 times 16 wide's work,
   // and the token pair's widths); 16 over 64-row tiles (v8h, as measured; the small tile, v8g: of 8, 16 and
-  // 32, the fastest at 256 x 256 x
-  // 4096, 128 x 512 x 4096 and 64 x 1024 x 2048, level with 32 at 256 x 256 x 8192 and 64 x 512 x 16384 once
-  // the split fills each SM once: docs/performance/small-shapes.md).
+  // 32, the fastest at 256 x 256 x 4096, 128 x 512 x 4096 and 64 x 1024 x 2048, level with 32 at 256 x 256 x
+  // 8192 and 64 x 512 x 16384 once the split fills each SM once: docs/performance/small-shapes.md).
   static constexpr int MIN_SPLIT_K_TILES = B_ROWS == SMALL_ROWS ? 16 : COLS == 16 ? 4 : COLS == 32 ? 96 : 32;
   // Partials whose loads the last split issues before adding them: 4 at 16 wide, 2 at 32, 1 wider (the
   // registers)

@@ -34,7 +34,8 @@
 //     rows on the MMA's M side, A's at most 16 its N) and splits K to fill the GPU; over 64-row tiles of B
 //     (v8h) where those fill one wave unsplit (pick_decode_short_tile). Over 64-row tiles of B and
 //     row groups of 32 of A it is the small tile (v8g; v8d where the whole problem is small: pick_small_tile,
-//     common/split_k.h), and as the token pair in row groups v8k (v8d at 225-256 rows).
+//     common/split_k.h, and at 17-32 rows where v8t would fill a quarter of the SMs or less:
+//     pick_small_tile_few_ctas), and as the token pair in row groups v8k (v8d at 225-256 rows).
 //  5. Ping-pong (v8p; v8d at K <= 2048 where its tiles fill the GPU: pick_pingpong, common/streamk.h): a
 //     kernel of its own, pingpong_sm90.cuh, whose two consumer warpgroups own a 128x128 tile each and take
 //     turns, one storing C while the other multiplies; from K = 1024 in CTA pairs sharing B's tile (v8c:
