@@ -167,24 +167,31 @@ class Model {
     return true;
   }
 
+  // One read of CTA rank's stage by a consumer: each box must hold (turn, k_id), the ring position the
+  // consumer reads; then the release to both CTAs, since both multicast into the stage (the last read's
+  // too, but in the NoLastRelease mutant).
+  bool read_and_release(int turn, int rank, int stage, int k_id, bool last) {
+    std::lock_guard<std::mutex> lock(m_.mu);
+    for (int op = 0; op < OPERANDS; ++op) {
+      StageContent& st = stage_[rank][op][size_t(stage)];
+      if (st.turn != turn || st.k_tile != k_id) {
+        m_.fail_locked("a consumer read a box that does not hold its tile and K tile");
+        return false;
+      }
+      ++st.readers;
+    }
+    if (!(c_.mutant == Mutant::NoLastRelease && last))
+      for (int peer = 0; peer < CTAS; ++peer)
+        m_.thread_arrive_locked(*empty_[peer][size_t(stage)], cta_[peer]);
+    return true;
+  }
+
   bool consumer(int turn, int rank) {
     int stage = 0, full_phase = 0;
     for (int k_tile = 0; k_tile < c_.k_tiles; ++k_tile) {
       if (!m_.wait(*full_[rank][size_t(stage)], full_phase, "full_bar")) return false;
       m_.jitter();  // the wgmmas read the stage
-      std::lock_guard<std::mutex> lock(m_.mu);
-      for (int op = 0; op < OPERANDS; ++op) {
-        StageContent& st = stage_[rank][op][size_t(stage)];
-        if (st.turn != turn || st.k_tile != k_tile) {
-          m_.fail_locked("a consumer read a box that does not hold its tile and K tile");
-          return false;
-        }
-        ++st.readers;
-      }
-      // release: to both CTAs, since both multicast into the stage (the last one too, but in the mutant)
-      if (!(c_.mutant == Mutant::NoLastRelease && k_tile == c_.k_tiles - 1))
-        for (int peer = 0; peer < CTAS; ++peer)
-          m_.thread_arrive_locked(*empty_[peer][size_t(stage)], cta_[peer]);
+      if (!read_and_release(turn, rank, stage, k_tile, k_tile == c_.k_tiles - 1)) return false;
       if (++stage == c_.num_stages) {
         stage = 0;
         full_phase ^= 1;
@@ -207,18 +214,7 @@ class Model {
         const int pos = t * c_.k_tiles + kt, stage = pos % c_.num_stages;
         if (!m_.wait(*full_[rank][size_t(stage)], (pos / c_.num_stages) & 1, "full_bar")) return false;
         m_.jitter();  // the wgmmas read the stage
-        std::lock_guard<std::mutex> lock(m_.mu);
-        for (int op = 0; op < OPERANDS; ++op) {
-          StageContent& st = stage_[rank][op][size_t(stage)];
-          if (st.turn != turn || st.k_tile != pos) {
-            m_.fail_locked("a consumer read a box that does not hold its tile and K tile");
-            return false;
-          }
-          ++st.readers;
-        }
-        if (!(c_.mutant == Mutant::NoLastRelease && pos == positions - 1))
-          for (int peer = 0; peer < CTAS; ++peer)
-            m_.thread_arrive_locked(*empty_[peer][size_t(stage)], cta_[peer]);
+        if (!read_and_release(turn, rank, stage, pos, pos == positions - 1)) return false;
       }
       std::lock_guard<std::mutex> lock(m_.mu);
       m_.arrive_on_locked(*order_[rank][1 - w], cta_[rank]);  // every wgmma of tile t issued
